@@ -8,6 +8,7 @@ loading the vision stack, and a subcommand whose module is not there yet says so
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
 from collections.abc import Sequence
@@ -48,10 +49,8 @@ def build_parser(load: bool = True, only: str | None = None) -> argparse.Argumen
     for name, (_, help_text) in COMMANDS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
         if load and (only is None or only == name):
-            try:
+            with contextlib.suppress(NotAvailable):  # main() reports it when the command is asked for
                 _load(name).add_arguments(p)
-            except NotAvailable:
-                pass  # main() reports it when the command is asked for
     return parser
 
 

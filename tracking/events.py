@@ -17,9 +17,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from calibration.table import CUSHIONS, POCKETS
 
-CameraEventType = Literal[
-    "shot_start", "contact", "cushion", "line_cross", "pot", "off_table", "disturbed", "shot_end"
-]
+CameraEventType = Literal["shot_start", "contact", "cushion", "line_cross", "pot", "off_table", "disturbed", "shot_end"]
 InputType = Literal["frame_start", "call", "call_any", "reorder", "third_ball", "manual_foul", "play_on"]
 
 CAMERA_EVENT_TYPES: tuple[str, ...] = CameraEventType.__args__  # type: ignore[attr-defined]
