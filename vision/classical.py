@@ -1,0 +1,229 @@
+"""The classical ball detector (the default): cloth model and a fixed-radius Hough in the table frame.
+
+Per frame:
+1. Rectify the playing surface to a table-aligned grid at ``px_per_mm`` (one ``cv2.remap``).
+2. Classify pixels against the cloth model (``vision.cloth``): shadows stay cloth, balls do not.
+3. Vote for ball centres: every luminance edge pixel on or next to a not-cloth blob votes one ball radius
+   along its gradient, both ways. A ball's rim (and its darker limb where it touches another ball) puts
+   its votes on its centre, so a frozen rack of 15 gives 15 peaks; a cue stick's or an arm's straight
+   edges spread theirs along lines.
+4. Peaks of the smoothed votes that are at least ``min_votes`` of a clean ball's, covered by not-cloth
+   over ``min_cover`` of the disc, and inside the playing field (a pocket mouth included) are balls.
+5. Each peak goes back to the recorded frame, is refined to a fraction of a pixel on the ball's rim
+   (``vision.refine``), and is corrected for parallax to the cloth point below the ball centre
+   (``vision.parallax``).
+6. Cue ball: the one ball whose colour stands apart from all the others (or is nearest a given cue
+   colour), classified ``cue``.
+The cloth model then adapts slowly from the pixels classified as cloth.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from calibration.mapping import Calibration
+from vision.cloth import ClothModel
+from vision.detections import BALL, CUE, Detections
+from vision.detector import check_frame
+from vision.parallax import ball_px_to_table, camera_centre_mm
+from vision.rectify import TableRectifier
+from vision.refine import refine_centres
+
+
+@dataclass(frozen=True)
+class ClassicalSettings:
+    px_per_mm: float = 0.2  # table-frame grid resolution (ball radius 34 mm -> 6.8 px)
+    margin_mm: float = 40.0  # grid margin around the playing field (pocket mouths, parallax)
+    edge_threshold: float = 24.0  # Sobel magnitude of the luminance that counts as an edge
+    min_votes: float = 0.3  # a peak must gather this fraction of an ideal isolated ball's votes
+    min_cover: float = 0.55  # share of the disc (0.8 radius) that must be not-cloth
+    min_edge_fraction: float = 0.0  # share of rim rays that must see cloth (0: rack balls see none)
+    outside_mm: float = 17.0  # how far a centre may lie outside the field rectangle (pocket mouths)
+    refine: bool = True
+    cue_colour_bgr: tuple[float, float, float] | None = None  # the cue ball's colour when known
+    cue_min_distance: float = 60.0  # BGR distance that sets a ball's colour apart from the others
+    adapt: bool = True
+
+
+class ClassicalDetector:
+    name = "classical"
+
+    def __init__(self, calibration: Calibration, **opts: object) -> None:
+        self.calibration = calibration
+        self.settings = ClassicalSettings(**opts)  # type: ignore[arg-type]
+        s = self.settings
+        self.rectifier = TableRectifier(calibration, s.px_per_mm, s.margin_mm)
+        self.cloth = ClothModel()
+        self.radius_grid = calibration.table.ball_radius_mm * s.px_per_mm
+        self._disc_offsets = self._disc(0.8 * self.radius_grid)
+        self._ideal_votes = self._ideal_peak()
+        w, h = self.rectifier.size
+        self._peak_kernel = cv2.getStructuringElement(
+            cv2.MORPH_ELLIPSE, (2 * int(1.3 * self.radius_grid) + 1, 2 * int(1.3 * self.radius_grid) + 1)
+        )
+        self._grid_shape = (h, w)
+
+    # ---- setup ------------------------------------------------------------------------------------------
+    @staticmethod
+    def _disc(r: float) -> np.ndarray:
+        k = math.ceil(r)
+        yy, xx = np.mgrid[-k : k + 1, -k : k + 1]
+        sel = xx * xx + yy * yy <= r * r
+        return np.stack([yy[sel], xx[sel]], axis=1)
+
+    def _ideal_peak(self) -> float:
+        """The vote peak of one clean, isolated ball of the table's radius on this grid."""
+        r = self.radius_grid
+        size = int(6 * r) | 1
+        img = np.zeros((size, size), np.uint8)
+        c = size // 2
+        cv2.circle(img, (c * 16, c * 16), int(r * 16), 200, -1, cv2.LINE_AA, 4)
+        acc = self._votes(cv2.GaussianBlur(img, (3, 3), 0), np.full_like(img, 255))
+        return float(acc.max())
+
+    # ---- core -------------------------------------------------------------------------------------------
+    def _votes(self, gray: np.ndarray, near_fg: np.ndarray) -> np.ndarray:
+        gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
+        gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+        mag = cv2.magnitude(gx, gy)
+        h, w = gray.shape
+        sel = (mag > self.settings.edge_threshold) & (near_fg > 0)
+        ys, xs = np.nonzero(sel)
+        acc = np.zeros(h * w, np.float32)
+        if len(xs) == 0:
+            return acc.reshape(h, w)
+        m = mag[ys, xs]
+        ux, uy = gx[ys, xs] / m, gy[ys, xs] / m
+        wgt = np.minimum(m / (4 * self.settings.edge_threshold), 1.0)
+        # Vote along the gradient at distances from the limb (shading) out to the rim, both ways.
+        steps = self.radius_grid * np.linspace(0.35, 1.05, 8)
+        cx = (xs[None, :] + np.concatenate([steps, -steps])[:, None] * ux[None, :]).ravel()
+        cy = (ys[None, :] + np.concatenate([steps, -steps])[:, None] * uy[None, :]).ravel()
+        ww = np.tile(wgt, 2 * len(steps))
+        xi, yi = np.rint(cx).astype(np.int64), np.rint(cy).astype(np.int64)
+        ok = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
+        acc += np.bincount(yi[ok] * w + xi[ok], weights=ww[ok], minlength=h * w).astype(np.float32)
+        return acc.reshape(h, w)
+
+    def detect(self, frame_bgr: np.ndarray) -> Detections:
+        frame = check_frame(frame_bgr, self.calibration)
+        rect = self.rectifier.rectify(frame)
+        surface = self.rectifier.surface
+        if self.cloth.colour is None:
+            self.cloth.initialise(rect, surface)
+        if not self.cloth.usable():
+            self.cloth.colour = None  # a black frame: try again on the next one
+            return Detections.empty()
+        fg, cloth_fraction = self.cloth.foreground(rect, surface, self.rectifier.dark_ok)
+        if cloth_fraction < self.cloth.min_cloth_fraction:
+            if self.settings.adapt:
+                self.cloth.colour = None  # no table in view (or the model lost it): start over next frame
+            return Detections.empty()
+        fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        near_fg = cv2.dilate(fg, np.ones((5, 5), np.uint8))
+        gray = cv2.GaussianBlur(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY), (3, 3), 0)
+        acc = cv2.GaussianBlur(self._votes(gray, near_fg), (0, 0), 0.8)
+        peaks = self._peaks(acc, fg)
+        dets = self._to_detections(frame, peaks, acc)
+        if self.settings.adapt:
+            self.cloth.adapt(rect, cv2.bitwise_and(cv2.bitwise_not(near_fg), surface))
+        return dets
+
+    def _peaks(self, acc: np.ndarray, fg: np.ndarray) -> np.ndarray:
+        """Sub-pixel grid positions (col, row) of accepted vote peaks."""
+        s = self.settings
+        thr = s.min_votes * self._ideal_votes
+        dil = cv2.dilate(acc, self._peak_kernel)
+        ys, xs = np.nonzero((acc >= dil) & (acc > thr))
+        if len(xs) == 0:
+            return np.zeros((0, 2))
+        h, w = acc.shape
+        # Disc coverage by not-cloth.
+        oy, ox = self._disc_offsets[:, 0], self._disc_offsets[:, 1]
+        yy = np.clip(ys[:, None] + oy[None, :], 0, h - 1)
+        xx = np.clip(xs[:, None] + ox[None, :], 0, w - 1)
+        cover = (fg[yy, xx] > 0).mean(axis=1)
+        keep = cover >= s.min_cover
+        ys, xs = ys[keep], xs[keep]
+        # Sub-pixel: parabola through the 3 x 3 neighbourhood along each axis.
+        y1, x1 = np.clip(ys, 1, h - 2), np.clip(xs, 1, w - 2)
+        c0 = acc[y1, x1]
+        dx = _parabola(acc[y1, x1 - 1], c0, acc[y1, x1 + 1])
+        dy = _parabola(acc[y1 - 1, x1], c0, acc[y1 + 1, x1])
+        pts = np.column_stack([x1 + dx, y1 + dy])
+        # Merge plateaus that gave two maxima closer than a radius.
+        order = np.argsort(-acc[y1, x1])
+        chosen: list[int] = []
+        for i in order:
+            if all(np.hypot(*(pts[i] - pts[j])) > self.radius_grid for j in chosen):
+                chosen.append(int(i))
+        return pts[chosen]
+
+    def _to_detections(self, frame: np.ndarray, grid_pts: np.ndarray, acc: np.ndarray) -> Detections:
+        if len(grid_pts) == 0:
+            return Detections.empty()
+        s = self.settings
+        cal = self.calibration
+        t = cal.table
+        on_cloth = self.rectifier.grid_to_table(grid_pts)  # where the ray through the ball centre meets the cloth
+        px = cal.table_to_image(on_cloth)
+        radius_px = self._radius_px(on_cloth)
+        edge_fraction = np.ones(len(px))
+        colour = np.zeros((len(px), 3))
+        if s.refine:
+            res = refine_centres(frame, px, radius_px, self.cloth)
+            px, edge_fraction, colour = res.px, res.edge_fraction, res.colour
+        pos = ball_px_to_table(cal, px)
+        # Inside the playing field (a pocket mouth allowed).
+        o = s.outside_mm
+        inside = (pos[:, 0] > -o) & (pos[:, 0] < t.length_mm + o) & (pos[:, 1] > -o) & (pos[:, 1] < t.width_mm + o)
+        inside &= edge_fraction >= s.min_edge_fraction
+        h, w = acc.shape
+        gi = np.clip(np.round(grid_pts).astype(int), 0, [w - 1, h - 1])
+        strength = acc[gi[:, 1], gi[:, 0]] / self._ideal_votes
+        confidence = np.clip(0.5 * np.minimum(strength, 1.0) + 0.5 * np.maximum(edge_fraction, 0.3), 0, 1)
+        cls = self._classify(colour)
+        dets = Detections(px, pos, radius_px, confidence, cls, colour)
+        return dets[inside]
+
+    def _radius_px(self, on_cloth: np.ndarray) -> np.ndarray:
+        """Apparent radius in the frame of balls whose centre rays meet the cloth at ``on_cloth``."""
+        cal = self.calibration
+        r = cal.table.ball_radius_mm
+        c = camera_centre_mm(cal)
+        s = (-c[2] - r) / -c[2]  # the ball centre's distance from the camera, relative to the cloth point's
+        a = cal.table_to_image(on_cloth)
+        bx = cal.table_to_image(on_cloth + np.array([r / s, 0.0]))
+        by = cal.table_to_image(on_cloth + np.array([0.0, r / s]))
+        return np.asarray(0.5 * (np.linalg.norm(bx - a, axis=1) + np.linalg.norm(by - a, axis=1)))
+
+    def _classify(self, colour: np.ndarray) -> np.ndarray:
+        s = self.settings
+        cls = np.full(len(colour), BALL, np.int64)
+        if len(colour) == 0 or not s.refine:
+            return cls
+        if s.cue_colour_bgr is not None:
+            d = np.linalg.norm(colour - np.asarray(s.cue_colour_bgr, float), axis=1)
+            best = int(np.argmin(d))
+            if d[best] < s.cue_min_distance:
+                cls[best] = CUE
+            return cls
+        if len(colour) < 3:
+            return cls
+        # The one ball whose colour stands apart while the rest agree (a set of like balls and a cue ball).
+        med = np.median(colour, axis=0)
+        d = np.linalg.norm(colour - med, axis=1)
+        order = np.argsort(-d)
+        if d[order[0]] > s.cue_min_distance and d[order[1]] < 0.5 * s.cue_min_distance:
+            cls[order[0]] = CUE
+        return cls
+
+
+def _parabola(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    den = a - 2 * b + c
+    safe = np.where(np.abs(den) > 1e-9, den, -1.0)
+    return np.clip(np.where(np.abs(den) > 1e-9, 0.5 * (a - c) / safe, 0.0), -0.5, 0.5)

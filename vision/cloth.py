@@ -1,0 +1,86 @@
+"""The cloth's colour, and for every pixel how far it is from cloth: the classical detector's first cue.
+
+A pixel is described against the cloth colour ``c`` by its brightness relative to the cloth, ``k`` (the
+projection of its BGR vector on ``c``, divided by ``|c|``, so cloth reads ``k = 1``) and its chroma
+residual (the part of it orthogonal to ``c``, in BGR units). A shadow on the cloth is the cloth colour
+scaled down: ``k < 1`` with a small residual, so it stays "cloth". A ball differs in chroma (coloured or
+white balls on a coloured cloth), or is much brighter (a white ball, a highlight) or much darker (a black
+ball). The model starts from the median of the surface and then adapts slowly, from pixels it classified
+as cloth, to light that changes over a session.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+
+@dataclass
+class ClothModel:
+    colour: np.ndarray | None = None  # BGR float, the cloth's reference colour
+    adapt_rate: float = 0.05  # fraction of the new cloth estimate mixed in per frame
+    chroma_min: float = 16.0  # chroma residual (BGR units) that is never cloth ...
+    chroma_rel: float = 0.22  # ... or this fraction of the cloth's brightness, whichever is larger
+    bright_k: float = 1.3  # brighter than this times the cloth: not cloth
+    dark_k: float = 0.28  # darker than this times the cloth: not cloth (where dark blobs may be balls)
+    min_cloth_fraction: float = 0.45  # a surface less cloth-like than this is not a table (no detections)
+    min_brightness: float = 18.0  # a cloth darker than this (BGR norm / sqrt 3) is no usable picture
+
+    def initialise(self, rect_bgr: np.ndarray, surface: np.ndarray) -> None:
+        pix = rect_bgr[surface > 0][::7]
+        if len(pix) == 0:
+            self.colour = np.zeros(3)
+            return
+        self.colour = np.median(pix.astype(np.float64), axis=0)
+
+    def _basis(self) -> tuple[np.ndarray, float]:
+        assert self.colour is not None
+        c = np.maximum(self.colour, 1e-3)
+        n = float(np.linalg.norm(c))
+        e0 = c / n
+        # Two unit vectors orthogonal to the cloth colour span its chroma plane.
+        a = np.array([1.0, 0.0, 0.0]) if abs(e0[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+        e1 = np.cross(e0, a)
+        e1 /= np.linalg.norm(e1)
+        e2 = np.cross(e0, e1)
+        return np.stack([e0 / n, e1, e2]), n
+
+    def usable(self) -> bool:
+        return self.colour is not None and float(np.linalg.norm(self.colour)) / np.sqrt(3) >= self.min_brightness
+
+    def describe(self, bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(k, chroma) float32 images (or arrays of samples, last axis BGR) for pixels ``bgr``."""
+        basis, _ = self._basis()
+        f = bgr.astype(np.float32)
+        if f.ndim == 3 and f.shape[2] == 3 and f.shape[0] > 1 and f.shape[1] > 1:
+            t = cv2.transform(f, basis.astype(np.float32))
+            return t[:, :, 0], cv2.magnitude(t[:, :, 1], t[:, :, 2])
+        t2 = f.reshape(-1, 3) @ basis.T.astype(np.float32)
+        shape = f.shape[:-1]
+        return t2[:, 0].reshape(shape), np.hypot(t2[:, 1], t2[:, 2]).reshape(shape)
+
+    def chroma_threshold(self) -> float:
+        assert self.colour is not None
+        return max(self.chroma_min, self.chroma_rel * float(np.linalg.norm(self.colour)) / np.sqrt(3))
+
+    def foreground(self, rect_bgr: np.ndarray, surface: np.ndarray, dark_ok: np.ndarray) -> tuple[np.ndarray, float]:
+        """A uint8 0/255 mask of not-cloth pixels on the surface and the fraction of the surface that is
+        cloth. Also returns nothing more: the caller adapts the model with ``adapt``."""
+        k, chroma = self.describe(rect_bgr)
+        thr = self.chroma_threshold()
+        fg = (chroma > thr) | (k > self.bright_k)
+        dark = (k < self.dark_k) & (dark_ok > 0)
+        mask = ((fg | dark) & (surface > 0)).astype(np.uint8) * 255
+        n_surface = max(int(np.count_nonzero(surface)), 1)
+        cloth_fraction = 1.0 - float(np.count_nonzero(mask)) / n_surface
+        return mask, cloth_fraction
+
+    def adapt(self, rect_bgr: np.ndarray, cloth_mask: np.ndarray) -> None:
+        """Move the reference colour a little toward the median of the pixels now classified as cloth."""
+        pix = rect_bgr[cloth_mask > 0][::11]
+        if len(pix) < 100 or self.colour is None:
+            return
+        new = np.median(pix.astype(np.float64), axis=0)
+        self.colour = (1 - self.adapt_rate) * self.colour + self.adapt_rate * new

@@ -1,0 +1,114 @@
+"""One frame's ball detections: parallel numpy arrays, validated on construction, filtered by masks.
+
+Every detector (classical, neural, the Hough baseline) returns a ``Detections``; tracking reads only this.
+Rows are balls. ``px`` is the ball centre's image in the frame as recorded (distorted pixels, sub-pixel);
+``pos_mm`` is the point of the cloth directly below the ball centre in table millimetres (parallax
+corrected, CONTRACT.md section 1); ``cls`` holds integer codes into ``CLASS_NAMES``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+CLASS_NAMES: tuple[str, ...] = ("ball", "cue")
+BALL, CUE = 0, 1
+
+
+def _as(a: Any, dtype: type, shape_tail: tuple[int, ...]) -> np.ndarray:
+    arr = np.asarray(a, dtype=dtype)
+    if arr.size == 0:
+        arr = arr.reshape((0, *shape_tail))
+    return arr
+
+
+@dataclass(frozen=True)
+class Detections:
+    px: np.ndarray  # (N, 2) float64: ball-centre image pixels (u, v), distorted, sub-pixel
+    pos_mm: np.ndarray  # (N, 2) float64: table mm of the cloth point below the ball centre
+    radius_px: np.ndarray  # (N,) float64: apparent ball radius in image pixels
+    confidence: np.ndarray  # (N,) float64 in [0, 1]
+    cls: np.ndarray  # (N,) int64 codes into CLASS_NAMES
+    colour: np.ndarray  # (N, 3) float64: mean BGR (0..255) of the ball's inner disc, an appearance cue
+
+    def __post_init__(self) -> None:
+        fields = {
+            "px": (np.float64, (2,)),
+            "pos_mm": (np.float64, (2,)),
+            "radius_px": (np.float64, ()),
+            "confidence": (np.float64, ()),
+            "cls": (np.int64, ()),
+            "colour": (np.float64, (3,)),
+        }
+        n: int | None = None
+        for name, (dtype, tail) in fields.items():
+            arr = _as(getattr(self, name), dtype, tail)
+            if arr.ndim != 1 + len(tail) or arr.shape[1:] != tail:
+                raise ValueError(f"Detections.{name} has shape {arr.shape}, expected (N, {', '.join(map(str, tail))})")
+            if n is None:
+                n = arr.shape[0]
+            elif arr.shape[0] != n:
+                raise ValueError(f"Detections.{name} has {arr.shape[0]} rows, expected {n}")
+            if name != "cls" and not np.all(np.isfinite(arr)):
+                raise ValueError(f"Detections.{name} holds non-finite values")
+            object.__setattr__(self, name, arr)
+        if np.any((self.cls < 0) | (self.cls >= len(CLASS_NAMES))):
+            raise ValueError(f"Detections.cls holds codes outside 0..{len(CLASS_NAMES) - 1}")
+        if np.any((self.confidence < 0) | (self.confidence > 1)):
+            raise ValueError("Detections.confidence must lie in [0, 1]")
+        if np.any(self.radius_px <= 0):
+            raise ValueError("Detections.radius_px must be positive")
+
+    # ---- construction -----------------------------------------------------------------------------------
+    @classmethod
+    def empty(cls) -> Detections:
+        z = np.zeros
+        return cls(z((0, 2)), z((0, 2)), z(0), z(0), z(0, np.int64), z((0, 3)))
+
+    @classmethod
+    def concatenate(cls, parts: list[Detections]) -> Detections:
+        if not parts:
+            return cls.empty()
+        return cls(
+            np.concatenate([p.px for p in parts]),
+            np.concatenate([p.pos_mm for p in parts]),
+            np.concatenate([p.radius_px for p in parts]),
+            np.concatenate([p.confidence for p in parts]),
+            np.concatenate([p.cls for p in parts]),
+            np.concatenate([p.colour for p in parts]),
+        )
+
+    # ---- access -----------------------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return int(self.px.shape[0])
+
+    def __getitem__(self, index: np.ndarray | slice | list[int] | int) -> Detections:
+        """Rows selected by a boolean mask, an index array, a slice or one index (kept 2-D)."""
+        if isinstance(index, int | np.integer):
+            index = [int(index)]
+        return Detections(
+            self.px[index], self.pos_mm[index], self.radius_px[index], self.confidence[index], self.cls[index],
+            self.colour[index],
+        )  # fmt: skip
+
+    @property
+    def class_names(self) -> list[str]:
+        return [CLASS_NAMES[int(c)] for c in self.cls]
+
+    def with_cls(self, cls: np.ndarray) -> Detections:
+        return Detections(self.px, self.pos_mm, self.radius_px, self.confidence, cls, self.colour)
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """The CONTRACT.md section 7 objects ``tableref detect`` prints, one per ball."""
+        return [
+            {
+                "px": [round(float(self.px[i, 0]), 2), round(float(self.px[i, 1]), 2)],
+                "pos": [round(float(self.pos_mm[i, 0]), 1), round(float(self.pos_mm[i, 1]), 1)],
+                "radius_px": round(float(self.radius_px[i]), 2),
+                "confidence": round(float(self.confidence[i]), 3),
+                "cls": CLASS_NAMES[int(self.cls[i])],
+            }
+            for i in range(len(self))
+        ]
