@@ -1,0 +1,1 @@
+"""The live service: settings, the match it observes, the stream hub, and the FastAPI app."""

@@ -1,0 +1,225 @@
+"""The FastAPI app of CONTRACT.md section 8: state, the event stream (WebSocket and SSE), operator inputs,
+shot review packs, the match protocol and the overlay and review pages."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import Depends, FastAPI, Header, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import ValidationError
+
+from api.service.hub import ClientDropped
+from api.service.match import InputRejected, MatchService
+from api.service.protocol import match_protocol, protocol_html
+from api.service.review import clip_file, picture_png, shot_list, shot_pack
+from api.service.settings import ServiceSettings
+from tracking.events import Event
+
+STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
+WS_CLOSE_TOO_SLOW = 4008  # application close code: the client fell too far behind; resume with ?since=
+
+DESCRIPTION = """
+The live referee: what the camera sees and what the rules make of it.
+
+* **Stream**: `WS /ws` and `GET /events` (server-sent events) carry every event, operator input, verdict and
+  state change as `{"seq", "kind", "data"}`. Resume with `/ws?since=SEQ`, or by SSE's `Last-Event-ID`
+  (also `?since=SEQ`). Each client has its own bounded buffer; one that falls too far behind is dropped
+  (WebSocket close code 4008, or a final SSE `event: dropped`) and resumes from the sequence number given.
+* **Operator**: `POST /inputs` takes one input record of CONTRACT.md section 3 and needs
+  `Authorization: Bearer <TABLEREF_OPERATOR_TOKEN>`. Viewers need no token.
+* **Review**: `GET /shots`, `GET /shots/{n}` (review pack), `/shots/{n}/picture.png`, `/shots/{n}/clip`;
+  `GET /protocol` and `/protocol.html` (протокол встречи).
+"""
+
+
+def create_app(service: MatchService, settings: ServiceSettings) -> FastAPI:
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        service.hub.bind(asyncio.get_running_loop())
+        try:
+            yield
+        finally:
+            service.hub.unbind()
+
+    app = FastAPI(title="tableref", version="0.1.0", description=DESCRIPTION, lifespan=lifespan)
+    app.state.service = service
+    app.state.settings = settings
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+
+    def operator(authorization: Annotated[str | None, Header()] = None) -> None:
+        """The operator token check: 401 without a bearer token, 403 with a wrong one."""
+        expected = settings.operator_token
+        if not expected:
+            raise HTTPException(403, "operator inputs are disabled: set TABLEREF_OPERATOR_TOKEN for the service")
+        if not authorization or not authorization.lower().startswith("bearer "):
+            raise HTTPException(401, "operator token required: Authorization: Bearer <token>",
+                                headers={"WWW-Authenticate": "Bearer"})  # fmt: skip
+        if not secrets.compare_digest(authorization[7:].strip().encode(), expected.encode()):
+            raise HTTPException(403, "wrong operator token")
+
+    # ---- pages ------------------------------------------------------------------------------------------
+    @app.get("/", include_in_schema=False)
+    def index() -> RedirectResponse:
+        return RedirectResponse("/review")
+
+    @app.get("/overlay", response_class=FileResponse, tags=["pages"])
+    def overlay() -> FileResponse:
+        """The broadcast overlay (transparent background; a browser source for streaming software)."""
+        return FileResponse(STATIC_DIR / "overlay.html", media_type="text/html")
+
+    @app.get("/review", response_class=FileResponse, tags=["pages"])
+    def review() -> FileResponse:
+        """The referee's review page: the shots and each shot's pack."""
+        return FileResponse(STATIC_DIR / "review.html", media_type="text/html")
+
+    # ---- state and stream ------------------------------------------------------------------------------
+    @app.get("/state", tags=["stream"])
+    def state() -> dict[str, Any]:
+        """Calibration status, balls and positions, shot state, score, player to play, ball in hand, pending
+        spotting, and the referee's warnings (001 2.1.20) for the current position."""
+        return service.state()
+
+    @app.get("/events", tags=["stream"], response_class=StreamingResponse)
+    async def events(
+        request: Request,
+        since: Annotated[int | None, Query(ge=0, description="resume after this sequence number")] = None,
+        last_event_id: Annotated[str | None, Header()] = None,
+    ) -> StreamingResponse:
+        """Server-sent events: `id` is the sequence number, `data` the same JSON as a /ws message."""
+        after = since if since is not None else _parse_seq(last_event_id)
+
+        async def body() -> AsyncIterator[str]:
+            yield "retry: 1000\n\n"
+            try:
+                async for msg in service.hub.follow(after):
+                    yield f"id: {msg.seq}\ndata: {msg.to_json()}\n\n"
+            except ClientDropped as exc:
+                info = json.dumps({"reason": str(exc), "resume_after": exc.last_seq})
+                yield f"event: dropped\ndata: {info}\n\n"
+
+        headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+        return StreamingResponse(body(), media_type="text/event-stream", headers=headers)
+
+    @app.websocket("/ws")
+    async def ws(websocket: WebSocket, since: int = 0) -> None:
+        """The stream as JSON text messages `{"seq", "kind", "data"}`; `?since=SEQ` resumes after SEQ."""
+        await websocket.accept()
+        try:
+            async for msg in service.hub.follow(max(since, 0)):
+                await websocket.send_text(msg.to_json())
+        except ClientDropped as exc:
+            await websocket.close(WS_CLOSE_TOO_SLOW, f"too slow; resume with ?since={exc.last_seq}")
+        except (WebSocketDisconnect, RuntimeError, OSError):
+            return  # the client went away
+
+    # ---- operator inputs -----------------------------------------------------------------------------------
+    @app.post("/inputs", tags=["operator"], dependencies=[Depends(operator)], status_code=201)
+    async def post_input(request: Request) -> dict[str, Any]:
+        """One operator input record of CONTRACT.md section 3 (`frame_start`, `call`, `call_any`, `reorder`,
+        `third_ball`, `manual_foul`, `play_on`). Without `shot` it applies to the shot in progress or the next
+        one (a manual foul or a play-on choice: the shot just played). Answers with the messages it caused."""
+        raw = await request.body()
+        try:
+            obj = json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise HTTPException(400, f"the body is not JSON: {exc}") from None
+        if not isinstance(obj, dict):
+            raise HTTPException(422, "the body must be one JSON object (an input record)")
+        try:
+            ev = Event.model_validate(obj)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first.get("loc", ()))
+            msg = str(first.get("msg", "invalid")).removeprefix("Value error, ")
+            raise HTTPException(422, f"{where + ': ' if where else ''}{msg}") from None
+        if not ev.is_input:
+            raise HTTPException(422, f"'{ev.type}' is a camera event; operators post input records only")
+        try:
+            msgs = await asyncio.get_running_loop().run_in_executor(None, service.post_input, ev)
+        except InputRejected as exc:
+            raise HTTPException(409, f"the referee refuses this input: {exc}") from None
+        return {"accepted": msgs[0].data if msgs else ev.to_dict(), "messages": [m.to_dict() for m in msgs]}
+
+    # ---- review --------------------------------------------------------------------------------------------
+    @app.get("/shots", tags=["review"])
+    def shots() -> list[dict[str, Any]]:
+        """Every shot of the match with its verdict in brief."""
+        return shot_list(service.store, service.match_id)
+
+    @app.get("/shots/{n}", tags=["review"])
+    def shot(n: int) -> dict[str, Any]:
+        """The review pack of shot n: events with confidence, the verdict with its clauses, start and end
+        positions, links to the picture and the video excerpt."""
+        return _pack(n)
+
+    @app.get("/shots/{n}/picture.png", tags=["review"], response_class=Response)
+    def shot_picture(n: int) -> Response:
+        """Top-down drawing: every ball's path, contacts, cushion touches, pots and spotted balls."""
+        pack = _pack(n)
+        png = picture_png(pack)
+        if png is None:
+            raise HTTPException(501, "the table drawing is not part of this build")
+        return Response(png, media_type="image/png")
+
+    @app.get("/shots/{n}/clip", tags=["review"], response_class=FileResponse)
+    def shot_clip(n: int) -> FileResponse:
+        """The video excerpt of shot n (WebM), cut from the match video."""
+        pack = _pack(n)
+        match = service.store.match(service.match_id)
+        video = _match_video(match.source)
+        if video is None:
+            raise HTTPException(404, "this match has no recorded video (its source is an event log or a live feed)")
+        out = settings.cache_dir / "clips" / f"match{match.id}-shot{n}.webm"
+        try:
+            path = clip_file(video, pack, match.fps, out)
+        except OSError as exc:
+            raise HTTPException(500, str(exc)) from None
+        return FileResponse(path, media_type="video/webm")
+
+    @app.get("/protocol", tags=["review"])
+    def protocol() -> dict[str, Any]:
+        """The match protocol (протокол встречи): frames, scores, winners, fouls per player."""
+        return match_protocol(service.store, service.match_id)
+
+    @app.get("/protocol.html", tags=["review"], response_class=HTMLResponse)
+    def protocol_page() -> HTMLResponse:
+        """The match protocol as a printable page."""
+        return HTMLResponse(protocol_html(match_protocol(service.store, service.match_id)))
+
+    def _pack(n: int) -> dict[str, Any]:
+        pack = shot_pack(service.store, service.match_id, n)
+        if pack is None:
+            raise HTTPException(404, f"no shot {n} in this match")
+        return pack
+
+    @app.exception_handler(ValueError)
+    async def value_error(request: Request, exc: ValueError) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=422)
+
+    return app
+
+
+def _parse_seq(value: str | None) -> int:
+    if value is None:
+        return 0
+    try:
+        return max(int(value.strip()), 0)
+    except ValueError:
+        return 0
+
+
+def _match_video(source: str) -> Path | None:
+    path = Path(source)
+    if path.is_dir():
+        path = path / "video.mp4"
+    if path.suffix == ".jsonl" or not path.is_file():
+        return None
+    return path

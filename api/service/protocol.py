@@ -1,0 +1,88 @@
+"""The match protocol (протокол встречи): frames of play, their scores and winners, fouls per player,
+as JSON and as a printable HTML page."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from api.store import Store
+
+
+def match_protocol(store: Store, match_id: int) -> dict[str, Any]:
+    match = store.match(match_id)
+    frames: dict[int, dict[str, Any]] = {
+        f["n"]: {"n": f["n"], "game": f["game"], "breaker": f["breaker"]} for f in store.game_frames(match_id)
+    }
+    for row in store.shots(match_id):
+        frames.setdefault(row["game_frame"], {"n": row["game_frame"], "game": match.game, "breaker": None})
+    for fr in frames.values():
+        fr.update(shots=0, score={"A": 0, "B": 0}, winner=None, fouls={"A": 0, "B": 0}, foul_list=[])
+    for row in store.shots(match_id):
+        frames[row["game_frame"]]["shots"] += 1
+    for game_frame, v in store.latest_verdicts(match_id):
+        fr = frames.setdefault(
+            game_frame,
+            {"n": game_frame, "game": match.game, "breaker": None, "shots": 0,
+             "score": {"A": 0, "B": 0}, "winner": None, "fouls": {"A": 0, "B": 0}, "foul_list": []},
+        )  # fmt: skip
+        if isinstance(v.get("score"), dict):
+            fr["score"] = {"A": v["score"].get("A", 0), "B": v["score"].get("B", 0)}
+        if v.get("frame_over"):
+            fr["winner"] = v.get("winner")
+        player = v.get("player")
+        for foul in v.get("fouls") or []:
+            if player in ("A", "B"):
+                fr["fouls"][player] += 1
+            fr["foul_list"].append({"shot": v.get("shot"), "player": player, **foul})
+    ordered = [frames[n] for n in sorted(frames)]
+    won = {"A": sum(1 for f in ordered if f["winner"] == "A"), "B": sum(1 for f in ordered if f["winner"] == "B")}
+    fouls = {p: sum(f["fouls"][p] for f in ordered) for p in ("A", "B")}
+    return {
+        "match": match.id,
+        "game": match.game,
+        "source": match.source,
+        "status": match.status,
+        "players": match.players,
+        "frames": ordered,
+        "frames_won": won,
+        "fouls": fouls,
+    }
+
+
+def protocol_html(proto: dict[str, Any]) -> str:
+    e = html.escape
+    names = proto["players"]
+    rows = []
+    for fr in proto["frames"]:
+        winner = names.get(fr["winner"], fr["winner"]) if fr["winner"] else "—"
+        rows.append(
+            f"<tr><td>{fr['n']}</td><td>{e(str(fr['game']))}</td><td>{e(str(names.get(fr['breaker'], '—')))}</td>"
+            f"<td>{fr['shots']}</td><td>{fr['score']['A']} : {fr['score']['B']}</td><td>{e(str(winner))}</td>"
+            f"<td>{fr['fouls']['A']}</td><td>{fr['fouls']['B']}</td></tr>"
+        )
+    fouls = [
+        f"<tr><td>{f['shot']}</td><td>{e(str(names.get(f['player'], f['player'])))}</td>"
+        f"<td>{e(str(f.get('code')))}</td><td>{e(str(f.get('text', '')))}</td><td>{e(str(f.get('rule', '')))}</td></tr>"
+        for fr in proto["frames"]
+        for f in fr["foul_list"]
+    ]
+    a, b = e(names.get("A", "A")), e(names.get("B", "B"))
+    return f"""<!doctype html>
+<html lang="ru"><head><meta charset="utf-8"><title>Протокол встречи — match {proto["match"]}</title>
+<link rel="stylesheet" href="/static/protocol.css"></head>
+<body>
+<h1>Протокол встречи / Match protocol</h1>
+<p>Game <b>{e(str(proto["game"]))}</b> · match {proto["match"]} · {e(str(proto["status"]))}</p>
+<p class="players"><b>A</b>: {a} &nbsp; <b>B</b>: {b} &nbsp; · frames won {proto["frames_won"]["A"]} : {
+        proto["frames_won"]["B"]
+    } · fouls {proto["fouls"]["A"]} : {proto["fouls"]["B"]}</p>
+<table><thead><tr><th>Frame</th><th>Game</th><th>Breaker</th><th>Shots</th><th>Score {a} : {b}</th>
+<th>Winner</th><th>Fouls {a}</th><th>Fouls {b}</th></tr></thead>
+<tbody>{"".join(rows) or '<tr><td colspan="8">no frames yet</td></tr>'}</tbody></table>
+<h2>Fouls</h2>
+<table><thead><tr><th>Shot</th><th>Player</th><th>Foul</th><th>Text</th><th>Rule</th></tr></thead>
+<tbody>{"".join(fouls) or '<tr><td colspan="5">none</td></tr>'}</tbody></table>
+<p class="sign">Referee: ____________________ &nbsp;&nbsp; {a}: ____________ &nbsp;&nbsp; {b}: ____________</p>
+</body></html>
+"""
