@@ -85,9 +85,12 @@ class Calibration:
         if not np.all(np.isfinite(pts)):
             raise CalibrationError("corner pixels are not finite numbers")
         margin = 0.5
-        if np.any(pts[:, 0] < -margin * w) or np.any(pts[:, 0] > (1 + margin) * w) or np.any(
-            pts[:, 1] < -margin * h
-        ) or np.any(pts[:, 1] > (1 + margin) * h):
+        if (
+            np.any(pts[:, 0] < -margin * w)
+            or np.any(pts[:, 0] > (1 + margin) * w)
+            or np.any(pts[:, 1] < -margin * h)
+            or np.any(pts[:, 1] > (1 + margin) * h)
+        ):
             raise CalibrationError(f"corners lie far outside the {w}x{h} image: wrong resolution?")
         # The four corners in ring order must form a convex quadrilateral of reasonable area.
         ring = np.array([self.corners_px[n] for n in ("house-left", "pyramid-left", "pyramid-right", "house-right")])
@@ -158,8 +161,52 @@ class Calibration:
     def px_per_mm(self, xy_mm: tuple[float, float] | None = None) -> float:
         """Local image scale (px per mm) at a table point (the centre by default)."""
         p = np.array(xy_mm if xy_mm is not None else self.table.spots["center"], dtype=np.float64)
-        a = self.table_to_image(np.array([p, p + (10.0, 0.0), p + (0.0, 10.0)]))
+        a = self.table_to_image(np.array([p, p + np.array([10.0, 0.0]), p + np.array([0.0, 10.0])]))
         return float((np.linalg.norm(a[1] - a[0]) + np.linalg.norm(a[2] - a[0])) / 20.0)
+
+    # ---- the camera and ball parallax -------------------------------------------------------------------
+    def camera_centre_mm(self) -> np.ndarray:
+        """The camera's optical centre ``(x, y, z)`` in the table frame (mm; ``z < 0``: above the cloth).
+
+        It is the pose the homography implies for the calibration's intrinsics (``H ~ K [r1 r2 t]``). An
+        automatic calibration estimates the focal length where the view is tilted enough to show it; a
+        manual one, or a straight-down view, uses the default intrinsics (focal length = image width,
+        principal point at the centre): the documented assumption when nothing better is known. A known
+        ``camera_height_mm`` replaces the implied height and keeps the implied point below the camera."""
+        cached = self.__dict__.get("_centre_cache")
+        if cached is not None:
+            return np.array(cached)
+        m = np.linalg.inv(self.camera_matrix) @ self.homography
+        lam = 2.0 / (np.linalg.norm(m[:, 0]) + np.linalg.norm(m[:, 1]))
+        r1, r2, t = lam * m[:, 0], lam * m[:, 1], lam * m[:, 2]
+        if t[2] < 0:  # the table lies in front of the camera
+            r1, r2, t = -r1, -r2, -t
+        u, _, vt = np.linalg.svd(np.column_stack([r1, r2, np.cross(r1, r2)]))
+        rot = u @ vt
+        centre = -rot.T @ t
+        if centre[2] > 0:  # z points down into the cloth: the camera hangs at negative z
+            centre = centre * np.array([1.0, 1.0, -1.0])
+        if self.camera_height_mm:
+            centre = np.array([centre[0], centre[1], -float(self.camera_height_mm)])
+        object.__setattr__(self, "_centre_cache", centre)
+        return np.array(centre)
+
+    def ball_px_to_table(self, px: np.ndarray, radius_mm: float | None = None) -> np.ndarray:
+        """Table mm (N x 2) of the cloth points below balls whose centres are imaged at ``px`` (N x 2).
+
+        A ball's centre is ``radius_mm`` (default: the table's ball radius) above the cloth, so the ray
+        through its image meets the cloth beyond the ball; this cuts the ray at the centre's height
+        instead, using ``camera_centre_mm``."""
+        pts = np.asarray(px, dtype=np.float64).reshape(-1, 2)
+        if len(pts) == 0:
+            return np.zeros((0, 2))
+        r = self.table.ball_radius_mm if radius_mm is None else float(radius_mm)
+        ground = self.image_to_table(pts)
+        c = self.camera_centre_mm()
+        height = -float(c[2])
+        if height <= r:
+            raise CalibrationError("camera below the ball centre height: cannot correct parallax")
+        return c[:2] + (height - r) / height * (ground - c[:2])
 
     # ---- JSON -----------------------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
@@ -174,7 +221,12 @@ class Calibration:
                 "corner_mouth_mm": s.corner_mouth_mm,
                 "middle_mouth_mm": s.middle_mouth_mm,
             },
-            "lens": {"model": "radial-k1k2", "camera_matrix": self.camera_matrix.tolist(), "k1": self.k1, "k2": self.k2},
+            "lens": {
+                "model": "radial-k1k2",
+                "camera_matrix": self.camera_matrix.tolist(),
+                "k1": self.k1,
+                "k2": self.k2,
+            },
             "homography_table_to_image": self.homography.tolist(),
             "camera_height_mm": self.camera_height_mm,
             "quality": self.quality,
@@ -193,7 +245,12 @@ class Calibration:
             size = (int(obj["image_size"][0]), int(obj["image_size"][1]))
             corners = obj["corners_px"]
             tbl = obj.get("table") or {}
-            spec = TableSpec(**{k: float(v) for k, v in tbl.items() if k in TableSpec.__dataclass_fields__})
+            fields: dict[str, Any] = {
+                k: float(v)
+                for k, v in tbl.items()
+                if k in TableSpec.__dataclass_fields__ and k != "attack_mark_overrides"
+            }
+            spec = TableSpec(**fields)
             lens = obj.get("lens") or {}
             k = np.asarray(lens["camera_matrix"], dtype=np.float64).reshape(3, 3) if "camera_matrix" in lens else None
             cal = cls.from_corners(

@@ -242,36 +242,31 @@ def _paint_texture(
         a = (np.asarray(pts, np.float64).reshape(-1, 2) + _MARGIN_MM) * scale
         return np.round(a * (1 << sh)).astype(np.int32)
 
-    def rect(x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
-        return P([(x0, y0), (x1, y0), (x1, y1), (x0, y1)])
+    def box(d: float) -> np.ndarray:
+        """Exact box-filtered coverage (0..255) of the field grown by ``d`` mm on every side."""
+        ix = np.arange(tw, dtype=np.float64)
+        iy = np.arange(th, dtype=np.float64)
+        x0, x1 = (-d + _MARGIN_MM) * scale, (L + d + _MARGIN_MM) * scale
+        y0, y1 = (-d + _MARGIN_MM) * scale, (W + d + _MARGIN_MM) * scale
+        cx = np.clip(np.minimum(ix + 0.5, x1) - np.maximum(ix - 0.5, x0), 0, 1)
+        cy = np.clip(np.minimum(iy + 0.5, y1) - np.maximum(iy - 0.5, y0), 0, 1)
+        return np.round(np.outer(cy, cx) * 255).astype(np.uint8)
 
     tex = np.empty((th, tw, 3), np.uint8)
     tex[:] = FLOOR_BGR
     cw, rw = CUSHION_WIDTH_MM, RAIL_WIDTH_MM
     # Wooden rail with a grain along each side.
-    rail = np.zeros((th, tw), np.uint8)
-    cv2.fillPoly(rail, [rect(-cw - rw, -cw - rw, L + cw + rw, W + cw + rw)], 255, cv2.LINE_AA, sh)
     grain = _grain(th, tw, rng)
-    wood = np.array(RAIL_BGR, np.float32)[None, None, :] * grain[:, :, None]
-    _blend(tex, rail, wood)
-    # Cushion band: the cloth colour, shaded (the sloping rubber catches less light), with a lit top strip.
+    _blend(tex, box(cw + rw), np.array(RAIL_BGR, np.float32)[None, None, :] * grain[:, :, None])
+    # Cushion band: the cloth colour, shaded (the sloping rubber catches less light), with a lit top strip
+    # and a dark strip along the nose.
     cloth = np.array(cloth_bgr, np.float32)
-    band = np.zeros((th, tw), np.uint8)
-    cv2.fillPoly(band, [rect(-cw, -cw, L + cw, W + cw)], 255, cv2.LINE_AA, sh)
-    _blend(tex, band, (cloth * 0.62)[None, None, :])
-    top = np.zeros((th, tw), np.uint8)
-    cv2.fillPoly(top, [rect(-cw * 0.7, -cw * 0.7, L + cw * 0.7, W + cw * 0.7)], 255, cv2.LINE_AA, sh)
-    cv2.fillPoly(top, [rect(-cw * 0.35, -cw * 0.35, L + cw * 0.35, W + cw * 0.35)], 0, cv2.LINE_AA, sh)
-    _blend(tex, top, np.minimum(cloth * 0.85 + 12, 255)[None, None, :])
-    inner = np.zeros((th, tw), np.uint8)
-    cv2.fillPoly(inner, [rect(-cw * 0.35, -cw * 0.35, L + cw * 0.35, W + cw * 0.35)], 255, cv2.LINE_AA, sh)
-    cv2.fillPoly(inner, [rect(0, 0, L, W)], 0, cv2.LINE_AA, sh)
-    _blend(tex, inner, (cloth * 0.5)[None, None, :])
+    _blend(tex, box(cw), (cloth * 0.62)[None, None, :])
+    _blend(tex, box(cw * 0.7), np.minimum(cloth * 0.85 + 12, 255)[None, None, :])
+    _blend(tex, box(cw * 0.35), (cloth * 0.5)[None, None, :])
     # Cloth with a felt texture.
-    field_mask = np.zeros((th, tw), np.uint8)
-    cv2.fillPoly(field_mask, [rect(0, 0, L, W)], 255, cv2.LINE_AA, sh)
     felt = _felt(th, tw, rng)
-    _blend(tex, field_mask, cloth[None, None, :] * felt[:, :, None])
+    _blend(tex, box(0.0), cloth[None, None, :] * felt[:, :, None])
     # Pockets: the mouth cut through cushion and rail along the jaws, and the hole behind it.
     for pk in table.pockets.values():
         (a, b) = (pk.jaws[0].tip, pk.jaws[1].tip)
