@@ -1,0 +1,15 @@
+"""Moscow pyramid (001 2.4; copy B heads it "2.5 ... быстрая" by mistake, see the digest)."""
+
+from __future__ import annotations
+
+from rules.game import Game
+
+
+class Moscow(Game):
+    name = "moscow"
+    title = "Московская пирамида"
+    clause = "001 2.4"
+    target = 8  # 2.4.1
+    penalty = 1  # 2.4.7: one ball from the shelf, a debt if none
+    cue_potted = "counts"  # 2.4.5: the opponent names a ball to be removed; next shot from hand
+    spotting = "back_cushion"  # 2.4.6

@@ -1,0 +1,85 @@
+"""The verdict on one shot (CONTRACT.md section 4), frozen.
+
+``to_dict`` gives the contract's JSON object, key order as listed there. Two documented extensions
+follow the contract keys: ``notes`` (why the engine decided as it did: re-take, lag, hanging ball,
+warnings relied on...) and ``amended`` (true when this verdict replaces an earlier one for the same shot
+after an operator input); both appear only when they say something.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from rules.fouls import FoulKind
+
+Point = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class SpotPlacement:
+    """A ball put back on the table after the shot, at an exact position in table millimetres."""
+
+    ball: str
+    pos: Point
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ball": self.ball, "pos": [round(self.pos[0], 1), round(self.pos[1], 1)]}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    shot: int
+    player: str
+    legal: bool
+    fouls: tuple[FoulKind, ...] = ()
+    counted: tuple[str, ...] = ()
+    void: tuple[str, ...] = ()
+    spot: tuple[SpotPlacement, ...] = ()
+    score: tuple[int | float, int | float] = (0, 0)  # (A, B)
+    next_player: str = "A"
+    ball_in_hand: bool = False
+    frame_over: bool = False
+    winner: str | None = None
+    notes: tuple[str, ...] = field(default=(), compare=True)
+    amended: bool = False
+
+    def __post_init__(self) -> None:
+        if self.player not in ("A", "B") or self.next_player not in ("A", "B"):
+            raise ValueError("players are 'A' and 'B'")
+        if self.winner not in (None, "A", "B"):
+            raise ValueError("winner is 'A', 'B' or None")
+        if self.legal and self.fouls:
+            raise ValueError("a legal shot carries no fouls")
+        for f in self.fouls:
+            if not isinstance(f, FoulKind):
+                raise TypeError(f"foul {f!r} is not a FoulKind member")
+
+    @property
+    def score_dict(self) -> dict[str, int | float]:
+        return {"A": self.score[0], "B": self.score[1]}
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "shot": self.shot,
+            "player": self.player,
+            "legal": self.legal,
+            "fouls": [f.to_dict() for f in self.fouls],
+            "counted": list(self.counted),
+            "void": list(self.void),
+            "spot": [s.to_dict() for s in self.spot],
+            "score": self.score_dict,
+            "next_player": self.next_player,
+            "ball_in_hand": self.ball_in_hand,
+            "frame_over": self.frame_over,
+            "winner": self.winner,
+        }
+        if self.notes:
+            out["notes"] = list(self.notes)
+        if self.amended:
+            out["amended"] = True
+        return out
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False)
