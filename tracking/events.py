@@ -18,7 +18,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from calibration.table import CUSHIONS, POCKETS
 
 CameraEventType = Literal["shot_start", "contact", "cushion", "line_cross", "pot", "off_table", "disturbed", "shot_end"]
-InputType = Literal["frame_start", "call", "call_any", "reorder", "third_ball", "manual_foul", "play_on"]
+InputType = Literal[
+    "frame_start", "call", "call_any", "reorder", "third_ball", "manual_foul", "play_on", "rerack", "concede"
+]  # fmt: skip
 
 CAMERA_EVENT_TYPES: tuple[str, ...] = CameraEventType.__args__  # type: ignore[attr-defined]
 INPUT_TYPES: tuple[str, ...] = InputType.__args__  # type: ignore[attr-defined]
@@ -68,6 +70,10 @@ _REQUIRED: dict[str, tuple[str, ...]] = {
     "third_ball": ("balls",),
     "manual_foul": ("code",),
     "play_on": ("player",),
+    # Documented extensions (rules engine): 001 2.1.16 blocked-position re-rack ordered by the referee, and
+    # a frame conceded by ``player`` (001 1.5.5).
+    "rerack": (),
+    "concede": ("player",),
 }
 _OPTIONAL: dict[str, tuple[str, ...]] = {
     "call": ("ball", "pocket", "cue_pocket"),
