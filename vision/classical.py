@@ -29,7 +29,7 @@ from calibration.mapping import Calibration
 from vision.cloth import ClothModel
 from vision.detections import BALL, CUE, Detections
 from vision.detector import check_frame
-from vision.parallax import ball_px_to_table, camera_centre_mm
+from vision.parallax import ball_px_to_table, ball_radius_px
 from vision.rectify import TableRectifier
 from vision.refine import refine_centres
 
@@ -63,7 +63,7 @@ class ClassicalDetector:
         self._ideal_votes = self._ideal_peak()
         w, h = self.rectifier.size
         self._peak_kernel = cv2.getStructuringElement(
-            cv2.MORPH_ELLIPSE, (2 * int(1.3 * self.radius_grid) + 1, 2 * int(1.3 * self.radius_grid) + 1)
+            cv2.MORPH_RECT, (2 * int(1.1 * self.radius_grid) + 1, 2 * int(1.1 * self.radius_grid) + 1)
         )
         self._grid_shape = (h, w)
 
@@ -139,14 +139,11 @@ class ClassicalDetector:
         thr = s.min_votes * self._ideal_votes
         dil = cv2.dilate(acc, self._peak_kernel)
         ys, xs = np.nonzero((acc >= dil) & (acc > thr))
+        h, w = acc.shape
         if len(xs) == 0:
             return np.zeros((0, 2))
-        h, w = acc.shape
-        # Disc coverage by not-cloth.
-        oy, ox = self._disc_offsets[:, 0], self._disc_offsets[:, 1]
-        yy = np.clip(ys[:, None] + oy[None, :], 0, h - 1)
-        xx = np.clip(xs[:, None] + ox[None, :], 0, w - 1)
-        cover = (fg[yy, xx] > 0).mean(axis=1)
+        # Disc coverage by not-cloth: a box mean over the disc's inscribed square (fast, and close enough).
+        cover = self._box_cover(fg)[ys, xs]
         keep = cover >= s.min_cover
         ys, xs = ys[keep], xs[keep]
         # Sub-pixel: parabola through the 3 x 3 neighbourhood along each axis.
@@ -155,13 +152,17 @@ class ClassicalDetector:
         dx = _parabola(acc[y1, x1 - 1], c0, acc[y1, x1 + 1])
         dy = _parabola(acc[y1 - 1, x1], c0, acc[y1 + 1, x1])
         pts = np.column_stack([x1 + dx, y1 + dy])
-        # Merge plateaus that gave two maxima closer than a radius.
-        order = np.argsort(-acc[y1, x1])
-        chosen: list[int] = []
-        for i in order:
-            if all(np.hypot(*(pts[i] - pts[j])) > self.radius_grid for j in chosen):
-                chosen.append(int(i))
-        return pts[chosen]
+        # Plateaus can give two maxima closer than a radius: keep the stronger (ties: the first).
+        d = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=2)
+        stronger = (c0[None, :] > c0[:, None]) | (
+            (c0[None, :] == c0[:, None]) & (np.arange(len(c0))[None, :] < np.arange(len(c0))[:, None])
+        )
+        shadowed = ((d < self.radius_grid) & stronger).any(axis=1)
+        return pts[~shadowed]
+
+    def _box_cover(self, fg: np.ndarray) -> np.ndarray:
+        k = max(3, int(2 * 0.7 * self.radius_grid) | 1)
+        return cv2.blur(fg, (k, k)).astype(np.float32) / 255.0
 
     def _to_detections(self, frame: np.ndarray, grid_pts: np.ndarray, acc: np.ndarray) -> Detections:
         if len(grid_pts) == 0:
@@ -171,12 +172,15 @@ class ClassicalDetector:
         t = cal.table
         on_cloth = self.rectifier.grid_to_table(grid_pts)  # where the ray through the ball centre meets the cloth
         px = cal.table_to_image(on_cloth)
-        radius_px = self._radius_px(on_cloth)
+        radius_px = ball_radius_px(cal, on_cloth)
         edge_fraction = np.ones(len(px))
         colour = np.zeros((len(px), 3))
         if s.refine:
-            res = refine_centres(frame, px, radius_px, self.cloth)
-            px, edge_fraction, colour = res.px, res.edge_fraction, res.colour
+            # Near a pocket the hole is dark: there darkness does not mean "ball".
+            mouths = np.array([pk.mouth_center for pk in t.pockets.values()])
+            near_pocket = (np.linalg.norm(on_cloth[:, None] - mouths[None], axis=2) < 2.5 * t.ball_diameter_mm).any(1)
+            res = refine_centres(frame, px, radius_px, self.cloth, dark_counts=~near_pocket)
+            px, edge_fraction, colour, radius_px = res.px, res.edge_fraction, res.colour, res.radius
         pos = ball_px_to_table(cal, px)
         # Inside the playing field (a pocket mouth allowed).
         o = s.outside_mm
@@ -189,17 +193,6 @@ class ClassicalDetector:
         cls = self._classify(colour)
         dets = Detections(px, pos, radius_px, confidence, cls, colour)
         return dets[inside]
-
-    def _radius_px(self, on_cloth: np.ndarray) -> np.ndarray:
-        """Apparent radius in the frame of balls whose centre rays meet the cloth at ``on_cloth``."""
-        cal = self.calibration
-        r = cal.table.ball_radius_mm
-        c = camera_centre_mm(cal)
-        s = (-c[2] - r) / -c[2]  # the ball centre's distance from the camera, relative to the cloth point's
-        a = cal.table_to_image(on_cloth)
-        bx = cal.table_to_image(on_cloth + np.array([r / s, 0.0]))
-        by = cal.table_to_image(on_cloth + np.array([0.0, r / s]))
-        return np.asarray(0.5 * (np.linalg.norm(bx - a, axis=1) + np.linalg.norm(by - a, axis=1)))
 
     def _classify(self, colour: np.ndarray) -> np.ndarray:
         s = self.settings

@@ -79,7 +79,7 @@ class ClothModel:
 
     def adapt(self, rect_bgr: np.ndarray, cloth_mask: np.ndarray) -> None:
         """Move the reference colour a little toward the median of the pixels now classified as cloth."""
-        pix = rect_bgr[cloth_mask > 0][::11]
+        pix = rect_bgr[::4, ::4][cloth_mask[::4, ::4] > 0]
         if len(pix) < 100 or self.colour is None:
             return
         new = np.median(pix.astype(np.float64), axis=0)

@@ -22,15 +22,19 @@ from vision.cloth import ClothModel
 class RefineResult:
     px: np.ndarray  # (N, 2) refined centres
     edge_fraction: np.ndarray  # (N,) share of rays that found a rim against cloth
+    radius: np.ndarray  # (N,) rim radius as this frame shows it
     colour: np.ndarray  # (N, 3) mean BGR of the inner disc
 
 
-def _ballness(cloth: ClothModel, samples: np.ndarray) -> np.ndarray:
-    """0 on cloth (shadows included), rising to 1 and beyond on anything that is not cloth."""
+def _ballness(cloth: ClothModel, samples: np.ndarray, dark_counts: np.ndarray) -> np.ndarray:
+    """0 on cloth (shadows included), rising to 1 and beyond on anything that is not cloth. Very dark
+    pixels count as not-cloth (a black ball) only for the balls (first axis) where ``dark_counts``."""
     k, chroma = cloth.describe(samples)
     thr = cloth.chroma_threshold()
     s = np.maximum(chroma / thr, (k - 1.0) / (cloth.bright_k - 1.0))
-    return np.maximum(s, (1.0 - k) / (1.0 - cloth.dark_k) * (k < cloth.dark_k * 1.6)).astype(np.float32)
+    dark = (1.0 - k) / (1.0 - cloth.dark_k) * (k < cloth.dark_k * 1.6)
+    dark = dark * dark_counts.reshape((-1,) + (1,) * (dark.ndim - 1))
+    return np.maximum(s, dark).astype(np.float32)
 
 
 def refine_centres(
@@ -38,6 +42,7 @@ def refine_centres(
     centres: np.ndarray,
     radii: np.ndarray,
     cloth: ClothModel,
+    dark_counts: np.ndarray | None = None,
     n_rays: int = 32,
     n_samples: int = 28,
     iterations: int = 2,
@@ -46,12 +51,14 @@ def refine_centres(
     radii = np.asarray(radii, dtype=np.float64).reshape(-1)
     n = len(centres)
     if n == 0:
-        return RefineResult(np.zeros((0, 2)), np.zeros(0), np.zeros((0, 3)))
+        return RefineResult(np.zeros((0, 2)), np.zeros(0), np.zeros(0), np.zeros((0, 3)))
     ang = np.linspace(0, 2 * np.pi, n_rays, endpoint=False)
     dirs = np.stack([np.cos(ang), np.sin(ang)], axis=1)  # (R, 2)
     rho = np.linspace(0.5, 1.5, n_samples)  # in radii
     frac = np.zeros(n)
+    dark_counts = np.ones(n, bool) if dark_counts is None else np.asarray(dark_counts, bool)
     start = centres.copy()
+    ratio = 1.0
     for _ in range(iterations):
         # (n, R, S, 2) sample positions
         d = rho[None, None, :, None] * radii[:, None, None, None] * dirs[None, :, None, :]
@@ -59,7 +66,7 @@ def refine_centres(
         mx = pos[..., 0].reshape(n * n_rays, n_samples).astype(np.float32)
         my = pos[..., 1].reshape(n * n_rays, n_samples).astype(np.float32)
         samp = cv2.remap(frame_bgr, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        score = _ballness(cloth, samp).reshape(n, n_rays, n_samples)
+        score = _ballness(cloth, samp.reshape(n, n_rays, n_samples, 3), dark_counts)
         score = np.minimum(score, 2.0)
         drop = score[:, :, :-2] - score[:, :, 2:]  # central difference of the fall, outward
         idx = np.argmax(drop, axis=2)
@@ -79,19 +86,26 @@ def refine_centres(
         outside = score[ii, jj, np.clip(idx + 4, 0, n_samples - 1)]
         ok = (d1 > 0.6) & (outside < 0.6) & (inside > 0.8)
         pts = centres[:, None, :] + r_edge[..., None] * dirs[None, :, :]
+        frac = ok.mean(axis=1)
+        # The rim points must surround the centre, not lie on one side (a half-hidden ball).
+        spread = np.linalg.norm((ok[:, :, None] * dirs[None]).sum(axis=1), axis=1) / np.maximum(ok.sum(axis=1), 1)
+        count = ok.sum(axis=1)
+        full = (count >= 16) & (spread < 0.25)
+        usable = (count >= 8) & (spread < 0.8)
         new = centres.copy()
-        for b in range(n):
-            m = ok[b]
-            frac[b] = m.mean()
-            if m.sum() < 8:
-                continue
-            used = dirs[m]
-            # The rim points must surround the centre, not lie on one side (a half-hidden ball).
-            if np.linalg.norm(used.mean(axis=0)) > 0.5:
-                continue
-            new[b] = _fit_centre(pts[b][m], radii[b], centres[b])
+        if full.any():
+            new[full] = _fit_centres(pts[full], ok[full], radii[full], centres[full])
+            # The rim as this frame shows it (blur, shading) against the radius the calibration predicts:
+            # fits on part of the rim (a ball by a pocket's hole or half under an arm) need it right.
+            r_obs = np.linalg.norm(pts[full] - new[full][:, None, :], axis=2)
+            r_obs = np.nanmedian(np.where(ok[full], r_obs, np.nan), axis=1) / radii[full]
+            ratio = float(np.clip(np.median(r_obs), 0.8, 1.2))
+        partial = usable & ~full
+        if partial.any():
+            new[partial] = _fit_centres(pts[partial], ok[partial], ratio * radii[partial], centres[partial])
         moved = np.linalg.norm(new - start, axis=1)
-        new[moved > 0.6 * radii] = start[moved > 0.6 * radii]
+        far = moved > 0.6 * radii
+        new[far] = start[far]
         centres = new
     # Appearance: the inner ring of the ball.
     inner = np.linspace(0.15, 0.6, 4)
@@ -101,25 +115,30 @@ def refine_centres(
     my = pos[..., 1].reshape(n, -1).astype(np.float32)
     samp = cv2.remap(frame_bgr, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     colour = np.median(samp.astype(np.float64), axis=1)
-    return RefineResult(centres, frac, colour)
+    return RefineResult(centres, frac, ratio * radii, colour)
 
 
-def _fit_centre(pts: np.ndarray, radius: float, guess: np.ndarray) -> np.ndarray:
-    """Least-squares centre of a circle of known radius through ``pts``, trimming outliers once."""
+def _fit_centres(pts: np.ndarray, ok: np.ndarray, radius: np.ndarray, guess: np.ndarray) -> np.ndarray:
+    """Least-squares centres of circles of known radius through rim points ``pts`` (B, R, 2) where ``ok``
+    (B, R), all balls at once (Gauss-Newton on the 2 x 2 normal equations), trimming outliers once."""
     c = guess.astype(np.float64).copy()
-    keep = np.ones(len(pts), bool)
+    w = ok.astype(np.float64)
     for it in range(6):
-        v = pts[keep] - c
-        dist = np.linalg.norm(v, axis=1)
-        dist = np.maximum(dist, 1e-9)
-        res = dist - radius
-        jac = -v / dist[:, None]
-        step, *_ = np.linalg.lstsq(jac, -res, rcond=None)
-        c = c + step
-        if it == 2:
-            full = np.linalg.norm(pts - c, axis=1) - radius
-            mad = np.median(np.abs(full)) + 0.15
-            keep = np.abs(full) < 3.0 * mad
-            if keep.sum() < 6:
-                keep = np.ones(len(pts), bool)
+        v = pts - c[:, None, :]
+        dist = np.maximum(np.linalg.norm(v, axis=2), 1e-9)
+        res = dist - radius[:, None]
+        if it == 3:
+            mad = np.median(np.where(ok, np.abs(res), np.nan), axis=1)
+            mad = np.nan_to_num(mad, nan=0.0) + 0.15
+            trimmed = ok & (np.abs(res) < 3.0 * mad[:, None])
+            w = np.where(trimmed.sum(axis=1, keepdims=True) >= 6, trimmed, ok).astype(np.float64)
+        jac = -v / dist[..., None]  # d(res)/d(centre)
+        jtj = np.einsum("br,bri,brj->bij", w, jac, jac)
+        jtr = np.einsum("br,bri,br->bi", w, jac, res)
+        det = jtj[:, 0, 0] * jtj[:, 1, 1] - jtj[:, 0, 1] * jtj[:, 1, 0]
+        good = np.abs(det) > 1e-9
+        inv_det = np.where(good, 1.0 / np.where(good, det, 1.0), 0.0)
+        step_x = -(jtj[:, 1, 1] * jtr[:, 0] - jtj[:, 0, 1] * jtr[:, 1]) * inv_det
+        step_y = -(-jtj[:, 1, 0] * jtr[:, 0] + jtj[:, 0, 0] * jtr[:, 1]) * inv_det
+        c = c + np.column_stack([step_x, step_y])
     return c
