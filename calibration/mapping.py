@@ -268,7 +268,7 @@ class Calibration:
         if expect_image_size is not None and tuple(expect_image_size) != cal.image_size:
             w, h = cal.image_size
             raise CalibrationError(
-                f"calibration is for {w}x{h} frames but the video is {expect_image_size[0]}x{expect_image_size[1]}"
+                f"calibration is for {w}x{h} frames but these frames are {expect_image_size[0]}x{expect_image_size[1]}"
             )
         return cal
 
