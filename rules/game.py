@@ -37,6 +37,7 @@ from rules.state import FrameState, freeze_positions, idx, other, set_pair
 from rules.verdict import SpotPlacement, Verdict
 from rules.warnings import mandatory_warnings
 
+Spotting = Literal["line", "back_cushion"]
 OBJECT_BALLS_15 = tuple(str(n) for n in range(1, 16))
 
 
@@ -74,7 +75,7 @@ class Game:
     call_any: ClassVar[bool] = False  # "заказ с падающим" before the opening break
     safety: ClassVar[Literal["none", "2.1.11", "2.7.6"]] = "none"
     pocket_zone: ClassVar[bool] = False  # 2.1.12
-    spotting: ClassVar[Literal["line", "back_cushion"]] = "line"
+    spotting: ClassVar[Spotting] = "line"
     spot_in_number_order: ClassVar[bool] = False
     cue_ball: ClassVar[str | None] = "cue"  # None: any ball may be struck (Americanka)
     cue_potted: ClassVar[Literal["foul", "counts"]] = "foul"
@@ -166,12 +167,13 @@ class Game:
                 j.notes.append("body over the rail outside a shot from hand is no foul (001 2.1.5а)")
             elif f not in j.fouls:
                 j.fouls.append(f)
-        for f in self.camera_fouls(j):
-            if f not in j.fouls:
-                j.fouls.append(f)
+        for cf in self.camera_fouls(j):
+            if cf not in j.fouls:
+                j.fouls.append(cf)
 
     def camera_fouls(self, j: Judging) -> list[FoulKind]:
-        shot, state, out = j.shot, j.state, []
+        shot, state = j.shot, j.state
+        out: list[FoulKind] = []
         if shot.early:
             out.append(Foul.EARLY_SHOT)  # 2.1.22(3)
         if self.cue_ball is not None and shot.struck != self.cue_ball:
@@ -304,10 +306,11 @@ class Game:
             pz = P.pocket_zone_exception(shot, balls, pockets)
             if pz is None:
                 for e in shot.pots:  # a ball that went into a pocket certainly reached its zone
-                    if (balls is None or e.ball in balls) and (pockets is None or e.pocket in pockets):
-                        if not P.in_blind_zone(self.table, str(e.pocket), shot.start.get(str(e.ball), (0.0, 0.0))):
-                            pz = (str(e.ball), str(e.pocket))
-                            break
+                    wanted = (balls is None or e.ball in balls) and (pockets is None or e.pocket in pockets)
+                    start = shot.start.get(str(e.ball), (0.0, 0.0))
+                    if wanted and not P.in_blind_zone(self.table, str(e.pocket), start):
+                        pz = (str(e.ball), str(e.pocket))
+                        break
             if pz is not None:
                 j.notes.append(f"play at {pz[1]} with ball {pz[0]}: no foul (001 2.1.12)")
                 return

@@ -56,11 +56,10 @@ def hand_shot(shot: Shot, temporary: bool) -> HandShot:
         names = (e.balls or ()) + ((e.ball,) if e.ball else ())
         if cue not in names:
             continue
-        if left is None:
-            if (e.type == "line_cross" and not temporary and e.line == "house" and e.direction == "+x") or (
-                e.type == "cushion" and e.pos is not None and not in_hand_area(table, e.pos, temporary)
-            ):
-                left = i
+        crossed = e.type == "line_cross" and not temporary and e.line == "house" and e.direction == "+x"
+        outside = e.type == "cushion" and e.pos is not None and not in_hand_area(table, e.pos, temporary)
+        if left is None and (crossed or outside):
+            left = i
         if e.type == "contact" and e.balls:
             other = e.balls[1] if e.balls[0] == cue else e.balls[0]
             p = shot.start.get(other)

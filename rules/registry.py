@@ -44,7 +44,7 @@ def game_class(name: str) -> type[Game]:
         cls = getattr(module, "ClusterGame", None)
         if cls is None:
             raise GameNotAvailableError("game 'cluster' is not available: rules.cluster has no ClusterGame")
-        return cls  # type: ignore[no-any-return]
+        return cls
     raise UnknownGameError(f"unknown game '{name}' (known: {', '.join(GAME_NAMES)})")
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from rules.game import Game
+from typing import ClassVar
+
+from rules.game import Game, Spotting
 
 
 class Americanka(Game):
@@ -16,6 +18,6 @@ class Americanka(Game):
     cue_off_table = "spot"  # 2.1.13: the struck ball goes frozen to the middle of the back cushion
     safety = "2.7.6"
     pocket_zone = True  # 2.1.12
-    spotting = "back_cushion"  # 2.7.7
+    spotting: ClassVar[Spotting] = "back_cushion"  # 2.7.7
     spotted_ball_is_cue_foul = True  # 2.1.14 against 2.8.2 (digest A19)
     temporary_house_rule = False  # 2.1.20 names the temporary house only for the other families

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from rules.game import Game
+from typing import ClassVar
+
+from rules.game import Game, Spotting
 
 
 class Moscow(Game):
@@ -12,4 +14,4 @@ class Moscow(Game):
     target = 8  # 2.4.1
     penalty = 1  # 2.4.7: one ball from the shelf, a debt if none
     cue_potted = "counts"  # 2.4.5: the opponent names a ball to be removed; next shot from hand
-    spotting = "back_cushion"  # 2.4.6
+    spotting: ClassVar[Spotting] = "back_cushion"  # 2.4.6
