@@ -210,7 +210,8 @@ def _crossed(table: TableModel, cue: str, evs: Sequence[Event], start: Mapping[s
         if e.type == "line_cross" and e.line == "center" and e.ball and e.direction:
             dirs.setdefault(e.ball, []).append(e.direction)
     cue_start = start.get(cue, (0.0, 0.0))
-    striker = geo.striker_half(table, cue_start, (dirs.get(cue) or [None])[0])
+    cue_dirs = dirs.get(cue, [])
+    striker = geo.striker_half(table, cue_start, cue_dirs[0] if cue_dirs else None)
     out = set()
     for b, ds in dirs.items():
         p0 = start.get(b)
