@@ -1,0 +1,231 @@
+"""``tableref analyze VIDEO --game GAME --out DIR``: a recorded video to events, tracks, verdicts, report.
+
+Calibration: ``--calibration FILE``; else, for a synth scenario folder (``camera.json`` beside the video),
+its exact camera; else found automatically (``calibration.auto``) from the first seconds of the video.
+``--table 2540x1270 --ball 57.15`` describes a table other than the regulation Russian one (pocket mouths
+then default to 2.0 and 2.25 ball diameters, pool-like; ``--mouths CORNERxMIDDLE`` sets them).
+Writes ``events.jsonl`` (camera events, with the operator inputs of ``--inputs`` merged in by shot),
+``tracks.csv``, ``verdicts.jsonl`` (where the rules engine is installed) and ``report.html``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import cv2
+
+from api.pipeline import Pipeline
+from api.report import write_report
+from calibration.mapping import Calibration, CalibrationError
+from calibration.table import TableModel, TableSpec, TableSpecError
+from tracking.events import GAMES, Event, read_jsonl, write_jsonl
+
+
+class AnalyzeError(ValueError):
+    """A user error of ``analyze`` (bad video, arguments)."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("video", metavar="VIDEO", help="recorded video of the table")
+    parser.add_argument("--game", required=True, choices=GAMES, help="the game played")
+    parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    parser.add_argument("--calibration", metavar="FILE", help="calibration JSON (tableref calibrate)")
+    parser.add_argument("--inputs", metavar="FILE", help="operator inputs (JSON lines) for the referee")
+    parser.add_argument("--table", metavar="LxW", help="playing field in mm (default 3569x1778)")
+    parser.add_argument("--ball", type=float, metavar="MM", help="ball diameter in mm (default 68)")
+    parser.add_argument("--mouths", metavar="CxM", help="corner and middle pocket mouth widths in mm")
+    parser.add_argument("--detector", default="classical", help="ball detector: classical, neural or hough")
+    parser.add_argument("--max-frames", type=int, metavar="N", help="stop after N frames")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def table_from_args(size: str | None, ball: float | None, mouths: str | None) -> TableModel:
+    kw: dict[str, float] = {}
+    try:
+        if size:
+            length, width = (float(v) for v in size.lower().replace("×", "x").split("x"))
+            kw.update(length_mm=length, width_mm=width)
+        if ball:
+            kw["ball_diameter_mm"] = float(ball)
+        if mouths:
+            c, m = (float(v) for v in mouths.lower().split("x"))
+            kw.update(corner_mouth_mm=c, middle_mouth_mm=m)
+    except ValueError:
+        raise AnalyzeError(f"--table/--ball/--mouths: cannot read {size!r}, {ball!r}, {mouths!r}") from None
+    try:
+        d = kw.get("ball_diameter_mm", 68.0)
+        if not mouths and (size or ball):
+            # Not the regulation Russian table: pool-like pockets (a 9-ft pool corner mouth is ~2 balls).
+            probe = TableSpec(**kw, corner_mouth_mm=1.5 * d, middle_mouth_mm=1.5 * d)
+            if not probe.is_regulation:
+                kw.update(corner_mouth_mm=2.0 * d, middle_mouth_mm=2.25 * d)
+        return TableModel(TableSpec(**kw))
+    except TableSpecError as exc:
+        raise AnalyzeError(f"table: {exc}") from None
+
+
+def scenario_calibration(video: Path, table: TableModel, image_size: tuple[int, int]) -> Calibration | None:
+    """The exact camera of a synth scenario folder (``camera.json`` beside the video), if there is one."""
+    cam = video.parent / "camera.json"
+    if not cam.exists():
+        return None
+    obj = json.loads(cam.read_text(encoding="utf-8"))
+    lens = obj.get("lens") or {}
+    kmat = lens.get("camera_matrix") or obj.get("camera_matrix")
+    import numpy as np
+
+    return Calibration.from_corners(
+        obj["corners_px"],
+        (int(obj["image_size"][0]), int(obj["image_size"][1])),
+        table,
+        camera_matrix=None if kmat is None else np.asarray(kmat, dtype=float),
+        k1=float(lens.get("k1", obj.get("k1", 0.0))),
+        k2=float(lens.get("k2", obj.get("k2", 0.0))),
+        source="truth",
+        camera_height_mm=obj.get("camera_height_mm"),
+    )
+
+
+def get_calibration(args: argparse.Namespace, video: Path, table: TableModel, size: tuple[int, int]) -> Calibration:
+    if args.calibration:
+        cal = Calibration.load(args.calibration, expect_image_size=size)
+        if args.table or args.ball:
+            cal = Calibration.from_corners(
+                cal.corners_px, cal.image_size, table, camera_matrix=cal.camera_matrix, k1=cal.k1, k2=cal.k2,
+                source=cal.source, quality=cal.quality, camera_height_mm=cal.camera_height_mm,
+            )  # fmt: skip
+        return cal
+    cal = scenario_calibration(video, table, size)
+    if cal is not None:
+        return cal
+    from calibration.auto import auto_calibrate
+    from vision.table_finder import read_source
+
+    img = read_source(video)
+    try:
+        return auto_calibrate(img, table)
+    except ValueError as exc:
+        raise CalibrationError(f"automatic calibration failed ({exc}); give --calibration FILE") from None
+
+
+def _progress(i: int, n: int, started: float, t_video: float) -> None:
+    elapsed = time.perf_counter() - started
+    speed = t_video / elapsed if elapsed > 0 else 0.0
+    if n > 0:
+        k = int(30 * min(i / n, 1.0))
+        bar = "#" * k + "." * (30 - k)
+        sys.stderr.write(f"\r[{bar}] {i}/{n} frames  {speed:.2f}x real time ")
+    else:
+        sys.stderr.write(f"\r{i} frames  {speed:.2f}x real time ")
+    sys.stderr.flush()
+
+
+def merge_inputs(events: list[Event], inputs: list[Event]) -> list[Event]:
+    """Camera events with operator inputs placed just before the shot they apply to."""
+    starts = {e.shot: (e.t or 0.0) for e in events if e.type == "shot_start"}
+    keyed: list[tuple[float, int, int, Event]] = []
+    for i, e in enumerate(events):
+        keyed.append((e.t or 0.0, 1, i, e))
+    for i, e in enumerate(inputs):
+        t = e.t if e.t is not None else starts.get(e.shot, float("inf") if e.shot is not None else 0.0)
+        keyed.append((t, 0, i, e))
+    keyed.sort(key=lambda k: (k[0], k[1], k[2]))
+    return [k[3] for k in keyed]
+
+
+def run_rules(game: str, table: TableModel, stream: list[Event]) -> list[dict[str, Any]] | None:
+    """Verdicts from the rules engine, where it offers a stream referee; None where it does not."""
+    try:
+        import rules
+    except ImportError:
+        return None
+    referee = getattr(rules, "referee_events", None)
+    if referee is None:
+        return None
+    verdicts = referee(game, stream, table=table)
+    return [v if isinstance(v, dict) else v.to_dict() for v in verdicts]
+
+
+def run(args: argparse.Namespace) -> int:
+    video = Path(args.video)
+    if not video.exists():
+        raise AnalyzeError(f"no video at {video}")
+    cap = cv2.VideoCapture(str(video))
+    if not cap.isOpened():
+        raise AnalyzeError(f"cannot open {video} as a video")
+    fps = cap.get(cv2.CAP_PROP_FPS) or 30.0
+    n_frames = int(cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
+    size = (int(cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT)))
+    table = table_from_args(args.table, args.ball, args.mouths)
+    cal = get_calibration(args, video, table, size)
+    inputs = read_jsonl(args.inputs) if args.inputs else []
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+
+    pipe = Pipeline(cal, game=args.game, detector_name=args.detector)
+    started = time.perf_counter()
+    i = 0
+    last_t = -1.0
+    limit = args.max_frames if args.max_frames else n_frames
+    while True:
+        if args.max_frames and i >= args.max_frames:
+            break
+        ok, frame = cap.read()
+        if not ok:
+            break
+        # The decoder's timestamp, where it is sane (variable frame rate, dropped frames); else index/fps.
+        ms = cap.get(cv2.CAP_PROP_POS_MSEC)
+        t = ms / 1000.0 if ms and ms / 1000.0 > last_t else i / fps
+        if t <= last_t:
+            t = last_t + 1.0 / fps
+        last_t = t
+        pipe.step(frame, i, t)
+        i += 1
+        if not args.quiet and (i % 10 == 0):
+            _progress(i, limit, started, t)
+    cap.release()
+    pipe.finish()
+    wall = time.perf_counter() - started
+    if not args.quiet:
+        _progress(i, limit, started, last_t)
+        sys.stderr.write("\n")
+    if i == 0:
+        raise AnalyzeError(f"{video}: no frames could be decoded")
+
+    events = pipe.sorted_events()
+    stream = merge_inputs(events, inputs)
+    write_jsonl(out / "events.jsonl", stream)
+    rows = pipe.track_rows()
+    with open(out / "tracks.csv", "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["frame", "t", "ball", "x", "y", "visible"])
+        for r in rows:
+            w.writerow([r.frame, f"{r.t:.6f}", r.ball, f"{r.x:.2f}", f"{r.y:.2f}", r.visible])
+    verdicts = run_rules(args.game, table, stream)
+    if verdicts is not None:
+        with open(out / "verdicts.jsonl", "w", encoding="utf-8") as f:
+            for v in verdicts:
+                f.write(json.dumps(v, ensure_ascii=False) + "\n")
+    video_s = last_t + 1.0 / fps
+    stats = {
+        "frames": i,
+        "video seconds": round(video_s, 2),
+        "processing seconds": round(wall, 2),
+        "speed (x real time)": round(video_s / wall, 2) if wall > 0 else "-",
+        "calibration": cal.source,
+        "detector": args.detector,
+    }
+    write_report(out, table, stream, rows, video=video.name, verdicts=verdicts or (), stats=stats)
+    n_pots = sum(1 for e in events if e.type == "pot")
+    n_shots = sum(1 for e in events if e.type == "shot_start")
+    print(
+        f"{video.name}: {i} frames, {n_shots} shots, {n_pots} pots, {len(events)} events; "
+        f"{video_s / wall:.2f}x real time; wrote {out}"
+    )
+    return 0

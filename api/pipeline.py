@@ -1,0 +1,169 @@
+"""The frame-by-frame observer: detections -> tracks -> events, shared by ``analyze`` and the live service.
+
+    pipe = Pipeline(calibration, game="russian71")
+    for index, (frame, t) in enumerate(frames):
+        new_events = pipe.step(frame, index, t)      # events decided in this frame (a few frames late)
+    new_events = pipe.finish()                       # the rest, once the video ends
+    pipe.balls                                       # the latest ball positions, for an overlay
+    pipe.track_rows()                                # tracks.csv rows (smoothed on the fitted paths)
+
+No I/O, no clock, no global state: a pipeline owns its detector, tracker and event extractor, and time comes
+only from the timestamps it is given, so replaying a video gives the same events. One pipeline per stream;
+it is not thread-safe, so a live service runs it in one thread.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from calibration.mapping import Calibration
+from calibration.table import TableModel
+from tracking.events import Event
+from tracking.extractor import EventExtractor, ExtractorSettings
+from tracking.ids import rack_ids
+from tracking.tracker import BallObs, Tracker, TrackerFrame, TrackerSettings
+
+CUE_CLASS = 1  # vision.detections.CUE: the code of a cue ball told apart by colour
+
+
+class FrameDetections(Protocol):
+    """What the pipeline reads from a detector's output (``vision.detections.Detections`` has it)."""
+
+    pos_mm: np.ndarray
+    confidence: np.ndarray
+    cls: np.ndarray
+
+
+class BallDetector(Protocol):
+    def detect(self, frame_bgr: np.ndarray) -> Any: ...
+
+
+@dataclass(frozen=True)
+class TrackRow:
+    frame: int
+    t: float
+    ball: str
+    x: float
+    y: float
+    visible: int
+
+
+class Pipeline:
+    def __init__(
+        self,
+        calibration: Calibration | None = None,
+        *,
+        table: TableModel | None = None,
+        game: str | None = None,
+        detector: BallDetector | None = None,
+        detector_name: str = "classical",
+        known_ids: dict[str, tuple[float, float]] | None = None,
+        tracker_settings: TrackerSettings | None = None,
+        extractor_settings: ExtractorSettings | None = None,
+        keep_tracks: bool = True,
+    ) -> None:
+        """``calibration`` is needed to run on frames (``step``); ``step_detections`` works from table
+        positions alone, given ``table``. ``known_ids`` ({id: position}) names the balls at those places
+        (an operator's correction); without it a game with a fixed rack order (001 2.2.3) numbers a racked
+        pyramid."""
+        self.calibration = calibration
+        self.table = table or (calibration.table if calibration is not None else TableModel())
+        self.game = game
+        self._detector = detector
+        self._detector_name = detector_name
+        ids = dict(rack_ids(self.table, game))
+        ids.update(known_ids or {})
+        self.tracker = Tracker(self.table, tracker_settings, known_ids=ids)
+        self.extractor = EventExtractor(self.table, extractor_settings)
+        self.events: list[Event] = []
+        self.keep_tracks = keep_tracks
+        self._rows: list[tuple[int, float, BallObs]] = []
+        self.last: TrackerFrame | None = None
+        self._finished = False
+
+    # ---- feeding ----------------------------------------------------------------------------------------
+    @property
+    def detector(self) -> BallDetector:
+        if self._detector is None:
+            if self.calibration is None:
+                raise ValueError("the pipeline needs a calibration to detect balls in frames")
+            from vision.detector import make_detector
+
+            self._detector = make_detector(self._detector_name, self.calibration)
+        return self._detector
+
+    def step(self, frame_bgr: np.ndarray, index: int, t: float) -> list[Event]:
+        """One video frame at timestamp ``t`` (seconds from the start); returns the events decided now."""
+        return self.step_detections(self.detector.detect(frame_bgr), index, t)
+
+    def step_detections(self, dets: FrameDetections, index: int, t: float) -> list[Event]:
+        if self._finished:
+            raise ValueError("this pipeline has finished; start a new one")
+        cls = np.asarray(dets.cls).reshape(-1)
+        is_cue = cls == CUE_CLASS if cls.dtype.kind in "iu" else cls == "cue"
+        self.tracker.shot_active = self.extractor.shot_active
+        tf = self.tracker.step(index, float(t), dets.pos_mm, dets.confidence, is_cue)
+        self.last = tf
+        if self.keep_tracks:
+            self._rows.extend((index, float(t), b) for b in tf.balls)
+        new = self.extractor.update(tf)
+        self.events.extend(new)
+        return new
+
+    def finish(self) -> list[Event]:
+        """End of the stream: decides what is still pending (the last shot's end among it)."""
+        if self._finished:
+            return []
+        self._finished = True
+        new = self.extractor.finish()
+        self.events.extend(new)
+        return new
+
+    # ---- reading ----------------------------------------------------------------------------------------
+    @property
+    def balls(self) -> dict[str, tuple[float, float]]:
+        """The latest position of every ball on the table."""
+        return {} if self.last is None else {b.id: b.pos for b in self.last.balls}
+
+    @property
+    def shot_in_progress(self) -> bool:
+        return self.extractor.shot_active
+
+    def sorted_events(self) -> list[Event]:
+        return sorted(self.events, key=lambda e: (e.t or 0.0, _ORDER.get(e.type, 1)))
+
+    def track_rows(self, smoothed: bool = True) -> list[TrackRow]:
+        """tracks.csv rows (CONTRACT.md section 5). ``smoothed``: positions from the fitted paths where the
+        ball was seen (the filter's otherwise), which is what a recorded video allows."""
+        out = []
+        for frame, t, b in self._rows:
+            p = self.extractor.smoothed(b.id, t) if (smoothed and b.visible) else None
+            x, y = p if p is not None else b.pos
+            out.append(TrackRow(frame, t, b.id, x, y, 1 if b.visible else 0))
+        return out
+
+    # ---- operator corrections ---------------------------------------------------------------------------
+    def rename_ball(self, old: str, new: str) -> None:
+        """The ball called ``old`` is ``new`` (a holder of ``new`` takes ``old``): from now on."""
+        holder = any(b.id == new for b in (self.last.balls if self.last else ()))
+        self.tracker.rename(old, new)
+        self._rename_extractor({old: new, new: old} if holder else {old: new})
+
+    def assign_ids(self, wanted: dict[str, tuple[float, float]]) -> dict[str, str]:
+        """Each wanted id goes to the ball nearest its position (one-to-one): from now on."""
+        mapping = self.tracker.assign_ids(wanted)
+        self._rename_extractor(mapping)
+        return mapping
+
+    def _rename_extractor(self, mapping: dict[str, str]) -> None:
+        ex = self.extractor.balls
+        moved = {new: ex.pop(old) for old, new in mapping.items() if old in ex}
+        for new, b in moved.items():
+            b.id = new
+            ex[new] = b
+
+
+_ORDER = {"shot_start": 0, "shot_end": 2}

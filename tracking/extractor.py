@@ -1,0 +1,636 @@
+"""Events from tracks (CONTRACT.md section 3): shots, contacts, cushions, line crossings, pots.
+
+Each ball's detections are cut into *segments*: a resting segment (the anchored position) or a moving
+segment (a straight, decelerating path, ``tracking.trajectory``). A moving segment ends where its fit
+stops predicting the ball (two detections in a row beyond the residual gate, or a kink the tracker saw),
+where the ball comes to rest, or where it leaves the table. Every such *break* is explained by physics:
+
+- a resting ball set moving: by a moving ball whose incoming path is one diameter from it, or by a frozen
+  neighbour that was itself just hit (a chain through a cluster); with no ball in play it starts a shot
+  (fast) or is ``disturbed`` (slow, or unexplained during a shot);
+- a moving ball's kink: by a cushion (the incoming path one radius from the nose line, moving into it), a
+  pocket jaw, or another ball one diameter away; the event time is solved on the incoming paths;
+- a vanished ball: ``pot`` (the tracker confirmed it gone in a mouth) or ``off_table``; the pot time is
+  where the path crosses the mouth line.
+
+Line crossings are solved on each finished segment. A shot ends when every ball has rested for
+``shot_end_hold_s``; its time is when the last ball stopped (or dropped). Everything uses the frame
+timestamps given, never a clock. Events come out as soon as they are decided (a few frames late); a low
+confidence sets ``review`` instead of dropping the event.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from calibration.table import TableModel
+from tracking.events import Event
+from tracking.tracker import Loss, Reappearance, TrackerFrame
+from tracking.trajectory import PathFit, closest_time, fit_path, intersect_paths, solve_root
+
+
+@dataclass(frozen=True)
+class ExtractorSettings:
+    meas_sigma_mm: float = 1.2
+    break_mm: float = 5.0  # a detection this far (plus break_frac of a frame's travel) off the fit breaks it
+    break_frac: float = 0.06
+    window: int = 10  # samples in a local path fit
+    new_path_samples: int = 4  # samples of the outgoing path before a kink is explained
+    contact_tol_mm: float = 14.0
+    cushion_tol_mm: float = 14.0
+    frozen_tol_mm: float = 5.0  # neighbours this close to touching pass a hit on (a chain)
+    chain_cone_deg: float = 60.0
+    shot_end_hold_s: float = 0.25
+    start_speed_mm_s: float = 150.0  # a ball set moving faster than this between shots is struck
+    review_below: float = 0.5
+    rest_radius_mm: float = 2.5
+    line_margin_mm: float = 0.75  # a path must start and end this far off a line to cross it
+
+
+@dataclass
+class _Seg:
+    sid: int
+    kind: str  # "rest" or "move"
+    start_t: float
+    start_p: np.ndarray
+    idx: list[int] = field(default_factory=list)  # sample indices of this segment
+    end_t: float | None = None
+    end_p: np.ndarray | None = None
+
+
+@dataclass
+class _Break:
+    kind: str  # "start" (rest -> move) or "kink" (move -> move)
+    old: _Seg
+    new: _Seg
+    t_lo: float  # last sample of the old segment
+    t_hi: float  # first sample of the new one
+
+
+@dataclass
+class _Ball:
+    id: str
+    ts: list[float] = field(default_factory=list)
+    xy: list[np.ndarray] = field(default_factory=list)
+    sid: list[int] = field(default_factory=list)  # segment of each sample (-1: rejected outlier)
+    segs: list[_Seg] = field(default_factory=list)
+    pending: int | None = None  # first sample off the current fit, awaiting confirmation
+    breaks: list[_Break] = field(default_factory=list)
+    on_table: bool = True
+    rest_pos: np.ndarray | None = None
+    last_event_t: float | None = None  # last contact or start, for chains through frozen clusters
+    stop_t: float | None = None
+
+    @property
+    def seg(self) -> _Seg:
+        return self.segs[-1]
+
+
+class EventExtractor:
+    """Feed ``update(TrackerFrame)`` per frame; it returns the events decided in that frame."""
+
+    def __init__(self, table: TableModel, settings: ExtractorSettings | None = None) -> None:
+        self.table = table
+        self.s = settings or ExtractorSettings()
+        self.balls: dict[str, _Ball] = {}
+        self.shot = -1
+        self.shot_active = False
+        self._quiet_since: float | None = None
+        self._shot_last_t = 0.0  # latest stop or pot of the current shot
+        self._frames: list[int] = []
+        self._times: list[float] = []
+        self._dt = 1 / 60
+        self._sid = 0
+        self._contacts: list[tuple[frozenset[str], float]] = []
+        self._lines = [(n, 0 if ln.axis == "x" else 1, ln.value_mm) for n, ln in table.lines.items() if n != "back"]
+
+    # ---- public ----------------------------------------------------------------------------------------
+    def update(self, tf: TrackerFrame) -> list[Event]:
+        if self._times:
+            self._dt = 0.8 * self._dt + 0.2 * max(tf.t - self._times[-1], 1e-4)
+        self._frames.append(tf.frame)
+        self._times.append(tf.t)
+        out: list[Event] = []
+        for obs in tf.balls:
+            b = self.balls.get(obs.id)
+            if b is None:
+                b = self.balls[obs.id] = _Ball(obs.id)
+            b.on_table = True
+            if obs.meas is None:
+                continue
+            if obs.resting:
+                self._add_rest(b, tf.t, np.array(obs.pos), out)
+            else:
+                self._add_move(b, tf.t, np.array(obs.meas), obs.kinked)
+        for loss in tf.losses:
+            self._lost(loss, out)
+        for re in tf.reappeared:
+            self._reappeared(re, out)
+        self._resolve(out, force=False)
+        self._check_shot_end(tf, out)
+        out.sort(key=lambda e: e.t or 0.0)
+        return out
+
+    def finish(self) -> list[Event]:
+        out: list[Event] = []
+        for b in self.balls.values():
+            if b.pending is not None:
+                b.pending = None
+        self._resolve(out, force=True)
+        for b in self.balls.values():
+            if b.segs and b.seg.kind == "move" and b.seg.idx:
+                self._close_move(b, self._end_of(b), out)
+        if self.shot_active and self._times:
+            out.append(self._shot_end_event(self._shot_last_t or self._times[-1]))
+            self.shot_active = False
+        out.sort(key=lambda e: e.t or 0.0)
+        return out
+
+    def smoothed(self, ball: str, t: float) -> tuple[float, float] | None:
+        """The ball's position at ``t`` from its segment fits (a resting ball: its segment's mean)."""
+        b = self.balls.get(ball)
+        if b is None or not b.ts:
+            return None
+        i = bisect.bisect_left(b.ts, t - 1e-9)
+        if i >= len(b.ts) or abs(b.ts[i] - t) > 1e-6:
+            return None
+        sid = b.sid[i]
+        if sid < 0:
+            return None
+        seg = next(s for s in reversed(b.segs) if s.sid == sid)
+        if seg.kind == "rest":
+            a = np.array([b.xy[j] for j in seg.idx])
+            return (float(a[:, 0].mean()), float(a[:, 1].mean()))
+        k = seg.idx.index(i)
+        lo, hi = max(0, k - 4), min(len(seg.idx), k + 5)
+        sel = seg.idx[lo:hi]
+        if len(sel) < 3:
+            return (float(b.xy[i][0]), float(b.xy[i][1]))
+        f = fit_path(np.array([b.ts[j] for j in sel]), np.array([b.xy[j] for j in sel]), quadratic_from=5)
+        p = f.at(t)
+        return (float(p[0]), float(p[1]))
+
+    @property
+    def shot_in_progress(self) -> bool:
+        return self.shot_active
+
+    # ---- samples and segments -----------------------------------------------------------------------
+    def _new_seg(self, b: _Ball, kind: str, t: float, p: np.ndarray) -> _Seg:
+        self._sid += 1
+        seg = _Seg(self._sid, kind, t, p.copy())
+        b.segs.append(seg)
+        return seg
+
+    def _push(self, b: _Ball, t: float, p: np.ndarray, seg: _Seg | None) -> int:
+        b.ts.append(t)
+        b.xy.append(p)
+        b.sid.append(seg.sid if seg is not None else -1)
+        i = len(b.ts) - 1
+        if seg is not None:
+            seg.idx.append(i)
+        return i
+
+    def _add_rest(self, b: _Ball, t: float, p: np.ndarray, out: list[Event]) -> None:
+        if not b.segs:
+            self._new_seg(b, "rest", t, p)
+        elif b.seg.kind == "move":
+            b.pending = None
+            stop_t, stop_p = self._stop_of(b, p)
+            self._close_move(b, (stop_t, stop_p), out)
+            b.stop_t = stop_t
+            self._shot_last_t = max(self._shot_last_t, stop_t)
+            self._new_seg(b, "rest", stop_t, p)
+        self._push(b, t, p, b.seg)
+        b.rest_pos = p
+
+    def _add_move(self, b: _Ball, t: float, p: np.ndarray, kinked: bool) -> None:
+        if not b.segs:
+            self._new_seg(b, "move", t, p)
+            self._push(b, t, p, b.seg)
+            return
+        if b.seg.kind == "rest":
+            old = b.seg
+            t_lo = b.ts[old.idx[-1]] if old.idx else t
+            new = self._new_seg(b, "move", t, b.rest_pos if b.rest_pos is not None else p)
+            self._push(b, t, p, new)
+            b.breaks.append(_Break("start", old, new, t_lo, t))
+            return
+        seg = b.seg
+        good = [i for i in seg.idx if b.sid[i] == seg.sid]
+        if kinked and len(good) >= 2:
+            start = b.pending if b.pending is not None else None
+            self._split(b, t, p, start)
+            return
+        if len(good) < 3:
+            if b.pending is not None:
+                b.sid[b.pending] = -1
+                b.pending = None
+            self._push(b, t, p, seg)
+            return
+        sel = good[-self.s.window :]
+        f = fit_path(np.array([b.ts[j] for j in sel]), np.array([b.xy[j] for j in sel]))
+        step = float(np.linalg.norm(f.vel(t))) * self._dt
+        r = float(np.linalg.norm(f.at(t) - p))
+        if r > self.s.break_mm + self.s.break_frac * step + 3 * f.rms_mm:
+            if b.pending is None:
+                b.pending = self._push(b, t, p, None)
+            else:
+                self._split(b, t, p, b.pending)
+            return
+        if b.pending is not None:
+            b.pending = None  # the previous sample was an outlier (it stays rejected)
+        self._push(b, t, p, seg)
+
+    def _split(self, b: _Ball, t: float, p: np.ndarray, first: int | None) -> None:
+        old = b.seg
+        good = [i for i in old.idx if b.sid[i] == old.sid]
+        t_lo = b.ts[good[-1]]
+        if first is not None:
+            new = self._new_seg(b, "move", b.ts[first], b.xy[first])
+            b.sid[first] = new.sid
+            new.idx.append(first)
+            t_hi = b.ts[first]
+        else:
+            new = self._new_seg(b, "move", t, p)
+            t_hi = t
+        b.pending = None
+        self._push(b, t, p, new)
+        b.breaks.append(_Break("kink", old, new, t_lo, t_hi))
+
+    def _fit(self, b: _Ball, idx: list[int], head: bool = False) -> PathFit:
+        good = [i for i in idx if b.sid[i] >= 0]
+        sel = good[: self.s.window] if head else good[-self.s.window :]
+        return fit_path(np.array([b.ts[j] for j in sel]), np.array([b.xy[j] for j in sel]))
+
+    def _path_before(self, b: _Ball, t: float) -> tuple[PathFit, bool] | None:
+        """The ball's path just before ``t``: (fit, moving). None if it has no sample by then."""
+        i = bisect.bisect_right(b.ts, t + 0.25 * self._dt) - 1
+        while i >= 0 and b.sid[i] < 0:
+            i -= 1
+        if i < 0:
+            return None
+        seg = next(s for s in reversed(b.segs) if s.sid == b.sid[i])
+        if seg.kind == "rest":
+            a = np.array([b.xy[j] for j in seg.idx if j <= i][-self.s.window :])
+            return PathFit.still(a.mean(axis=0), seg.start_t, t), False
+        sel = [j for j in seg.idx if j <= i and b.sid[j] >= 0]
+        f = fit_path(
+            np.array([b.ts[j] for j in sel[-self.s.window :]]), np.array([b.xy[j] for j in sel[-self.s.window :]])
+        )
+        if len(sel) < 2:
+            return PathFit.still(b.xy[sel[-1]], seg.start_t, t), False
+        return f, float(np.linalg.norm(f.vel(t))) > 30.0
+
+    def _stop_of(self, b: _Ball, rest_p: np.ndarray) -> tuple[float, np.ndarray]:
+        """When a moving ball stopped. Under a constant deceleration the distance left to the resting point
+        is a/2 (t_stop - t)^2, so its square root falls linearly to zero at t_stop: fit that line to the
+        last moving samples (those clearly off the resting point)."""
+        seg = b.seg
+        good = [i for i in seg.idx if b.sid[i] >= 0][-60:]
+        if not good:
+            return seg.start_t, rest_p
+        d = np.array([float(np.linalg.norm(b.xy[i] - rest_p)) for i in good])
+        ts = np.array([b.ts[i] for i in good])
+        k = len(good)
+        while k > 0 and d[k - 1] <= 4 * self.s.meas_sigma_mm:
+            k -= 1
+        j = k
+        while j > 0 and d[j - 1] <= 400.0 and k - j < 25:
+            j -= 1
+        if k - j >= 3:
+            slope, icpt = np.polyfit(ts[j:k], np.sqrt(d[j:k]), 1)
+            if slope < 0:
+                t_stop = -icpt / slope
+                lo = ts[k - 1]
+                hi = ts[k] if k < len(ts) else lo + 0.5
+                return float(min(max(t_stop, lo), hi + 0.5)), rest_p
+        return (float(ts[k]) if k < len(ts) else float(ts[-1])), rest_p
+
+    def _end_of(self, b: _Ball) -> tuple[float, np.ndarray]:
+        good = [i for i in b.seg.idx if b.sid[i] >= 0]
+        return b.ts[good[-1]], b.xy[good[-1]]
+
+    # ---- breaks -----------------------------------------------------------------------------------------
+    def _resolve(self, out: list[Event], force: bool) -> None:
+        ready: list[tuple[float, _Ball, _Break]] = []
+        for b in self.balls.values():
+            keep = []
+            for br in b.breaks:
+                n = len([i for i in br.new.idx if b.sid[i] >= 0])
+                closed = br.new is not b.seg or b.seg.kind == "rest" or not b.on_table
+                if n >= self.s.new_path_samples or ((force or closed) and n >= 1):
+                    ready.append((br.t_lo, b, br))
+                else:
+                    keep.append(br)
+            b.breaks = keep
+        ready.sort(key=lambda r: r[0])
+        for _, b, br in ready:
+            if br.kind == "start":
+                self._explain_start(b, br, out)
+            else:
+                self._explain_kink(b, br, out)
+
+    def _explain_start(self, b: _Ball, br: _Break, out: list[Event]) -> None:
+        dt = self._dt
+        a = br.new.start_p
+        new = self._fit(b, br.new.idx, head=True)
+        t_s = closest_time(lambda u: float(np.linalg.norm(new.at(u) - a)), br.t_lo - dt, br.t_hi)
+        if new.n < 2:
+            t_s = 0.5 * (br.t_lo + br.t_hi)
+        br.new.start_t = t_s
+        speed = float(np.linalg.norm(new.vel(t_s)))
+        if not self.shot_active:
+            if speed >= self.s.start_speed_mm_s:
+                self.shot += 1
+                self.shot_active = True
+                self._quiet_since = None
+                self._shot_last_t = t_s
+                positions = {k: _pt(o.rest_pos) for k, o in self.balls.items() if o.on_table and o.rest_pos is not None}
+                conf = 0.95 if new.n >= 3 else 0.6
+                out.append(self._event("shot_start", t_s, ball=b.id, positions=positions, confidence=conf))
+                b.last_event_t = t_s
+            else:
+                out.append(self._event("disturbed", t_s, ball=b.id, pos=_pt(a), confidence=0.7, shot=None))
+            return
+        if b.last_event_t is not None and t_s - 3 * dt <= b.last_event_t <= t_s + dt:
+            return  # already explained (a contact found from the hitter's side, or a chain)
+        D = self.table.ball_diameter_mm
+        best: tuple[float, str, float, float] | None = None  # (score, other, t, conf)
+        for o in self.balls.values():
+            if o is b or not o.ts:
+                continue
+            pb = self._path_before(o, br.t_hi)
+            if pb is None:
+                continue
+            path, moving = pb
+            if moving:
+                root = solve_root(
+                    lambda u, p=path: float(np.linalg.norm(p.at(u) - a)) - D, br.t_lo - 2 * dt, br.t_hi + 0.5 * dt
+                )
+                if root is None:
+                    gap = abs(float(np.linalg.norm(path.at(t_s) - a)) - D)
+                    if gap > self.s.contact_tol_mm:
+                        continue
+                    root, score = t_s, 1.0 + gap / self.s.contact_tol_mm
+                else:
+                    score = abs(root - t_s) / dt
+                    if score > 3.0:
+                        continue
+                conf = 0.95 if score < 1.5 else 0.7
+                if best is None or score < best[0]:
+                    best = (score, o.id, root, conf)
+            else:
+                d = float(np.linalg.norm(path.at(t_s) - a))
+                recent = o.last_event_t is not None and abs(o.last_event_t - t_s) <= 2.5 * dt
+                starting = o.seg.kind == "move" and abs(o.seg.start_t - t_s) <= 2.5 * dt
+                if d <= D + self.s.frozen_tol_mm and (recent or starting):
+                    te = o.last_event_t if recent and o.last_event_t is not None else t_s
+                    score = 2.0 + (d - D) / self.s.frozen_tol_mm
+                    if best is None or score < best[0]:
+                        best = (score, o.id, max(te, br.t_lo - dt), 0.8)
+        if best is None:
+            out.append(self._event("disturbed", t_s, ball=b.id, pos=_pt(a), confidence=0.45))
+            return
+        _, other, t_c, conf = best
+        o = self.balls[other]
+        pb = self._path_before(o, t_c)
+        q = pb[0].at(t_c) if pb is not None else a
+        mid = (np.asarray(q) + a) / 2
+        self._contact(other, b.id, t_c, mid, conf, out)
+
+    def _explain_kink(self, b: _Ball, br: _Break, out: list[Event]) -> None:
+        dt = self._dt
+        R, D = self.table.ball_radius_mm, self.table.ball_diameter_mm
+        old = self._fit(b, br.old.idx)
+        new = self._fit(b, br.new.idx, head=True)
+        t_k = intersect_paths(old, new, br.t_lo - 0.5 * dt, br.t_hi) if new.n >= 2 else br.t_lo + 0.5 * dt
+        gap_conf = 1.0 if br.t_hi - br.t_lo <= 1.5 * dt else 0.7
+        p_k = old.at(t_k)
+        v_old, v_new = old.vel(t_k), new.vel(t_k) if new.n >= 2 else old.vel(t_k)
+        lo, hi = br.t_lo - dt, br.t_hi + 0.5 * dt
+        cands: list[tuple[float, str, str, float, np.ndarray]] = []  # (score, kind, name, t, pos)
+        for cu in self.table.cushions.values():
+            n = np.array(cu.inward)
+            off = cu.offset(_pt(p_k)) - R
+            al = cu.along(_pt(p_k))
+            if abs(off) > self.s.cushion_tol_mm or not (-0.5 * R <= al <= cu.length_mm + 0.5 * R):
+                continue
+            if float(v_old @ n) >= 0 or float(v_new @ n) <= float(v_old @ n) + 20.0:
+                continue
+            root = solve_root(lambda u, c=cu: c.offset(_pt(old.at(u))) - R, lo, hi)
+            tc = root if root is not None else t_k
+            pc = old.at(tc) - n * R
+            cands.append((abs(off) / self.s.cushion_tol_mm, "cushion", cu.name, tc, pc))
+        for pk in self.table.pockets.values():
+            for jaw in pk.jaws:
+                dj = jaw.distance(_pt(p_k)) - R
+                if abs(dj) > self.s.cushion_tol_mm:
+                    continue
+                root = solve_root(lambda u, j=jaw: j.distance(_pt(old.at(u))) - R, lo, hi)
+                tc = root if root is not None else t_k
+                cands.append((0.2 + abs(dj) / self.s.cushion_tol_mm, "cushion", f"jaw:{pk.name}", tc, old.at(tc)))
+        for o in self.balls.values():
+            if o is b or not o.ts or (not o.on_table and not o.ts):
+                continue
+            pb = self._path_before(o, t_k)
+            if pb is None or pb[0].t1 < t_k - 6 * dt:
+                continue
+            path = pb[0]
+            d = float(np.linalg.norm(path.at(t_k) - p_k))
+            if abs(d - D) > self.s.contact_tol_mm:
+                continue
+            root = solve_root(lambda u, p=path: float(np.linalg.norm(old.at(u) - p.at(u))) - D, lo, hi)
+            tc = root if root is not None else t_k
+            cands.append((abs(d - D) / self.s.contact_tol_mm, "ball", o.id, tc, (old.at(tc) + path.at(tc)) / 2))
+        br.new.start_t, br.new.start_p = t_k, p_k
+        self._close_move_seg(b, br.old, (t_k, p_k), out)
+        if not cands:
+            return
+        cands.sort(key=lambda c: c[0])
+        score, kind, name, tc, pc = cands[0]
+        conf = (0.95 if score < 0.5 else 0.75 if score < 1.0 else 0.55) * gap_conf
+        if len(cands) > 1 and cands[1][0] - score < 0.1 and cands[1][1] != kind:
+            conf *= 0.7  # two explanations fit equally well
+        if kind == "cushion":
+            out.append(self._event("cushion", tc, ball=b.id, cushion=name, pos=_pt(pc), confidence=conf))
+        else:
+            o = self.balls[name]
+            pb = self._path_before(o, tc)
+            so = float(np.linalg.norm(pb[0].vel(tc))) if pb is not None and pb[1] else 0.0
+            sb = float(np.linalg.norm(old.vel(tc)))
+            first, second = (b.id, name) if sb >= so else (name, b.id)
+            self._contact(first, second, tc, pc, conf, out)
+
+    def _contact(
+        self, a: str, b: str, t: float, pos: np.ndarray, conf: float, out: list[Event], chain: bool = True
+    ) -> None:
+        key = frozenset((a, b))
+        for k, tt in self._contacts:
+            if k == key and abs(tt - t) <= 2.5 * self._dt:
+                return
+        self._contacts.append((key, t))
+        self.balls[a].last_event_t = t
+        self.balls[b].last_event_t = t
+        self._shot_last_t = max(self._shot_last_t, t)
+        out.append(self._event("contact", t, balls=(a, b), pos=_pt(pos), confidence=conf))
+        if chain:
+            self._propagate(a, b, t, out)
+
+    def _propagate(self, hitter: str, hit: str, t: float, out: list[Event]) -> None:
+        """A hit on a ball of a frozen cluster passes through it: each frozen neighbour lying ahead (within
+        ``chain_cone_deg`` of the impulse) is touched in turn, most of them without visibly moving, so these
+        contacts are inferred from the rest positions and the impulse direction (lower confidence)."""
+        D = self.table.ball_diameter_mm
+        hb = self.balls[hitter]
+        start = self.balls[hit].rest_pos
+        pb = self._path_before(hb, t)
+        if start is None or pb is None or not self._resting_at(self.balls[hit], t):
+            return
+        n = start - pb[0].at(t)
+        if float(np.linalg.norm(n)) < 1e-6:
+            return
+        n = n / float(np.linalg.norm(n))
+        cos_lim = math.cos(math.radians(self.s.chain_cone_deg))
+        frontier = [hit]
+        seen = {hitter, hit}
+        while frontier:
+            cur = frontier.pop(0)
+            cp = self.balls[cur].rest_pos
+            assert cp is not None
+            for o in self.balls.values():
+                if o.id in (hitter, cur) or o.rest_pos is None or not o.on_table or not self._resting_at(o, t):
+                    continue
+                d = o.rest_pos - cp
+                dist = float(np.linalg.norm(d))
+                if dist > D + self.s.frozen_tol_mm or float(d @ n) < cos_lim * dist:
+                    continue
+                if o.id not in seen:
+                    seen.add(o.id)
+                    frontier.append(o.id)
+                self._contact(cur, o.id, t, (cp + o.rest_pos) / 2, 0.6, out, chain=False)
+
+    def _resting_at(self, b: _Ball, t: float) -> bool:
+        """Was the ball resting just before ``t`` (its last sample by then in a resting segment)?"""
+        pb = self._path_before(b, t - 0.5 * self._dt)
+        return pb is not None and not pb[1] and b.rest_pos is not None
+
+    # ---- segment ends: lines ----------------------------------------------------------------------------
+    def _close_move(self, b: _Ball, end: tuple[float, np.ndarray], out: list[Event]) -> None:
+        self._close_move_seg(b, b.seg, end, out)
+
+    def _close_move_seg(self, b: _Ball, seg: _Seg, end: tuple[float, np.ndarray], out: list[Event]) -> None:
+        if seg.kind != "move" or seg.end_t is not None:
+            return
+        seg.end_t, seg.end_p = end[0], np.asarray(end[1])
+        good = [i for i in seg.idx if b.sid[i] >= 0]
+        ts = [seg.start_t] + [b.ts[i] for i in good] + [seg.end_t]
+        ps = [seg.start_p] + [b.xy[i] for i in good] + [seg.end_p]
+        for name, axis, val in self._lines:
+            s0, s1 = ps[0][axis] - val, ps[-1][axis] - val
+            if s0 * s1 >= 0 or min(abs(s0), abs(s1)) < self.s.line_margin_mm:
+                continue  # no crossing, or a path starting or ending on the line (001 2.1.6: on is not over)
+            # the first sample past the line; solve on a local fit around it
+            k = next(j for j in range(1, len(ps)) if (ps[j][axis] - val) * s0 <= 0)
+            lo, hi = max(0, k - 4), min(len(ps), k + 4)
+            f = fit_path(np.array(ts[lo:hi]), np.array(ps[lo:hi]), quadratic_from=7)
+            lo_t, hi_t = ts[k - 1] - 0.5 * self._dt, ts[k] + 0.5 * self._dt
+            root = solve_root(lambda u, f=f, ax=axis, v=val: float(f.at(u)[ax]) - v, lo_t, hi_t)
+            if root is None:
+                root = ts[k - 1] + (ts[k] - ts[k - 1]) * (
+                    s0 / (s0 - (ps[k][axis] - val)) if ps[k][axis] != val else 1.0
+                )
+            near = min(abs(s0), abs(s1)) < self.table.ball_radius_mm / 4
+            direction = ("+" if s1 > s0 else "-") + ("x" if axis == 0 else "y")
+            conf = 0.6 if near else 0.95
+            out.append(self._event("line_cross", root, ball=b.id, line=name, direction=direction, confidence=conf))
+
+    # ---- losses and reappearances -------------------------------------------------------------------------
+    def _lost(self, loss: Loss, out: list[Event]) -> None:
+        b = self.balls.get(loss.id)
+        if b is None:
+            return
+        b.on_table = False
+        b.pending = None
+        dt = self._dt
+        t_ev = loss.last_t + 0.5 * dt
+        p_ev = np.array(loss.last_pos)
+        good = [i for i in b.seg.idx if b.sid[i] >= 0] if b.segs else []
+        f = self._fit(b, good) if b.segs and b.seg.kind == "move" and len(good) >= 2 else None
+        if loss.kind == "pot" and loss.pocket is not None:
+            pk = self.table.pockets[loss.pocket]
+            if f is not None:
+                depth0 = pk.depth(_pt(f.at(loss.last_t)))
+                if depth0 < 0:
+                    root = solve_root(lambda u: pk.depth(_pt(f.at(u))), loss.last_t, loss.last_t + 0.3, steps=60)
+                else:
+                    root = solve_root(lambda u: pk.depth(_pt(f.at(u))), f.t0 - dt, loss.last_t, steps=60)
+                if root is not None:
+                    t_ev = root
+                    p_ev = f.at(root)
+            if b.segs and b.seg.kind == "move":
+                self._close_move(b, (t_ev, p_ev), out)
+            shot = self.shot if self.shot >= 0 else None
+            out.append(self._event("pot", t_ev, ball=b.id, pocket=loss.pocket, confidence=loss.confidence, shot=shot))
+            if self.shot_active:
+                self._shot_last_t = max(self._shot_last_t, t_ev)
+        else:
+            if b.segs and b.seg.kind == "move":
+                self._close_move(b, (t_ev, p_ev), out)
+            out.append(self._event("off_table", t_ev, ball=b.id, pos=_pt(p_ev), confidence=loss.confidence))
+            if self.shot_active:
+                self._shot_last_t = max(self._shot_last_t, t_ev)
+
+    def _reappeared(self, re: Reappearance, out: list[Event]) -> None:
+        # A hidden resting ball came back elsewhere: someone moved it.
+        out.append(self._event("disturbed", re.t, ball=re.id, pos=re.new_pos, confidence=0.8))
+
+    # ---- shots --------------------------------------------------------------------------------------------
+    def _check_shot_end(self, tf: TrackerFrame, out: list[Event]) -> None:
+        self._tracker_frame = tf
+        if not self.shot_active:
+            return
+        busy = any((not o.resting) for o in tf.balls) or any(b.breaks for b in self.balls.values())
+        if busy:
+            self._quiet_since = None
+            return
+        if self._quiet_since is None:
+            self._quiet_since = tf.t
+        if tf.t - self._quiet_since >= self.s.shot_end_hold_s:
+            out.append(self._shot_end_event(self._shot_last_t))
+            self.shot_active = False
+
+    def _shot_end_event(self, t: float) -> Event:
+        positions = {k: _pt(o.rest_pos) for k, o in self.balls.items() if o.on_table and o.rest_pos is not None}
+        return self._event("shot_end", t, positions=positions, confidence=0.95)
+
+    # ---- records --------------------------------------------------------------------------------------------
+    def _event(
+        self, kind: str, t: float, confidence: float = 1.0, shot: int | str | None = "auto", **kw: object
+    ) -> Event:
+        t = max(float(t), 0.0)
+        i = bisect.bisect_left(self._times, t)
+        cands = [j for j in (i - 1, i) if 0 <= j < len(self._times)]
+        frame = min(cands, key=lambda j: abs(self._times[j] - t)) if cands else 0
+        frame_no = self._frames[frame] if cands else 0
+        if shot == "auto":
+            shot = self.shot if self.shot_active or kind == "shot_end" else None
+        conf = float(min(max(confidence, 0.0), 1.0))
+        return Event(
+            type=kind,  # type: ignore[arg-type]
+            t=round(t, 6),
+            frame=frame_no,
+            shot=shot,  # type: ignore[arg-type]
+            confidence=round(conf, 3),
+            review=conf < self.s.review_below,
+            **kw,  # type: ignore[arg-type]
+        )
+
+
+def _pt(a: np.ndarray | tuple[float, float] | None) -> tuple[float, float]:
+    if a is None:
+        return (math.nan, math.nan)
+    return (round(float(a[0]), 2), round(float(a[1]), 2))

@@ -1,0 +1,93 @@
+"""The per-ball Kalman filter: a constant-velocity model in table millimetres.
+
+A ball between events moves in a straight line and decelerates slowly (rolling resistance, about
+0.1 m/s^2; sliding friction after a hit, a few m/s^2). The filter models that as constant velocity plus
+white acceleration noise: the noise absorbs the deceleration and the slight curve of a ball with side
+spin. Collisions and cushion reflections are not in the model; the tracker's assignment gate lets a
+measurement through after such a kink and the filter is then re-seeded (``reseed``), so a kink never
+drags the estimate for several frames.
+
+State ``x = [x, y, vx, vy]`` (mm, mm/s), ordered by dimension pairs as filterpy's helpers expect when
+``order_by_dim=False``: we build the matrices by hand, so the order is written here once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from filterpy.kalman import KalmanFilter
+
+
+@dataclass(frozen=True)
+class FilterSettings:
+    """Noise settings of the ball filter (all in table units)."""
+
+    # Standard deviation of one detection's table position (mm). A 1080p overhead view of a 3.6 m
+    # table is about 0.45 px/mm; a detector centre good to 0.5 px gives ~1 mm.
+    meas_sigma_mm: float = 1.2
+    # Standard deviation of the unmodelled acceleration (mm/s^2): sliding friction is ~2000 mm/s^2
+    # (mu ~0.2 * g), rolling ~100; 3000 covers both with a margin for the curve of a spinning ball.
+    accel_sigma_mm_s2: float = 3000.0
+    # Initial velocity uncertainty of a new track (mm/s): a new ball may be anything up to a break.
+    init_speed_sigma_mm_s: float = 4000.0
+
+
+def make_ball_filter(pos: np.ndarray, settings: FilterSettings, vel: np.ndarray | None = None) -> KalmanFilter:
+    """A filter seeded at ``pos`` (mm) with velocity ``vel`` (mm/s, unknown -> 0 with a wide spread)."""
+    kf = KalmanFilter(dim_x=4, dim_z=2)
+    # x: state [x, y, vx, vy]; a new ball starts where it was seen.
+    kf.x = np.array([pos[0], pos[1], 0.0, 0.0]) if vel is None else np.array([pos[0], pos[1], vel[0], vel[1]])
+    # H: we measure the position only (the cloth point below the ball centre, in mm).
+    kf.H = np.array([[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]])
+    # R: detection noise, independent in x and y (isotropic: the camera is overhead).
+    kf.R = np.eye(2) * settings.meas_sigma_mm**2
+    # P: initial uncertainty: the position is as good as one detection; the velocity is unknown unless
+    # given (then it is as good as two detections one frame apart).
+    v_sigma = settings.init_speed_sigma_mm_s if vel is None else settings.meas_sigma_mm * 60.0
+    kf.P = np.diag([settings.meas_sigma_mm**2] * 2 + [v_sigma**2] * 2)
+    # F and Q depend on the frame interval and are set by ``predict_dt`` before every prediction.
+    return kf
+
+
+def transition(dt: float) -> np.ndarray:
+    """F: constant velocity over ``dt`` seconds (position += velocity * dt)."""
+    f = np.eye(4)
+    f[0, 2] = f[1, 3] = dt
+    return f
+
+
+def process_noise(dt: float, accel_sigma: float) -> np.ndarray:
+    """Q: discrete white-noise acceleration of standard deviation ``accel_sigma`` held over ``dt``,
+    independent in x and y: G = [dt^2/2, dt]^T per axis, Q = G G^T sigma^2."""
+    g = np.array([0.5 * dt * dt, dt])
+    q1 = np.outer(g, g) * accel_sigma**2
+    q = np.zeros((4, 4))
+    for axis in (0, 1):
+        idx = [axis, axis + 2]
+        q[np.ix_(idx, idx)] = q1
+    return q
+
+
+def predict_dt(kf: KalmanFilter, dt: float, settings: FilterSettings) -> None:
+    """Advance the filter by ``dt`` seconds (frame timestamps may be uneven: dropped frames, VFR)."""
+    kf.F = transition(dt)
+    kf.Q = process_noise(dt, settings.accel_sigma_mm_s2)
+    kf.predict()
+
+
+def reseed(kf: KalmanFilter, pos: np.ndarray, vel: np.ndarray, settings: FilterSettings) -> None:
+    """Restart the filter after a kink (collision, cushion): position from the new detection, velocity
+    from the last two detections, both with the uncertainty of such a difference."""
+    kf.x = np.array([pos[0], pos[1], vel[0], vel[1]], dtype=float)
+    s = settings.meas_sigma_mm
+    kf.P = np.diag([s * s, s * s, (s * 60.0) ** 2, (s * 60.0) ** 2])
+
+
+def mahalanobis_sq(kf: KalmanFilter, z: np.ndarray) -> np.ndarray:
+    """Squared Mahalanobis distance of measurements ``z`` (M x 2) from the filter's predicted position,
+    under the innovation covariance S = H P H^T + R."""
+    s = kf.H @ kf.P @ kf.H.T + kf.R
+    inv = np.linalg.inv(s)
+    d = np.asarray(z, dtype=float).reshape(-1, 2) - kf.x[:2]
+    return np.einsum("ij,jk,ik->i", d, inv, d)
