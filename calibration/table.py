@@ -293,9 +293,7 @@ class TableModel:
             "left-pyramid": Cushion(
                 "left-pyramid", (L / 2 + m, 0.0), (L - c, 0.0), (0.0, 1.0), ("middle-left", "pyramid-left")
             ),
-            "right-house": Cushion(
-                "right-house", (c, W), (L / 2 - m, W), (0.0, -1.0), ("house-right", "middle-right")
-            ),
+            "right-house": Cushion("right-house", (c, W), (L / 2 - m, W), (0.0, -1.0), ("house-right", "middle-right")),
             "right-pyramid": Cushion(
                 "right-pyramid", (L / 2 + m, W), (L - c, W), (0.0, -1.0), ("middle-right", "pyramid-right")
             ),
@@ -448,13 +446,19 @@ class TableModel:
 
     def frozen_to_cushion(self, p: Point) -> str | None:
         """The cushion a ball centred at ``p`` is frozen to (gap to the nose line <= tolerance), or None.
-        A ball up to a radius past a segment's end (beside a jaw) still counts as frozen to it."""
+        A ball up to a radius past a segment's end (beside a jaw) still counts as frozen to it. Near a
+        corner pocket two segments can qualify; the one whose nose lies nearest a radius from the centre
+        (the one the ball actually touches) wins."""
         R = self.ball_radius_mm
+        best, best_gap = None, math.inf
         for name, cu in self.cushions.items():
             s = cu.along(p)
-            if -R <= s <= cu.length_mm + R and -R <= cu.offset(p) <= R + self.spec.frozen_tolerance_mm:
-                return name
-        return None
+            off = cu.offset(p)
+            if -R <= s <= cu.length_mm + R and -R <= off <= R + self.spec.frozen_tolerance_mm:
+                gap = abs(off - R)
+                if gap < best_gap:
+                    best, best_gap = name, gap
+        return best
 
     def frozen_together(self, p: Point, q: Point) -> bool:
         return math.dist(p, q) <= self.ball_diameter_mm + self.spec.frozen_tolerance_mm
