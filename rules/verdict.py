@@ -4,6 +4,9 @@
 follow the contract keys: ``notes`` (why the engine decided as it did: re-take, lag, hanging ball,
 warnings relied on...) and ``amended`` (true when this verdict replaces an earlier one for the same shot
 after an operator input); both appear only when they say something.
+
+``legal`` says whether the striker's shot was legal; ``fouls`` then can still hold the opponent's foul
+(001 2.1.22(15), interference), whose penalty falls on the opponent.
 """
 
 from __future__ import annotations
@@ -50,8 +53,6 @@ class Verdict:
             raise ValueError("players are 'A' and 'B'")
         if self.winner not in (None, "A", "B"):
             raise ValueError("winner is 'A', 'B' or None")
-        if self.legal and self.fouls:
-            raise ValueError("a legal shot carries no fouls")
         for f in self.fouls:
             if not isinstance(f, FoulKind):
                 raise TypeError(f"foul {f!r} is not a FoulKind member")
