@@ -169,6 +169,14 @@ def test_000_4_1_free_pyramid_spot() -> None:
     assert spot_position(T, [(1000.0, 500.0)]) == T.spots["pyramid"]
 
 
+def test_000_4_1_spot_touching_a_ball_is_not_occupied() -> None:
+    rack = T.rack_positions()[1:]  # the apex has gone: its place touches the second row
+    assert spot_position(T, rack) == T.spots["pyramid"]
+    x0, y0 = T.spots["pyramid"]
+    x, _ = spot_position(T, [(x0 + D - 0.5, y0)])  # overlapping by half a millimetre: occupied
+    assert x > x0 + D
+
+
 def test_000_4_1_occupied_spot_goes_toward_the_pyramid_cushion() -> None:
     x0, y0 = T.spots["pyramid"]
     x, y = spot_position(T, [(x0, y0)])

@@ -180,13 +180,18 @@ def _free(x: float, intervals: Sequence[tuple[float, float]]) -> bool:
 def spot_position(
     table: TableModel, occupied: Iterable[Point], clearance_mm: float = DEFAULT_SPOT_CLEARANCE_MM
 ) -> Point:
-    """000 4.1: the place for one spotted ball. The pyramid spot if free; otherwise the nearest free place
-    on the longitudinal line toward the pyramid cushion; if there is none up to that cushion, the nearest
-    toward the house cushion. Free = at least ``D + clearance`` from every occupied centre, and the
-    ball wholly on the bed (its centre a radius or more from the short cushions)."""
+    """000 4.1: the place for one spotted ball. The pyramid spot unless a ball stands on it (a ball there
+    would overlap another; touching one, as in a rack whose apex has gone, is fine); otherwise the nearest
+    free place on the longitudinal line toward the pyramid cushion; if there is none up to that cushion,
+    the nearest toward the house cushion. Free = not touching: at least ``D + clearance`` from every
+    occupied centre (digest C10), and the ball wholly on the bed (its centre a radius or more from the
+    short cushions)."""
     R = table.ball_radius_mm
     x0, y0 = table.spots["pyramid"]
-    intervals = _blocked_intervals(table, occupied, clearance_mm)
+    taken = list(occupied)
+    if all(math.dist((x0, y0), q) >= table.ball_diameter_mm - 1e-6 for q in taken):
+        return (x0, y0)  # the spot is occupied only by a ball standing on it, not by one it would touch
+    intervals = _blocked_intervals(table, taken, clearance_mm)
     x_max, x_min = table.length_mm - R, R
     # Candidates: the spot itself, then interval ends, each nearest-first in its direction.
     ends = sorted({b for _, b in intervals} | {a for a, _ in intervals})
