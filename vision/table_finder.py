@@ -242,22 +242,46 @@ def _refine_quad(hull: np.ndarray, quad: np.ndarray) -> np.ndarray:
     lines = []
     for i in range(4):
         a, b = quad[i], quad[(i + 1) % 4]
-        d = (b - a) / max(np.linalg.norm(b - a), 1e-9)
+        L = float(np.linalg.norm(b - a))
+        d = (b - a) / max(L, 1e-9)
         nrm = np.array([-d[1], d[0]])
         t = (dense - a) @ d
-        off = np.abs((dense - a) @ nrm)
-        L = np.linalg.norm(b - a)
-        sel = (t > 0.15 * L) & (t < 0.85 * L) & (off < 0.03 * L + 3)
-        if sel.sum() < 5:
-            lines.append((a, d))
-            continue
-        vx, vy, x0, y0 = cv2.fitLine(dense[sel].astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
-        lines.append((np.array([x0, y0], float), np.array([vx, vy], float)))
+        off = (dense - a) @ nrm
+        # Hull points beside the middle of this side, generously: the approximated vertices may sit on the
+        # chamfers that corner pockets cut, some way inside the true side.
+        sel = (t > 0.15 * L) & (t < 0.85 * L) & (np.abs(off) < 0.1 * L + 3)
+        line = _ransac_line(dense[sel], tol=1.5) if sel.sum() >= 5 else None
+        lines.append(line if line is not None else (a, d))
     out = np.empty((4, 2))
     for i in range(4):
         p = _intersect(lines[i - 1], lines[i])
         out[i] = p if p is not None else quad[i]
     return out
+
+
+def _ransac_line(pts: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray] | None:
+    """The line through most of ``pts`` (within ``tol``), refitted by least squares on its inliers."""
+    n = len(pts)
+    if n < 2:
+        return None
+    rng = np.random.default_rng(7)
+    best = np.zeros(n, bool)
+    for _ in range(100):
+        i, j = rng.choice(n, 2, replace=False)
+        d = pts[j] - pts[i]
+        norm = float(np.linalg.norm(d))
+        if norm < 1e-6:
+            continue
+        nrm = np.array([-d[1], d[0]]) / norm
+        inl = np.abs((pts - pts[i]) @ nrm) < tol
+        if inl.sum() > best.sum():
+            best = inl
+    if best.sum() < 2:
+        return None
+    q = pts[best]
+    c = q.mean(axis=0)
+    _, _, vt = np.linalg.svd(q - c, full_matrices=False)
+    return c, vt[0]
 
 
 def _intersect(l1: tuple[np.ndarray, np.ndarray], l2: tuple[np.ndarray, np.ndarray]) -> np.ndarray | None:
@@ -292,16 +316,16 @@ def _side_points(lab: np.ndarray, p0: np.ndarray, p1: np.ndarray, quad: np.ndarr
     ref = np.median(inner, axis=1)  # (T, 3)
     diff = prof - ref[:, None, :]
     dist = np.sqrt((0.6 * diff[..., 0]) ** 2 + diff[..., 1] ** 2 + diff[..., 2] ** 2)  # (T, S)
-    dist = cv2.GaussianBlur(dist, (1, 0), sigmaX=1.2, sigmaY=0.01) if dist.shape[1] > 5 else dist
+    dist = cv2.GaussianBlur(dist, (0, 1), sigmaX=1.5) if dist.shape[1] > 5 else dist
+    # Gradient per pixel (samples are half a pixel apart): > 0 where the profile becomes cloth going inward.
     grad = np.zeros_like(dist)
-    grad[:, 1:-1] = (dist[:, :-2] - dist[:, 2:]) / 2.0  # > 0 where the profile becomes cloth going inward
-    inner_noise = np.median(np.abs(np.diff(dist[:, -len(offs) // 4 :], axis=1)), axis=1) * 3.0 + 1.0
-    strongest = grad.max(axis=1)
+    grad[:, 1:-1] = dist[:, :-2] - dist[:, 2:]
+    inner_noise = np.median(np.abs(grad[:, -len(offs) // 4 : -1]), axis=1)
     pts: list[np.ndarray] = []
     strengths: list[float] = []
     for i in range(len(ts)):
         g = grad[i]
-        thr = max(0.35 * strongest[i], 3.0 * inner_noise[i], 1.5)
+        thr = max(4.0 * inner_noise[i], 3.0)
         # Walk outward from the cloth end; stop at the first peak above the threshold.
         idx = None
         j = len(g) - 2
