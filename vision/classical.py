@@ -36,7 +36,7 @@ from vision.refine import refine_centres
 
 @dataclass(frozen=True)
 class ClassicalSettings:
-    px_per_mm: float = 0.2  # table-frame grid resolution (ball radius 34 mm -> 6.8 px)
+    px_per_mm: float = 0.12  # table-frame grid resolution (ball radius 34 mm -> 6.8 px)
     margin_mm: float = 40.0  # grid margin around the playing field (pocket mouths, parallax)
     edge_threshold: float = 24.0  # Sobel magnitude of the luminance that counts as an edge
     min_votes: float = 0.3  # a peak must gather this fraction of an ideal isolated ball's votes
@@ -47,6 +47,7 @@ class ClassicalSettings:
     cue_colour_bgr: tuple[float, float, float] | None = None  # the cue ball's colour when known
     cue_min_distance: float = 60.0  # BGR distance that sets a ball's colour apart from the others
     adapt: bool = True
+    adapt_every: int = 8  # frames between cloth-model updates
 
 
 class ClassicalDetector:
@@ -58,6 +59,7 @@ class ClassicalDetector:
         s = self.settings
         self.rectifier = TableRectifier(calibration, s.px_per_mm, s.margin_mm)
         self.cloth = ClothModel()
+        self._frames = 0
         self.radius_grid = calibration.table.ball_radius_mm * s.px_per_mm
         self._disc_offsets = self._disc(0.8 * self.radius_grid)
         self._ideal_votes = self._ideal_peak()
@@ -91,16 +93,18 @@ class ClassicalDetector:
         gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
         mag = cv2.magnitude(gx, gy)
         h, w = gray.shape
-        sel = (mag > self.settings.edge_threshold) & (near_fg > 0)
-        ys, xs = np.nonzero(sel)
+        sel = cv2.bitwise_and(cv2.compare(mag, self.settings.edge_threshold, cv2.CMP_GT), near_fg)
+        nz = cv2.findNonZero(sel)
         acc = np.zeros(h * w, np.float32)
-        if len(xs) == 0:
+        if nz is None:
             return acc.reshape(h, w)
+        nz = nz.reshape(-1, 2)
+        xs, ys = nz[:, 0], nz[:, 1]
         m = mag[ys, xs]
         ux, uy = gx[ys, xs] / m, gy[ys, xs] / m
-        wgt = np.minimum(m / (4 * self.settings.edge_threshold), 1.0)
+        wgt = np.minimum(m * (1.0 / (4 * self.settings.edge_threshold)), 1.0)
         # Vote along the gradient at distances from the limb (shading) out to the rim, both ways.
-        steps = self.radius_grid * np.linspace(0.35, 1.05, 8)
+        steps = self.radius_grid * np.linspace(0.35, 1.05, 6)
         cx = (xs[None, :] + np.concatenate([steps, -steps])[:, None] * ux[None, :]).ravel()
         cy = (ys[None, :] + np.concatenate([steps, -steps])[:, None] * uy[None, :]).ravel()
         ww = np.tile(wgt, 2 * len(steps))
@@ -129,7 +133,8 @@ class ClassicalDetector:
         acc = cv2.GaussianBlur(self._votes(gray, near_fg), (0, 0), 0.8)
         peaks = self._peaks(acc, fg)
         dets = self._to_detections(frame, peaks, acc)
-        if self.settings.adapt:
+        self._frames += 1
+        if self.settings.adapt and self._frames % self.settings.adapt_every == 0:
             self.cloth.adapt(rect, cv2.bitwise_and(cv2.bitwise_not(near_fg), surface))
         return dets
 

@@ -44,8 +44,8 @@ def refine_centres(
     cloth: ClothModel,
     dark_counts: np.ndarray | None = None,
     n_rays: int = 32,
-    n_samples: int = 28,
-    iterations: int = 2,
+    n_samples: int = 24,
+    iterations: int = 1,
 ) -> RefineResult:
     centres = np.asarray(centres, dtype=np.float64).reshape(-1, 2).copy()
     radii = np.asarray(radii, dtype=np.float64).reshape(-1)
@@ -98,23 +98,38 @@ def refine_centres(
             # The rim as this frame shows it (blur, shading) against the radius the calibration predicts:
             # fits on part of the rim (a ball by a pocket's hole or half under an arm) need it right.
             r_obs = np.linalg.norm(pts[full] - new[full][:, None, :], axis=2)
-            r_obs = np.nanmedian(np.where(ok[full], r_obs, np.nan), axis=1) / radii[full]
-            ratio = float(np.clip(np.median(r_obs), 0.8, 1.2))
+            r_obs = (r_obs * ok[full]).sum(axis=1) / ok[full].sum(axis=1) / radii[full]
+            ratio = float(np.clip(np.median(r_obs), 0.8, 1.4))
+        # Where a ray runs into a frozen neighbour instead of cloth, the contact shows as a valley of
+        # brightness (both balls' limbs are darker than their middles) one radius out: a rim point too.
+        gray = samp.reshape(n, n_rays, n_samples, 3).mean(axis=3)
+        lo, hi = int(np.searchsorted(rho, 0.75)), int(np.searchsorted(rho, 1.25))
+        v = lo + np.argmin(gray[:, :, lo:hi], axis=2)
+        g0, g1, g2 = gray[ii, jj, v - 1], gray[ii, jj, v], gray[ii, jj, v + 1]
+        g_in = gray[:, :, int(np.searchsorted(rho, 0.6))]
+        g_out = gray[:, :, int(np.searchsorted(rho, 1.4))]
+        beyond = score[:, :, int(np.searchsorted(rho, 1.4))]
+        valley = ~ok & (g1 < 0.8 * np.minimum(g_in, g_out)) & (beyond > 0.8)
+        vden = g0 - 2 * g1 + g2
+        voff = np.clip(
+            np.where(np.abs(vden) > 1e-6, 0.5 * (g0 - g2) / np.where(np.abs(vden) > 1e-6, vden, 1.0), 0.0), -1, 1
+        )
+        r_valley = (rho[0] * radii[:, None]) + (v + voff) * step * ratio
+        both = ok | valley
+        pts_all = np.where(ok[..., None], pts, centres[:, None, :] + r_valley[..., None] * dirs[None, :, :])
+        count = both.sum(axis=1)
+        spread = np.linalg.norm((both[:, :, None] * dirs[None]).sum(axis=1), axis=1) / np.maximum(count, 1)
+        usable = (count >= 8) & (spread < 0.8)
         partial = usable & ~full
         if partial.any():
-            new[partial] = _fit_centres(pts[partial], ok[partial], ratio * radii[partial], centres[partial])
+            new[partial] = _fit_centres(pts_all[partial], both[partial], ratio * radii[partial], centres[partial])
         moved = np.linalg.norm(new - start, axis=1)
         far = moved > 0.6 * radii
         new[far] = start[far]
         centres = new
-    # Appearance: the inner ring of the ball.
-    inner = np.linspace(0.15, 0.6, 4)
-    d = inner[None, None, :, None] * radii[:, None, None, None] * dirs[None, :, None, :]
-    pos = centres[:, None, None, :] + d
-    mx = pos[..., 0].reshape(n, -1).astype(np.float32)
-    my = pos[..., 1].reshape(n, -1).astype(np.float32)
-    samp = cv2.remap(frame_bgr, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    colour = np.median(samp.astype(np.float64), axis=1)
+    # Appearance: the inner part of the rays (half to three quarters of the radius).
+    inner = samp.reshape(n, n_rays, n_samples, 3)[:, :, rho <= 0.75].reshape(n, -1, 3)
+    colour = inner.mean(axis=1, dtype=np.float64)
     return RefineResult(centres, frac, ratio * radii, colour)
 
 
