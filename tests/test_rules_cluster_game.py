@@ -264,3 +264,20 @@ def test_000_3_3g_undecidable_lag_is_repeated() -> None:
     s = ShotLog("a", {"a": (300.0, 600.0), "b": (300.0, 1200.0)}, shot=0)  # nobody reached the cushion
     v2, _ = G.judge(lag_state(), shot_of(s, index=0))
     assert "repeat" in v2.notes[0]
+
+
+def test_digest_c14_interference_penalises_the_opponent_and_the_striker_plays_on() -> None:
+    s = ShotLog("t1", OPEN).hit("t1", "t2").cushion("t2", "left-house")
+    st = playing(shelves=((), ("t9",)), score=(0, 1))
+    v, new = G.judge(st, shot_of(s, inputs=(inp("manual_foul", code="interference"),)))
+    # the striker's own shot was no attack and no safety, but the penalty is the opponent's only once
+    assert [f.code for f in v.fouls] == ["no_attack_no_safety", "interference"]
+    assert v.score == (0, 1) and new.debts == (1, 0)  # one penalty: the striker's (4.1г) counts first
+    pot = ShotLog("t1", OPEN).hit("t1", "t2").pot("t2", "middle-left")
+    v2, new2 = G.judge(st, shot_of(pot, inputs=(inp("manual_foul", code="interference"),)))
+    assert v2.counted == ("t2",) and v2.score == (1, 0) and [p.ball for p in v2.spot] == ["t9"]
+    assert v2.next_player == "A" and isinstance(new2, ClusterState) and new2.game_ball is None
+    attack = ShotLog("t1", OPEN).hit("t1", "t2").jaw("t2", "pyramid-left", "pyramid").cushion("t2", "left-pyramid")
+    handed_back = (inp("manual_foul", code="interference"), inp("play_on", player="B"))
+    v3, _ = G.judge(st, shot_of(attack, inputs=handed_back))
+    assert v3.legal and v3.next_player == "B"

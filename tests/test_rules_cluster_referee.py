@@ -266,3 +266,26 @@ def test_referee_rejects_a_bad_line_keeping_earlier_verdicts(
     cap = capsys.readouterr()
     assert rc == 2 and f"line {cut + 1}" in cap.err
     assert [json.loads(x)["shot"] for x in cap.out.splitlines()] == [0, 1, 2]
+
+
+def test_000_4_1d_stroke_before_the_previous_shot_was_over(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = (DATA / "frame_won.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    drop = next(i for i, x in enumerate(lines) if '"shot_end"' in x and '"shot": 2,' in x)
+    path = tmp_path / "early.jsonl"
+    path.write_text("".join(lines[:drop] + lines[drop + 1 :]), encoding="utf-8")
+    verdicts = run_cli(path, capsys)
+    assert verdicts[2]["legal"] and verdicts[2]["counted"] == ["t2"]  # shot 2 itself was fine
+    v = verdicts[3]
+    assert [f["code"] for f in v["fouls"]] == ["early_shot"] and v["fouls"][0]["rule"] == "000 4.1д"
+    assert v["void"] == ["t3"] and [s["ball"] for s in v["spot"]] == ["t2", "t3"] and v["next_player"] == "A"
+
+
+def test_000_4_1b_ball_moved_by_hand_is_seen_by_the_camera(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = (DATA / "frame_won.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    at = next(i for i, x in enumerate(lines) if '"type": "pot"' in x and '"shot": 2,' in x)
+    touch = Event(type="disturbed", t=json.loads(lines[at])["t"], shot=2, ball="t10", pos=RACK["t10"])
+    path = tmp_path / "touched.jsonl"
+    path.write_text("".join([*lines[: at + 1], touch.to_json() + "\n", *lines[at + 1 :]]), encoding="utf-8")
+    v = run_cli(path, capsys)[2]
+    assert [f["code"] for f in v["fouls"]] == ["touched_ball"] and v["fouls"][0]["rule"] == "000 4.1б"
+    assert v["void"] == ["t2"] and v["score"]["B"] == 0 and v["next_player"] == "A"

@@ -17,7 +17,7 @@ re-order (``reorder``), penalties а/б/в (``manual_foul``), the opponent's cho
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from calibration.table import TableModel
@@ -87,7 +87,13 @@ class ClusterGame(Game):
         spots = self.spot(j)
         new = self.score_and_win(j, new)
         verdict, new = self.advance(j, new, spots)
-        keeps_visit = result.continues and not j.fouls and new.to_play == state.to_play and not new.frame_over
+        keeps_visit = (
+            result.continues
+            and not j.fouls
+            and not j.opponent_fouls  # any penalty starts a new visit (digest 4.9)
+            and new.to_play == state.to_play
+            and not new.frame_over
+        )
         return verdict, new.evolve(game_ball=result.game_ball if keeps_visit else None)
 
     # 1: the break (3.4) -------------------------------------------------------------------------------------------
@@ -182,6 +188,13 @@ class ClusterGame(Game):
     # 8: the next shot, with the Cluster warnings ---------------------------------------------------------------------
     def advance(self, j: Judging, state: FrameState, spots: list[SpotPlacement]) -> tuple[Verdict, FrameState]:
         verdict, new = super().advance(j, state, spots)
+        if j.opponent_fouls and not j.fouls and not new.frame_over:
+            # 000 5: after the opponent's penalty the turn is the striker's, who may hand it back (play_on)
+            me = j.state.to_play
+            chosen = [e.player for e in j.shot.inputs if e.type == "play_on" and e.player]
+            nxt = str(chosen[-1]) if chosen else me
+            new = new.evolve(to_play=nxt)
+            verdict = replace(verdict, next_player=nxt)
         table = dict(new.table or {})
         keep = ("on_center_line",)  # 3.8 crossings; the 001 2.1.10 rolling warnings have no place in Cluster
         warnings = mandatory_warnings(self.table, table, None, list(table), False, False, True)
