@@ -118,7 +118,8 @@ class Pipeline:
         if self._finished:
             return []
         self._finished = True
-        new = self.extractor.finish()
+        t_end = self.last.t if self.last is not None else 0.0
+        new = self.extractor.finish(self.tracker.finish(t_end))
         self.events.extend(new)
         return new
 

@@ -44,6 +44,7 @@ class ExtractorSettings:
     cushion_tol_mm: float = 14.0
     frozen_tol_mm: float = 5.0  # neighbours this close to touching pass a hit on (a chain)
     chain_cone_deg: float = 60.0
+    graze_tol_mm: float = 5.0  # a straight path this close to a nose line (then away) touched it
     shot_end_hold_s: float = 0.25
     start_speed_mm_s: float = 150.0  # a ball set moving faster than this between shots is struck
     review_below: float = 0.5
@@ -84,6 +85,7 @@ class _Ball:
     rest_pos: np.ndarray | None = None
     last_event_t: float | None = None  # last contact or start, for chains through frozen clusters
     stop_t: float | None = None
+    checked_unseen_start: bool = False
 
     @property
     def seg(self) -> _Seg:
@@ -106,6 +108,8 @@ class EventExtractor:
         self._dt = 1 / 60
         self._sid = 0
         self._contacts: list[tuple[frozenset[str], float]] = []
+        self._deferred: list[Event] = []
+        self._cushion_times: list[tuple[str, float]] = []
         self._lines = [(n, 0 if ln.axis == "x" else 1, ln.value_mm) for n, ln in table.lines.items() if n != "back"]
 
     # ---- public ----------------------------------------------------------------------------------------
@@ -114,7 +118,8 @@ class EventExtractor:
             self._dt = 0.8 * self._dt + 0.2 * max(tf.t - self._times[-1], 1e-4)
         self._frames.append(tf.frame)
         self._times.append(tf.t)
-        out: list[Event] = []
+        out: list[Event] = self._deferred
+        self._deferred = []
         for obs in tf.balls:
             b = self.balls.get(obs.id)
             if b is None:
@@ -135,8 +140,11 @@ class EventExtractor:
         out.sort(key=lambda e: e.t or 0.0)
         return out
 
-    def finish(self) -> list[Event]:
+    def finish(self, losses: tuple[Loss, ...] = ()) -> list[Event]:
+        """End of the stream; ``losses``: the tracker's last decisions (``Tracker.finish``)."""
         out: list[Event] = []
+        for loss in losses:
+            self._lost(loss, out)
         for b in self.balls.values():
             if b.pending is not None:
                 b.pending = None
@@ -208,6 +216,14 @@ class EventExtractor:
         b.rest_pos = p
 
     def _add_move(self, b: _Ball, t: float, p: np.ndarray, kinked: bool) -> None:
+        self._add_move_sample(b, t, p, kinked)
+        if not self.shot_active and not b.checked_unseen_start and all(sg.kind == "move" for sg in b.segs):
+            good = [i for i in range(len(b.ts)) if b.sid[i] >= 0]
+            if len(good) >= 3:
+                b.checked_unseen_start = True
+                self._first_seen_moving(b, good[:4])
+
+    def _add_move_sample(self, b: _Ball, t: float, p: np.ndarray, kinked: bool) -> None:
         if not b.segs:
             self._new_seg(b, "move", t, p)
             self._push(b, t, p, b.seg)
@@ -244,6 +260,28 @@ class EventExtractor:
         if b.pending is not None:
             b.pending = None  # the previous sample was an outlier (it stays rejected)
         self._push(b, t, p, seg)
+
+    def _first_seen_moving(self, b: _Ball, idx: list[int]) -> None:
+        """A ball first seen already moving with no shot in play was struck out of sight (under the
+        player's arm): the shot starts with it, timed at its first sighting (flagged for review)."""
+        f = fit_path(np.array([b.ts[j] for j in idx]), np.array([b.xy[j] for j in idx]))
+        if float(np.linalg.norm(f.vel(f.t0))) < 2 * self.s.start_speed_mm_s:
+            return
+        self._start_shot(b, f.t0, b.xy[idx[0]], 0.45, None)
+
+    def _start_shot(self, b: _Ball, t_s: float, p: np.ndarray, conf: float, out: list[Event] | None) -> None:
+        self.shot += 1
+        self.shot_active = True
+        self._quiet_since = None
+        self._shot_last_t = t_s
+        positions = {k: _pt(o.rest_pos) for k, o in self.balls.items() if o.on_table and o.rest_pos is not None}
+        positions.setdefault(b.id, _pt(p))
+        ev = self._event("shot_start", t_s, ball=b.id, positions=positions, confidence=conf)
+        if out is None:
+            self._deferred.append(ev)
+        else:
+            out.append(ev)
+        b.last_event_t = t_s
 
     def _split(self, b: _Ball, t: float, p: np.ndarray, first: int | None) -> None:
         old = b.seg
@@ -345,14 +383,7 @@ class EventExtractor:
         speed = float(np.linalg.norm(new.vel(t_s)))
         if not self.shot_active:
             if speed >= self.s.start_speed_mm_s:
-                self.shot += 1
-                self.shot_active = True
-                self._quiet_since = None
-                self._shot_last_t = t_s
-                positions = {k: _pt(o.rest_pos) for k, o in self.balls.items() if o.on_table and o.rest_pos is not None}
-                conf = 0.95 if new.n >= 3 else 0.6
-                out.append(self._event("shot_start", t_s, ball=b.id, positions=positions, confidence=conf))
-                b.last_event_t = t_s
+                self._start_shot(b, t_s, a, 0.95 if new.n >= 3 else 0.6, out)
             else:
                 out.append(self._event("disturbed", t_s, ball=b.id, pos=_pt(a), confidence=0.7, shot=None))
             return
@@ -456,6 +487,7 @@ class EventExtractor:
         if len(cands) > 1 and cands[1][0] - score < 0.1 and cands[1][1] != kind:
             conf *= 0.7  # two explanations fit equally well
         if kind == "cushion":
+            self._cushion_times.append((b.id, tc))
             out.append(self._event("cushion", tc, ball=b.id, cushion=name, pos=_pt(pc), confidence=conf))
         else:
             o = self.balls[name]
@@ -529,6 +561,7 @@ class EventExtractor:
         good = [i for i in seg.idx if b.sid[i] >= 0]
         ts = [seg.start_t] + [b.ts[i] for i in good] + [seg.end_t]
         ps = [seg.start_p] + [b.xy[i] for i in good] + [seg.end_p]
+        self._grazes(b, ts, ps, out)
         for name, axis, val in self._lines:
             s0, s1 = ps[0][axis] - val, ps[-1][axis] - val
             if s0 * s1 >= 0 or min(abs(s0), abs(s1)) < self.s.line_margin_mm:
@@ -547,6 +580,38 @@ class EventExtractor:
             direction = ("+" if s1 > s0 else "-") + ("x" if axis == 0 else "y")
             conf = 0.6 if near else 0.95
             out.append(self._event("line_cross", root, ball=b.id, line=name, direction=direction, confidence=conf))
+
+    def _grazes(self, b: _Ball, ts: list[float], ps: list[np.ndarray], out: list[Event]) -> None:
+        """Cushion touches too glancing to bend the path visibly: the distance to the nose line falls to one
+        radius and rises again (a V) inside one straight segment."""
+        if len(ps) < 7:
+            return
+        R = self.table.ball_radius_mm
+        arr = np.array(ps)
+        for cu in self.table.cushions.values():
+            n = np.array(cu.inward)
+            off = (arr - np.array(cu.start)) @ n - R
+            k = int(np.argmin(off))
+            if not (3 <= k <= len(ps) - 4) or off[k] > self.s.graze_tol_mm:
+                continue
+            if min(off[0], off[-1]) < off[k] + 10.0:
+                continue  # rolling along the cushion, not touching it once
+            if any(e.type == "cushion" and e.ball == b.id and abs((e.t or 0) - ts[k]) < 4 * self._dt for e in out):
+                continue
+            if any(bb == b.id and abs(tt - ts[k]) < 4 * self._dt for bb, tt in self._cushion_times):
+                continue
+            al = cu.along(_pt(arr[k]))
+            if not (0 <= al <= cu.length_mm):
+                continue
+            t_arr = np.array(ts)
+            a1 = np.polyfit(t_arr[k - 3 : k + 1], off[k - 3 : k + 1], 1)
+            a2 = np.polyfit(t_arr[k : k + 4], off[k : k + 4], 1)
+            tc = ts[k]
+            if abs(a1[0] - a2[0]) > 1e-6:
+                tc = float(np.clip((a2[1] - a1[1]) / (a1[0] - a2[0]), ts[k - 1], ts[k + 1]))
+            p = arr[k] - n * (R + off[k])
+            self._cushion_times.append((b.id, tc))
+            out.append(self._event("cushion", tc, ball=b.id, cushion=cu.name, pos=_pt(p), confidence=0.6))
 
     # ---- losses and reappearances -------------------------------------------------------------------------
     def _lost(self, loss: Loss, out: list[Event]) -> None:

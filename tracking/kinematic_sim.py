@@ -55,7 +55,7 @@ def simulate_shot(
     velocity: tuple[float, float],
     fps: float = 60.0,
     lead_s: float = 0.2,
-    tail_s: float = 0.3,
+    tail_s: float = 0.6,
     settings: SimSettings | None = None,
 ) -> SimResult:
     """One shot: ``struck`` is set moving with ``velocity`` (mm/s) at ``lead_s``; sampled at ``fps``."""

@@ -376,12 +376,51 @@ class Tracker:
             tr.anchor_n = len(a)
             tr.kf.x = np.array([mean[0], mean[1], 0.0, 0.0])
 
+    def _adopt_hidden(self, tr: _Track) -> str | None:
+        """A new ball that came out of hiding on a straight path from where a hidden ball rested (struck
+        under the player's arm) is that ball: it takes over the hidden track's id."""
+        if tr.prev_meas is None or tr.prev_t is None:
+            return None
+        v = (tr.last_meas - tr.prev_meas) / max(tr.last_t - tr.prev_t, 1e-6)
+        speed = float(np.linalg.norm(v))
+        best, best_d = None, 2.0 * self.table.ball_radius_mm
+        for old in self._tracks:
+            if old is tr or old.state != TrackState.OCCLUDED or old.id is None:
+                continue
+            base = old.pos
+            back = base - tr.prev_meas
+            if speed < 50.0:
+                d = float(np.linalg.norm(back))
+                if d > self.s.reacquire_radius_mm:
+                    continue
+            else:
+                u = v / speed
+                along = float(back @ u)
+                if along > 0:  # the hidden ball lies ahead of the new one, not behind it
+                    continue
+                gap = tr.prev_t - old.last_t
+                if -along > self.s.max_speed_mm_s * max(gap, 0.0) + self.table.ball_radius_mm:
+                    continue
+                d = abs(float(back[0] * u[1] - back[1] * u[0]))
+            if d < best_d:
+                best, best_d = old, d
+        if best is None:
+            return None
+        name = best.id
+        best.id = None
+        self._tracks.remove(best)
+        return name
+
     def _claim_id(self, tr: _Track) -> str:
+        adopted = self._adopt_hidden(tr)
+        if adopted is not None:
+            return adopted
         if not self.shot_active and self._lost_recent and self._t is not None and self._t > 0.5:
             # A ball placed back on the table between shots (a respotted ball) takes the id of the ball that
             # left most recently; the operator can correct it.
             return self._lost_recent.pop()
-        return self.ids.claim(tr.last_meas, tr.cue_votes > 0)
+        first = np.array(tr.recent[0][1:]) if tr.recent else tr.last_meas  # where it was first seen
+        return self.ids.claim(first, tr.cue_votes > 0)
 
     def _new_track(self, zc: np.ndarray, is_cue: bool, t: float) -> _Track:
         kf = make_ball_filter(zc, self.s.filter)
@@ -394,10 +433,23 @@ class Tracker:
         return tr
 
     # ---- leaving the table -----------------------------------------------------------------------------
-    def _check_loss(self, tr: _Track, t: float) -> Loss | None:
+    def finish(self, t: float) -> tuple[Loss, ...]:
+        """End of the stream: a hidden ball last seen entering a pocket (or leaving the field) and not seen
+        since is decided now, however short the time since it vanished."""
+        out = []
+        for tr in self._tracks:
+            if tr.state == TrackState.OCCLUDED and tr.id is not None:
+                loss = self._check_loss(tr, t, final=True)
+                if loss is not None:
+                    out.append(loss)
+        return tuple(out)
+
+    def _check_loss(self, tr: _Track, t: float, final: bool = False) -> Loss | None:
         if tr.id is None:
             return None
         gap = t - tr.last_t
+        if final:
+            gap = max(gap, self.s.pot_confirm_s)
         p = tr.last_meas
         v = np.zeros(2) if tr.resting else tr.kf.x[2:4]
         if tr.prev_meas is not None and tr.prev_t is not None and not tr.resting:
@@ -407,8 +459,7 @@ class Tracker:
         R = tb.ball_radius_mm
         pocket = self._pocket_ahead(p, v)
         if pocket is not None and speed > 30.0 and gap >= self.s.pot_confirm_s:
-            conf = 0.95 if gap >= self.s.pot_confirm_s else 0.6
-            return self._lose(tr, "pot", pocket, v, conf)
+            return self._lose(tr, "pot", pocket, v, 0.8 if final else 0.95)
         if pocket is None and speed > 30.0 and gap >= self.s.pot_confirm_s:
             ahead = p + v * min(gap, 0.1)
             margin = R + 5.0
@@ -417,7 +468,7 @@ class Tracker:
             if outside or (near_edge and speed > 1500.0):
                 return self._lose(tr, "off_table", None, v, 0.7)
         mouth = tb.in_pocket_mouth(_pt(p))
-        if mouth is not None and gap >= self.s.late_pot_confirm_s:
+        if mouth is not None and (gap >= self.s.late_pot_confirm_s or final):
             # A ball hanging in the mouth that drops later (001 2.1.15): less certain than a running pot,
             # since a hand could hide it; flagged for review by the extractor.
             return self._lose(tr, "pot", mouth, v, 0.6)

@@ -1,0 +1,124 @@
+"""The tracker on detections made from exact positions: anchoring, fast balls, occlusion, pots, ids."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from calibration.table import TableModel
+from tracking.ids import RUSSIAN_PYRAMID_RACK_ORDER, rack_ids
+from tracking.tracker import Tracker, TrackState
+
+TABLE = TableModel()
+
+
+def _run(tracker: Tracker, frames: list[tuple[float, np.ndarray]]) -> list:
+    return [tracker.step(i, t, z) for i, (t, z) in enumerate(frames)]
+
+
+def test_frozen_pair_stays_anchored_without_swapping() -> None:
+    rng = np.random.default_rng(3)
+    a, b = np.array([1000.0, 600.0]), np.array([1068.0, 600.0])  # touching
+    tracker = Tracker(TABLE, known_ids={"1": tuple(a), "2": tuple(b)})
+    frames = [(i / 60, np.array([a, b]) + rng.normal(0, 1.2, (2, 2))) for i in range(240)]
+    out = _run(tracker, frames)
+    last = out[-1].by_id()
+    assert set(last) == {"1", "2"}
+    assert last["1"].resting and last["2"].resting
+    assert np.hypot(*(np.array(last["1"].pos) - a)) < 0.6
+    assert np.hypot(*(np.array(last["2"].pos) - b)) < 0.6
+    for f in out[5:]:
+        ids = f.by_id()
+        assert np.hypot(*(np.array(ids["1"].pos) - a)) < 3.0  # never drifts to the neighbour
+
+
+@pytest.mark.parametrize("fps", [60.0, 30.0])
+def test_ten_metres_per_second_ball_keeps_its_id_through_a_cushion(fps: float) -> None:
+    # 10 m/s along x from x=300 toward the pyramid cushion, reflected at x = L - R, among resting balls.
+    L, R = TABLE.length_mm, TABLE.ball_radius_mm
+    rest = np.array([[1500.0, 500.0], [2500.0, 1300.0]])
+    frames = []
+    for i in range(int(0.6 * fps)):
+        t = i / fps
+        x = 300.0 + 10000.0 * t
+        if x > L - R:
+            x = 2 * (L - R) - x
+        frames.append((t, np.vstack([[x, 889.0], rest])))
+    tracker = Tracker(TABLE, known_ids={"cue": (300.0, 889.0), "1": (1500.0, 500.0), "2": (2500.0, 1300.0)})
+    out = _run(tracker, frames)
+    for f in out[2:]:
+        ids = f.by_id()
+        assert set(ids) == {"cue", "1", "2"}
+        assert all(b.visible for b in f.balls)
+
+
+def test_resting_ball_hidden_for_a_second_keeps_its_id() -> None:
+    rng = np.random.default_rng(5)
+    a, b = np.array([900.0, 400.0]), np.array([2000.0, 1200.0])
+    tracker = Tracker(TABLE)
+    frames = []
+    for i in range(180):
+        t = i / 60
+        pts = [a + rng.normal(0, 1, 2)]
+        if not (1.0 <= t < 2.0):  # an arm over ball b for a second
+            pts.append(b + rng.normal(0, 1, 2))
+        frames.append((t, np.array(pts)))
+    out = _run(tracker, frames)
+    first = out[5].by_id()
+    name_b = next(k for k, o in first.items() if np.hypot(*(np.array(o.pos) - b)) < 5)
+    hidden = out[90].by_id()[name_b]
+    assert hidden.state == TrackState.OCCLUDED and not hidden.visible
+    assert not any(f.losses for f in out)  # hidden, not potted
+    back = out[-1].by_id()
+    assert set(back) == set(first)
+    assert np.hypot(*(np.array(back[name_b].pos) - b)) < 2
+
+
+def test_ball_rolling_into_a_pocket_is_potted_there() -> None:
+    pk = TABLE.pockets["pyramid-right"]
+    mouth, out_dir = np.array(pk.mouth_center), np.array(pk.outward)
+    start = mouth - out_dir * 600
+    tracker = Tracker(TABLE, known_ids={"7": tuple(start)})
+    frames = []
+    for i in range(90):
+        t = i / 60
+        p = start + out_dir * 1500.0 * t
+        depth = float((p - mouth) @ out_dir)
+        frames.append((t, np.array([p]) if depth < 0 else np.zeros((0, 2))))
+    out = _run(tracker, frames)
+    losses = [loss for f in out for loss in f.losses]
+    assert len(losses) == 1
+    assert losses[0].id == "7" and losses[0].kind == "pot" and losses[0].pocket == "pyramid-right"
+
+
+def test_russian_pyramid_rack_is_numbered_in_the_order_of_001_2_2_3() -> None:
+    ids = rack_ids(TABLE, "russian71")
+    assert list(ids) == list(RUSSIAN_PYRAMID_RACK_ORDER)
+    apex = ids["4"]
+    assert apex == TABLE.spots["pyramid"]
+    # row 5 (the base, toward the back cushion), left to right: 2, 1, 12, 11, 3
+    base = [ids[k] for k in ("2", "1", "12", "11", "3")]
+    assert all(abs(p[0] - base[0][0]) < 1e-9 for p in base)
+    assert [p[1] for p in base] == sorted(p[1] for p in base)
+    rng = np.random.default_rng(0)
+    pts = np.array(list(ids.values()) + [(800.0, 889.0)])
+    tracker = Tracker(TABLE, known_ids=ids)
+    f = None
+    for i in range(4):
+        f = tracker.step(i, i / 60, pts + rng.normal(0, 1, pts.shape), is_cue=np.r_[np.zeros(15, bool), True])
+    assert f is not None
+    got = {b.id: b.pos for b in f.balls}
+    assert set(got) == {*RUSSIAN_PYRAMID_RACK_ORDER, "cue"}
+    assert np.hypot(*(np.array(got["4"]) - apex)) < 3
+
+
+def test_unknown_balls_get_stable_tracker_ids() -> None:
+    tracker = Tracker(TABLE)
+    pts = np.array([[500.0, 500.0], [1500.0, 700.0], [2500.0, 900.0]])
+    f = None
+    for i in range(10):
+        f = tracker.step(i, i / 30, pts)
+    assert f is not None
+    assert sorted(b.id for b in f.balls) == ["t1", "t2", "t3"]
+    tracker.rename("t2", "5")
+    assert sorted(b.id for b in tracker.step(10, 10 / 30, pts).balls) == ["5", "t1", "t3"]
