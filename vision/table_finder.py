@@ -302,7 +302,7 @@ def _side_points(lab: np.ndarray, p0: np.ndarray, p1: np.ndarray, quad: np.ndarr
         nrm = -nrm
     span = float(min(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[2] - quad[1])))
     out_px = max(6.0, 0.035 * span)  # outward reach: bowing of the side plus the rail
-    in_px = max(10.0, 0.09 * span)  # inward reach: the cushion band plus bowing
+    in_px = max(12.0, 0.16 * span)  # inward reach: the cushion band (wide in tilted views) plus bowing
     step_t = max(2.0, length / 400.0)
     ts = np.arange(0.03 * length, 0.97 * length, step_t)
     offs = np.arange(-out_px, in_px + 0.5, 0.5)
@@ -320,25 +320,27 @@ def _side_points(lab: np.ndarray, p0: np.ndarray, p1: np.ndarray, quad: np.ndarr
     # Gradient per pixel (samples are half a pixel apart): > 0 where the profile becomes cloth going inward.
     grad = np.zeros_like(dist)
     grad[:, 1:-1] = dist[:, :-2] - dist[:, 2:]
-    inner_noise = np.median(np.abs(grad[:, -len(offs) // 4 : -1]), axis=1)
+    # Contrast of a step: the colour distance 3 px outward minus that 3 px inward.
+    k = 6
+    step = np.zeros_like(dist)
+    step[:, k:-k] = dist[:, : -2 * k] - dist[:, 2 * k :]
+    quarter = max(4, len(offs) // 4)
+    step_noise = np.median(np.abs(step[:, -quarter - k : -k]), axis=1)
+    is_peak = np.zeros_like(grad, dtype=bool)
+    is_peak[:, 1:-1] = (grad[:, 1:-1] >= grad[:, :-2]) & (grad[:, 1:-1] >= grad[:, 2:]) & (grad[:, 1:-1] >= 1.0)
     pts: list[np.ndarray] = []
     strengths: list[float] = []
+    n_s = len(offs)
     for i in range(len(ts)):
         g = grad[i]
-        thr = max(4.0 * inner_noise[i], 3.0)
-        # Walk outward from the cloth end; stop at the first peak above the threshold.
-        idx = None
-        j = len(g) - 2
-        while j > 0:
-            if g[j] >= thr and g[j] >= g[j - 1] and g[j] >= g[j + 1]:
-                idx = j
-                break
-            j -= 1
-        if idx is None:
+        # The innermost gradient peak whose step stands out from the cloth: walking outward from the cloth,
+        # the first real edge (a slow shading change across the cloth has no contrast over 6 px).
+        ok = is_peak[i] & (step[i] >= max(8.0, 6.0 * step_noise[i]))
+        js = np.nonzero(ok)[0]
+        if len(js) == 0:
             continue
-        # The step must be a real departure from cloth: the profile just outside is far from the cloth colour.
-        outside = dist[i, max(0, idx - 6) : max(1, idx - 2)]
-        if outside.size == 0 or float(outside.mean()) < 6.0:
+        idx = int(js[-1])
+        if idx <= 0 or idx >= n_s - 1:
             continue
         ga, gb, gc = g[idx - 1], g[idx], g[idx + 1]
         den = ga - 2 * gb + gc
