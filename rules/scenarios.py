@@ -53,7 +53,7 @@ class Script:
         self.index = 0
         self.pos: dict[str, Point] = dict(layout) if layout is not None else racked(self.table)
         if start_frame:
-            self.add(Event(type="frame_start", game=game, breaker=breaker))
+            self.add(Event.model_validate({"type": "frame_start", "game": game, "breaker": breaker}))
 
     # ---- raw stream ------------------------------------------------------------------------------------
     def add(self, ev: Event) -> list[Verdict]:
@@ -65,6 +65,10 @@ class Script:
     def _tick(self, dt: float = 0.1) -> float:
         self.t = round(self.t + dt, 3)
         return self.t
+
+    def new_frame(self, breaker: str, layout: Mapping[str, Point] | None = None) -> None:
+        self.pos = dict(layout) if layout is not None else racked(self.table)
+        self.add(Event.model_validate({"type": "frame_start", "game": self.game, "breaker": breaker}))
 
     # ---- operator inputs ---------------------------------------------------------------------------------
     def call(self, ball: str, pocket: str) -> None:
@@ -80,7 +84,7 @@ class Script:
         return self.add(Event(type="manual_foul", shot=self.index - 1 if shot is None else shot, code=code))
 
     def play_on(self, player: str) -> list[Verdict]:
-        return self.add(Event(type="play_on", shot=self.index - 1, player=player))
+        return self.add(Event.model_validate({"type": "play_on", "shot": self.index - 1, "player": player}))
 
     # ---- a stroke ------------------------------------------------------------------------------------------
     def _cushion_pos(self, ball: str, cushion: str) -> Point:
@@ -164,3 +168,40 @@ class Script:
 
     def jsonl(self) -> str:
         return "".join(e.to_json() + "\n" for e in self.events)
+
+
+def generated_log(game: str, shots: int, seed: int = 0, table: TableModel | None = None) -> Script:
+    """A long, deterministic stream of plausible shots over as many frames as it takes (benchmarks)."""
+    import random
+
+    from calibration.table import CUSHIONS, POCKETS
+
+    rng = random.Random(seed)
+    s = Script(game, table=table)
+    called = s.ref.game.calls != "none"
+    while s.index < shots:
+        st = s.ref.state
+        if st.frame_over or st.awaiting_lag or len(s.pos) < 3:
+            s.new_frame("B" if st.breaker == "A" else "A")
+            continue
+        balls = sorted(s.pos)
+        striker = "cue" if "cue" in s.pos else rng.choice(balls)
+        others = [b for b in balls if b != striker]
+        target = rng.choice(others)
+        steps: list[tuple[Any, ...]] = [("cross", striker, "house", "+x")] if st.in_hand else []
+        steps.append(("hit", striker, target))
+        if rng.random() < 0.5:
+            steps.append(("rail", target, rng.choice(CUSHIONS)))
+        if rng.random() < 0.5:
+            steps.append(("cross", rng.choice([striker, target]), "center", rng.choice(["+x", "-x"])))
+        if rng.random() < 0.5:
+            steps.append(("rail", striker, rng.choice(CUSHIONS)))
+        pocket = rng.choice(POCKETS)
+        if called:
+            s.call(target, pocket)
+        if rng.random() < 0.45:
+            steps.append(("pot", target, pocket))
+        if rng.random() < 0.05:
+            steps.append(("pot", striker, rng.choice(POCKETS)))
+        s.play(striker, *steps)
+    return s
