@@ -560,6 +560,7 @@ LIBRARY: dict[str, Builder] = {
     "stop-in-mouth": stop_in_mouth,
     "lag": lag,
     "frame": whole_frame,
+    "frame-short": lambda ctx: whole_frame(ctx, "moscow", "frame-short", shots=3),
     "random": random_layout,
     "cluster-frame": lambda ctx: whole_frame(ctx, "cluster", "cluster-frame", shots=4),
     "cluster-random": lambda ctx: random_layout(ctx, "cluster", "cluster-random"),
