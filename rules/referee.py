@@ -72,6 +72,7 @@ class Referee:
         self._order: list[int] = []
         self._next_index = 0
         self._seq = 0
+        self._frame_notes: list[str] = []
 
     # ---- public API ------------------------------------------------------------------------------------
     def feed(self, ev: Event, line: int | None = None) -> list[Verdict]:
@@ -92,9 +93,18 @@ class Referee:
         out = self.state.to_dict()
         out["match"] = {"frames_won": {"A": self.match.frames_won[0], "B": self.match.frames_won[1]},
                         "frames_to_win": self.match.frames_to_win, "over": self.match.over}  # fmt: skip
+        out["expected_breaker"] = self.expected_breaker
         out["shot_in_progress"] = self._open is not None
         out["verdict_open"] = self._last is not None
         return out
+
+    @property
+    def expected_breaker(self) -> str | None:
+        """001 2.1.4: who should break the next frame: the lag winner (or whom he cedes to: the operator's
+        ``frame_start`` says), then alternating; before the deciding frame the lag is repeated."""
+        if self.match.last_breaker is None or self.match.deciding_frame_next:
+            return self.match.lag_winner
+        return other(self.match.last_breaker)
 
     def warn_placement(self) -> None:
         """001 2.1.5в: the referee warned the player that the cue ball is placed outside the house."""
@@ -121,9 +131,13 @@ class Referee:
             self.game = get_game(ev.game, table=self.table, hanging_grace_s=self._grace)
         breaker = str(ev.breaker)
         if self.match.over:
-            self.match = replace(self.match, frames_won=(0, 0))
+            self.match = replace(self.match, frames_won=(0, 0), last_breaker=None)
+        expected = self.expected_breaker
+        self._frame_notes = []
+        if expected is not None and expected != breaker:
+            self._frame_notes.append(f"{breaker} breaks; by 001 2.1.4 it was {expected}'s break")
         self.state = self.game.new_frame(self.state.frame + 1 if self._started else 1, breaker)
-        self.match = replace(self.match, last_breaker=breaker)
+        self.match = replace(self.match, last_breaker=breaker, lag_winner=None)
         self._started = True
         return []
 
@@ -214,6 +228,9 @@ class Referee:
         self._open = None
         before, match_before = self.state, self.match
         verdict, after = self.game.judge(before, shot)
+        if self._frame_notes:
+            verdict = replace(verdict, notes=(*self._frame_notes, *verdict.notes))
+            self._frame_notes = []
         self._commit(_Judged(shot, before, match_before, verdict), after)
         return [verdict]
 

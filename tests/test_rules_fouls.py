@@ -12,7 +12,10 @@ from tracking.events import Event
 
 GAMES = list(FEDERATION_GAMES)
 RUSSIAN = {"russian71", "russian71-fast"}
-SAFETY = {"russian71-fast", "moscow-fast", "moscow-fast-called", "eight-fast", "eight-fast-called", "americanka", "americanka-fast"}  # fmt: skip
+SAFETY = {
+    "russian71-fast", "moscow-fast", "moscow-fast-called", "eight-fast", "eight-fast-called",
+    "americanka", "americanka-fast",
+}  # fmt: skip
 NOT_AMERICANKA = [g for g in GAMES if not g.startswith("americanka")]
 CUE_POT_FOUL = ["russian71", "russian71-fast", "eight", "eight-fast", "eight-fast-called"]  # 2.1.22(12)
 NON_FAST = ["russian71", "moscow", "americanka", "eight"]

@@ -71,7 +71,7 @@ def test_temporary_house_far_corners_are_the_house_corners_2_1_5b():
     assert v2.counted == () and v2.void == ("1",)
 
 
-# ---- Russian pyramid (2.2, 2.3) --------------------------------------------------------------------------------------
+# ---- Russian pyramid (2.2, 2.3) ------------------------------------------------------------------------------------
 def test_russian_break_needs_the_called_ball_in_a_far_corner_2_2_5_digest_A3():
     s = Script("russian71")
     s.call("3", "pyramid-right")
@@ -186,7 +186,7 @@ def test_russian_fast_called_ball_missed_at_a_wrong_pocket_zone_is_a_foul_2_1_12
     assert Foul.BAD_SAFETY in v.fouls
 
 
-# ---- rolling a frozen ball (2.1.10), all games --------------------------------------------------------------------------
+# ---- rolling a frozen ball (2.1.10), all games ---------------------------------------------------------------------
 @pytest.mark.parametrize("game", ["moscow", "eight", "moscow-fast"])
 def test_rolled_frozen_ball_is_void_no_penalty_turn_passes_2_1_10(game):
     s = after_break(game)
@@ -197,7 +197,7 @@ def test_rolled_frozen_ball_is_void_no_penalty_turn_passes_2_1_10(game):
     assert "6" in spots(v)
 
 
-# ---- Moscow family (2.4-2.6) ------------------------------------------------------------------------------------------
+# ---- Moscow family (2.4-2.6) ---------------------------------------------------------------------------------------
 def test_moscow_potted_cue_ball_counts_opponent_removes_a_ball_next_from_hand_2_4_5():
     s = after_break("moscow")
     v = s.play("cue", ("hit", "cue", "6"), ("pot", "cue", "pyramid-left"))
@@ -300,7 +300,7 @@ def test_americanka_safety_single_crossing_is_not_enough_2_7_6():
     assert Foul.BAD_SAFETY in v.fouls
 
 
-# ---- 8-ball (2.9-2.11) and the end of a frame ------------------------------------------------------------------------------
+# ---- 8-ball (2.9-2.11) and the end of a frame ----------------------------------------------------------------------
 @pytest.mark.parametrize("game", ["moscow", "eight", "americanka", "eight-fast-called"])
 def test_first_to_eight_balls_wins_2_4_1_2_7_1_2_9_1(game):
     s = after_break(game)
@@ -325,7 +325,7 @@ def test_eight_fast_called_call_any_on_the_break_2_11_6():
     assert v.counted == ("9",)
 
 
-# ---- hanging balls (2.1.15) --------------------------------------------------------------------------------------------
+# ---- hanging balls (2.1.15) ----------------------------------------------------------------------------------------
 @pytest.mark.parametrize("game", ["moscow", "russian71", "eight-fast"])
 def test_hanging_ball_within_the_grace_counts_later_is_put_back_2_1_15(game):
     s = after_break(game)

@@ -96,7 +96,8 @@ FROZEN = {"cue": (1200.0, 600.0), "1": (1500.0, R), "2": (1500.0, 1300.0)}  # ba
     [
         ("001 2.1.11(1)", BASE, [hit("cue", "1"), cross("1", "center", "+x")], True),
         ("001 2.1.11(2а)", BASE, [hit("cue", "1"), rail("1", "left-house"), rail("1", "right-house")], True),
-        ("001 2.1.11(2а) drives", BASE, [hit("cue", "1"), rail("1", "left-house"), hit("1", "2"), rail("2", "right-house")], True),
+        ("001 2.1.11(2а) drives", BASE,
+         [hit("cue", "1"), rail("1", "left-house"), hit("1", "2"), rail("2", "right-house")], True),
         ("001 2.1.11(2б)", BASE, [hit("cue", "1"), rail("1", "left-house"), rail("cue", "right-house")], True),
         ("same cushion twice", BASE, [hit("cue", "1"), rail("1", "left-house"), rail("cue", "left-house")], False),
         ("one cushion", BASE, [hit("cue", "1"), rail("1", "left-house")], False),
@@ -124,7 +125,8 @@ def test_cue_ball_bouncing_off_a_frozen_first_ball_is_no_cushion_2_1_11_2b():
 @pytest.mark.parametrize(
     ("clause", "events", "ends", "ok"),
     [
-        ("001 2.7.6(1)", [hit("cue", "1"), cross("1", "center", "+x"), rail("1", "pyramid")], {"1": (3400.0, 900.0)}, True),
+        ("001 2.7.6(1)", [hit("cue", "1"), cross("1", "center", "+x"), rail("1", "pyramid")],
+         {"1": (3400.0, 900.0)}, True),
         ("001 2.7.6(2)", [hit("cue", "1"), cross("1", "center", "+x"), cross("cue", "center", "+x")],
          {"1": (2400.0, 900.0), "cue": (2000.0, 600.0)}, True),
         ("001 2.7.6(3)", [hit("cue", "1"), rail("1", "left-house"), rail("1", "right-house")], {}, True),
@@ -190,7 +192,7 @@ def test_frozen_ball_played_on_impact_counts_2_1_10():
 
 
 def test_frozen_ball_standing_in_the_pocket_counts_even_rolled_2_1_10a():
-    tip, away = T.cushion_pocket_end("left-pyramid", "pyramid-left")
+    tip, _ = T.cushion_pocket_end("left-pyramid", "pyramid-left")
     inside = (tip[0] + 25.0, R)  # 25 mm beyond the jaw tip toward the pocket
     assert T.frozen_ball_in_pocket(inside) == "pyramid-left"
     s = shot([hit("cue", "1"), hit("cue", "1"), pot("1", "pyramid-left")], start={"cue": (3200.0, 150.0), "1": inside})
@@ -304,13 +306,14 @@ def test_mandatory_warnings_2_1_20():
 
 # ---- lag (2.1.4) --------------------------------------------------------------------------------------------------
 LAG = {"a": (300.0, 500.0), "b": (300.0, 1300.0)}
+BOTH = [rail("a", "pyramid", (L, 500.0)), rail("b", "pyramid", (L, 1300.0))]
 
 
 @pytest.mark.parametrize(
     ("events", "end", "winner"),
     [
-        ([rail("a", "pyramid", (L, 500.0)), rail("b", "pyramid", (L, 1300.0))], {"a": (200.0, 500.0), "b": (400.0, 1300.0)}, "A"),
-        ([rail("a", "pyramid", (L, 500.0)), rail("b", "pyramid", (L, 1300.0))], {"a": (600.0, 500.0), "b": (400.0, 1300.0)}, "B"),
+        (BOTH, {"a": (200.0, 500.0), "b": (400.0, 1300.0)}, "A"),  # nearer the front cushion wins
+        (BOTH, {"a": (600.0, 500.0), "b": (400.0, 1300.0)}, "B"),
         ([rail("b", "pyramid", (L, 1300.0))], {"a": (200.0, 500.0), "b": (400.0, 1300.0)}, "B"),  # а: no back cushion
         ([rail("a", "pyramid", (L, 500.0)), cross("a", "long", "+y"), rail("b", "pyramid", (L, 1300.0))],
          {"a": (200.0, 1000.0), "b": (400.0, 1300.0)}, "B"),  # б: opponent's half
@@ -318,7 +321,7 @@ LAG = {"a": (300.0, 500.0), "b": (300.0, 1300.0)}
          {"a": (200.0, 500.0), "b": (400.0, 1300.0)}, "B"),  # г: long cushion
         ([rail("a", "pyramid", (L, 500.0)), rail("b", "pyramid", (L, 1300.0)), pot("b", "house-right")],
          {"a": (600.0, 500.0)}, "A"),  # в: potted
-        ([rail("a", "pyramid", (L, 500.0)), rail("b", "pyramid", (L, 1300.0))], {"a": (400.0, 500.0), "b": (400.5, 1300.0)}, None),
+        (BOTH, {"a": (400.0, 500.0), "b": (400.5, 1300.0)}, None),  # equal: repeat
         ([], {"a": (400.0, 500.0), "b": (400.0, 1300.0)}, None),  # both lost: repeat
     ],
 )  # fmt: skip

@@ -28,10 +28,8 @@ def random_frame(data: st.DataObject, game: str) -> Script:
         if st_.frame_over or st_.awaiting_lag:
             break
         balls = sorted(s.pos)
-        if "cue" in s.pos and data.draw(st.integers(0, 9)) > 0:
-            striker = "cue"
-        else:
-            striker = data.draw(st.sampled_from(balls))
+        use_cue = "cue" in s.pos and data.draw(st.integers(0, 9)) > 0
+        striker = "cue" if use_cue else data.draw(st.sampled_from(balls))
         others = [b for b in balls if b != striker]
         if not others:
             break

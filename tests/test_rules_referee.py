@@ -62,6 +62,33 @@ def test_best_of_three_frames_alternate_and_the_match_ends_2_1_1_2_1_4():
     assert ref.match.frames_won == (2, 1) and ref.match.over
 
 
+def test_breaks_alternate_and_a_departure_is_noted_2_1_4():
+    ref = Referee("eight", frames_to_win=3)
+    for e in lag_events(0, "b"):
+        ref.feed(e)
+    assert ref.expected_breaker == "B"
+    ref.feed(Event(type="frame_start", game="eight", breaker="B"))
+    ref.feed(Event(type="concede", player="A"))
+    assert ref.expected_breaker == "A"
+    ref.feed(Event(type="frame_start", game="eight", breaker="B"))  # not the alternation
+    (v,) = [x for e in (
+        Event(type="shot_start", t=9, shot=1, ball="cue", positions=racked(T)),
+        Event(type="contact", t=9.2, shot=1, balls=("cue", "4"), pos=(2600.0, 889.0)),
+        Event(type="shot_end", t=10, shot=1, positions=racked(T)),
+    ) for x in ref.feed(e)]  # fmt: skip
+    assert any("2.1.4" in n and "A's break" in n for n in v.notes)
+    assert ref.snapshot()["expected_breaker"] is None or ref.snapshot()["expected_breaker"] in "AB"
+
+
+def test_snapshot_publishes_the_mandatory_warnings_2_1_20():
+    layout = {"cue": (1500.0, 900.0), "1": (1568.5, 900.0), "2": (3000.0, T.ball_radius_mm)}
+    s = Script("eight-fast", layout=layout)
+    s.ref.state = s.ref.state.evolve(in_hand=False, shots=3)
+    s.play("cue", ("hit", "cue", "2"), ("cross", "cue", "center", "+x"), end=layout)
+    codes = {w["code"] for w in s.ref.snapshot()["warnings"]}
+    assert {"cue_frozen", "cushion_frozen"} <= codes
+
+
 def test_conceded_russian_frame_credits_71_points_1_5_5():
     ref = Referee("russian71")
     ref.feed(Event(type="frame_start", game="russian71", breaker="A"))
