@@ -63,7 +63,9 @@ class Foul(FoulKind):
     BAD_SAFETY = ("bad_safety", "001 2.1.22(13)")
     HAND_OUTSIDE_HOUSE = ("hand_outside_house", "001 2.1.22(14)")
     INTERFERENCE = ("interference", "001 2.1.22(15)")
-    SPOTTED_BALL_AS_CUE = ("spotted_ball_as_cue", "001 2.1.14")
+    # 2.1.14 against 2.8.2: in Americanka a just-spotted ball may not be the cue ball; digest A19 makes it
+    # an improper stroke, 2.1.22(5).
+    SPOTTED_BALL_AS_CUE = ("spotted_ball_as_cue", "001 2.1.22(5)")
 
 
 register_texts(
@@ -83,7 +85,7 @@ register_texts(
         Foul.BAD_SAFETY: "invalid safety",
         Foul.HAND_OUTSIDE_HOUSE: "from hand, the cue ball was played from outside the house",
         Foul.INTERFERENCE: "interference by the opponent",
-        Foul.SPOTTED_BALL_AS_CUE: "a just-spotted ball was played as the cue ball (Americanka)",
+        Foul.SPOTTED_BALL_AS_CUE: "a just-spotted ball was played as the cue ball (Americanka, 2.1.14)",
     }
 )
 

@@ -59,6 +59,7 @@ class Judging:
     cue_lost: bool = False  # cue ball potted or off the table: next shot from hand
     cue_counts: bool = False  # Moscow: the potted cue ball counts as a ball
     paid: list[str] = field(default_factory=list)  # counted balls that paid a penalty debt
+    rolled: list[str] = field(default_factory=list)  # 2.1.10: frozen balls rolled in (void)
 
 
 class Game:
@@ -231,6 +232,7 @@ class Game:
         candidates = objects + late_counting
         # 2.1.10: a cushion-frozen ball rolled in does not count.
         rolled = [b for b in candidates if b != cue and P.rolled_frozen_ball(shot, b)]
+        j.rolled = rolled
         for b in rolled:
             j.notes.append(f"ball {b} was rolled along the cushion: not counted (001 2.1.10)")
         candidates = [b for b in candidates if b not in rolled]
@@ -291,7 +293,7 @@ class Game:
     # 4 ---------------------------------------------------------------------------------------------------------
     def check_safety(self, j: Judging) -> None:
         shot = j.shot
-        if any("001 2.1.10" in n for n in j.notes):
+        if j.rolled:
             return  # 2.1.10: the rolled ball is void with no penalty (digest G21(5))
         ok = self.safety_ok(shot)
         if ok:
@@ -434,6 +436,10 @@ class Game:
         me = j.state.to_play
         foul = bool(j.fouls)
         nxt = other(me) if foul or not j.counted else me
+        if j.rolled and not foul:
+            # 2.1.10: "удар переходит к сопернику" - the turn passes even when another ball counted (the
+            # document wins over digest A9, which would keep the turn then).
+            nxt = other(me)
         play_on = [e.player for e in shot.inputs if e.type == "play_on" and e.player]
         if play_on and foul:
             nxt = str(play_on[-1])

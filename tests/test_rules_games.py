@@ -13,6 +13,8 @@ from rules.scenarios import Script
 T = TableModel()
 L, W, R, D = T.length_mm, T.width_mm, T.ball_radius_mm, T.ball_diameter_mm
 XS, YS = T.spots["pyramid"]
+BALL_GAMES = [g for g in FEDERATION_GAMES if not g.startswith("russian")]
+SAFETY_GAMES = [g for g in FEDERATION_GAMES if FEDERATION_GAMES[g].safety != "none"]
 BREAK_IN = (("cross", "cue", "house", "+x"), ("cross", "cue", "center", "+x"))
 
 
@@ -117,18 +119,20 @@ def test_russian_penalty_minus_5_plus_5_scores_may_go_negative_2_2_8_digest_A14(
     assert v.score == (5, -5)
 
 
-def test_russian_last_ball_plus_10_and_the_win_2_2_4_2_2_1():
+@pytest.mark.parametrize("game", ["russian71", "russian71-fast"])
+def test_russian_last_ball_plus_10_and_the_win_2_2_4_2_2_1(game):
     layout = {"cue": (2000.0, 700.0), "15": (3000.0, 300.0)}
-    s = Script("russian71", layout=layout)
+    s = Script(game, layout=layout)
     s.ref.state = s.ref.state.evolve(score=(50, 60), in_hand=False, shots=10, to_play="A")
     s.call("15", "pyramid-left")
     v = s.play("cue", ("hit", "cue", "15"), ("pot", "15", "pyramid-left"))
     assert v.score == (75, 60) and v.frame_over and v.winner == "A"
 
 
-def test_russian_70_70_respot_lag_then_next_pot_wins_2_2_9():
+@pytest.mark.parametrize("game", ["russian71", "russian71-fast"])
+def test_russian_70_70_respot_lag_then_next_pot_wins_2_2_9(game):
     layout = {"cue": (2000.0, 700.0), "5": (3000.0, 300.0)}
-    s = Script("russian71", layout=layout)
+    s = Script(game, layout=layout)
     s.ref.state = s.ref.state.evolve(score=(55, 70), in_hand=False, shots=10, to_play="A")
     s.call("5", "pyramid-left")
     v = s.play("cue", ("hit", "cue", "5"), ("pot", "5", "pyramid-left"))
@@ -147,8 +151,9 @@ def test_russian_70_70_respot_lag_then_next_pot_wins_2_2_9():
     assert v3.frame_over and v3.winner == "B" and v3.score == (70, 85)
 
 
-def test_russian_70_70_a_foul_ends_the_frame_2_2_9():
-    s = Script("russian71", layout={"cue": (400.0, 889.0), "5": (XS, YS)})
+@pytest.mark.parametrize("game", ["russian71", "russian71-fast"])
+def test_russian_70_70_a_foul_ends_the_frame_2_2_9(game):
+    s = Script(game, layout={"cue": (400.0, 889.0), "5": (XS, YS)})
     s.ref.state = s.ref.state.evolve(score=(70, 70), in_hand=True, shots=10, to_play="A", at_70=True)
     v = s.play("cue", ("cross", "cue", "house", "+x"), ("rail", "cue", "pyramid"))
     assert v.frame_over and v.winner == "B" and v.score == (65, 75)
@@ -168,10 +173,12 @@ def test_call_any_is_not_part_of_russian_71_2_2_6():
     assert v.counted == ()
 
 
-def test_russian_fast_pocket_zone_exception_no_foul_2_1_12():
-    s = after_break("russian71-fast")
+@pytest.mark.parametrize("game", SAFETY_GAMES)
+def test_pocket_zone_exception_no_foul_2_1_12(game):
+    s = after_break(game)
     s.pos["6"] = (3200.0, 300.0)
-    s.call("6", "pyramid-left")
+    if FEDERATION_GAMES[game].calls != "none":
+        s.call("6", "pyramid-left")
     tip = T.pockets["pyramid-left"].jaws[0].tip
     v = s.play("cue", ("hit", "cue", "6"), ("rail", "6", "jaw:pyramid-left", tip))
     assert v.legal and any("2.1.12" in n for n in v.notes) and v.next_player == "A"
@@ -187,14 +194,26 @@ def test_russian_fast_called_ball_missed_at_a_wrong_pocket_zone_is_a_foul_2_1_12
 
 
 # ---- rolling a frozen ball (2.1.10), all games ---------------------------------------------------------------------
-@pytest.mark.parametrize("game", ["moscow", "eight", "moscow-fast"])
+@pytest.mark.parametrize("game", list(FEDERATION_GAMES))
 def test_rolled_frozen_ball_is_void_no_penalty_turn_passes_2_1_10(game):
     s = after_break(game)
     s.pos["6"] = (3300.0, R)
     s.pos["cue"] = (3000.0, 200.0)
+    if FEDERATION_GAMES[game].calls != "none":
+        s.call("6", "pyramid-left")
     v = s.play("cue", ("hit", "cue", "6"), ("hit", "cue", "6"), ("pot", "6", "pyramid-left"))
     assert v.legal and v.counted == () and v.void == ("6",) and v.next_player == "A"
     assert "6" in spots(v)
+
+
+def test_rolled_frozen_ball_turn_passes_even_when_another_ball_counted_2_1_10():
+    s = after_break("moscow")
+    s.pos["6"] = (3300.0, R)
+    s.pos["cue"] = (3000.0, 200.0)
+    v = s.play(
+        "cue", ("hit", "cue", "6"), ("hit", "cue", "6"), ("pot", "6", "pyramid-left"), ("pot", "9", "middle-right")
+    )
+    assert v.counted == ("9",) and v.void == ("6",) and v.next_player == "A" and v.score == (0, 1)
 
 
 # ---- Moscow family (2.4-2.6) ---------------------------------------------------------------------------------------
@@ -301,7 +320,7 @@ def test_americanka_safety_single_crossing_is_not_enough_2_7_6():
 
 
 # ---- 8-ball (2.9-2.11) and the end of a frame ----------------------------------------------------------------------
-@pytest.mark.parametrize("game", ["moscow", "eight", "americanka", "eight-fast-called"])
+@pytest.mark.parametrize("game", BALL_GAMES)
 def test_first_to_eight_balls_wins_2_4_1_2_7_1_2_9_1(game):
     s = after_break(game)
     s.ref.state = s.ref.state.evolve(shelves=((), tuple("abcdefg")), score=(0, 7))
@@ -326,7 +345,7 @@ def test_eight_fast_called_call_any_on_the_break_2_11_6():
 
 
 # ---- hanging balls (2.1.15) ----------------------------------------------------------------------------------------
-@pytest.mark.parametrize("game", ["moscow", "russian71", "eight-fast"])
+@pytest.mark.parametrize("game", list(FEDERATION_GAMES))
 def test_hanging_ball_within_the_grace_counts_later_is_put_back_2_1_15(game):
     s = after_break(game)
     if FEDERATION_GAMES[game].calls != "none":
@@ -342,8 +361,9 @@ def test_hanging_ball_within_the_grace_counts_later_is_put_back_2_1_15(game):
     assert v2.counted == () and spots(v2)["6"] == (3480.0, 90.0)
 
 
-def test_hanging_cue_ball_falling_late_is_no_foul_2_1_15():
-    s = after_break("eight")
+@pytest.mark.parametrize("game", [g for g in FEDERATION_GAMES if not g.startswith("americanka")])
+def test_hanging_cue_ball_falling_late_is_no_foul_and_put_back_2_1_15(game):
+    s = after_break(game)
     s.pos["cue"] = (3480.0, 90.0)
     v = s.play("cue", ("hit", "cue", "11"), ("cross", "11", "center", "-x"), late=(("cue", "pyramid-left", 0.5),))
-    assert Foul.CUE_POTTED not in v.fouls and spots(v)["cue"] == (3480.0, 90.0)
+    assert Foul.CUE_POTTED not in v.fouls and spots(v)["cue"] == (3480.0, 90.0) and "cue" not in v.counted
