@@ -108,7 +108,8 @@ class Pipeline:
         tf = self.tracker.step(index, float(t), dets.pos_mm, dets.confidence, is_cue)
         self.last = tf
         if self.keep_tracks:
-            self._rows.extend((index, float(t), b) for b in tf.balls)
+            ghost = self.extractor.s.ghost_below
+            self._rows.extend((index, float(t), b) for b in tf.balls if b.quality >= ghost)
         new = self.extractor.update(tf)
         self.events.extend(new)
         return new
@@ -127,7 +128,8 @@ class Pipeline:
     @property
     def balls(self) -> dict[str, tuple[float, float]]:
         """The latest position of every ball on the table."""
-        return {} if self.last is None else {b.id: b.pos for b in self.last.balls}
+        ghost = self.extractor.s.ghost_below
+        return {} if self.last is None else {b.id: b.pos for b in self.last.balls if b.quality >= ghost}
 
     @property
     def shot_in_progress(self) -> bool:

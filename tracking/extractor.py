@@ -44,10 +44,12 @@ class ExtractorSettings:
     cushion_tol_mm: float = 14.0
     frozen_tol_mm: float = 5.0  # neighbours this close to touching pass a hit on (a chain)
     chain_cone_deg: float = 60.0
+    pot_depth_fraction: float = 0.5  # a ball falls when its centre is this many radii past the mouth line
     graze_tol_mm: float = 5.0  # a straight path this close to a nose line (then away) touched it
     shot_end_hold_s: float = 0.25
     start_speed_mm_s: float = 150.0  # a ball set moving faster than this between shots is struck
     review_below: float = 0.5
+    ghost_below: float = 0.5  # a track whose detections average a lower confidence is not a ball
     rest_radius_mm: float = 2.5
     line_margin_mm: float = 0.75  # a path must start and end this far off a line to cross it
 
@@ -121,6 +123,8 @@ class EventExtractor:
         out: list[Event] = self._deferred
         self._deferred = []
         for obs in tf.balls:
+            if obs.quality < self.s.ghost_below:
+                continue  # not a ball: a blob the detector sees only now and then (a hand, the cue tip)
             b = self.balls.get(obs.id)
             if b is None:
                 b = self.balls[obs.id] = _Ball(obs.id)
@@ -479,8 +483,8 @@ class EventExtractor:
             cands.append((abs(d - D) / self.s.contact_tol_mm, "ball", o.id, tc, (old.at(tc) + path.at(tc)) / 2))
         br.new.start_t, br.new.start_p = t_k, p_k
         self._close_move_seg(b, br.old, (t_k, p_k), out)
-        if not cands:
-            return
+        if not cands or (not b.on_table and new.n < 3):
+            return  # nothing explains it, or it is the ball dropping into a pocket
         cands.sort(key=lambda c: c[0])
         score, kind, name, tc, pc = cands[0]
         conf = (0.95 if score < 0.5 else 0.75 if score < 1.0 else 0.55) * gap_conf
@@ -628,11 +632,13 @@ class EventExtractor:
         if loss.kind == "pot" and loss.pocket is not None:
             pk = self.table.pockets[loss.pocket]
             if f is not None:
-                depth0 = pk.depth(_pt(f.at(loss.last_t)))
+                # the ball drops once its centre is pot_depth past the mouth line (the near edge of the hole)
+                pd = self.s.pot_depth_fraction * self.table.ball_radius_mm
+                depth0 = pk.depth(_pt(f.at(loss.last_t))) - pd
                 if depth0 < 0:
-                    root = solve_root(lambda u: pk.depth(_pt(f.at(u))), loss.last_t, loss.last_t + 0.3, steps=60)
+                    root = solve_root(lambda u: pk.depth(_pt(f.at(u))) - pd, loss.last_t, loss.last_t + 0.3, steps=60)
                 else:
-                    root = solve_root(lambda u: pk.depth(_pt(f.at(u))), f.t0 - dt, loss.last_t, steps=60)
+                    root = solve_root(lambda u: pk.depth(_pt(f.at(u))) - pd, f.t0 - dt, loss.last_t, steps=60)
                 if root is not None:
                     t_ev = root
                     p_ev = f.at(root)
@@ -658,7 +664,9 @@ class EventExtractor:
         self._tracker_frame = tf
         if not self.shot_active:
             return
-        busy = any((not o.resting) for o in tf.balls) or any(b.breaks for b in self.balls.values())
+        busy = any((not o.resting) and o.quality >= self.s.ghost_below for o in tf.balls) or any(
+            b.breaks for b in self.balls.values()
+        )
         if busy:
             self._quiet_since = None
             return

@@ -4,7 +4,7 @@ extractor without video (and a fallback benchmark when the rendered synth suite 
 Physics, deliberately plain: balls roll in straight lines with a constant deceleration; ball-ball
 collisions are elastic between equal masses (the normal components are exchanged); cushions reflect the
 normal component with a restitution and keep most of the tangential one; a ball whose centre crosses a
-pocket's mouth line between the jaws is potted. The step is short (0.5 ms) and every event time is
+pocket's mouth line (by half a radius) between the jaws is potted. The step is short (0.5 ms) and every event time is
 solved exactly inside its step from the linear motion, so the truth is good to well under a millisecond.
 
 ``detections_from_truth`` turns the truth positions at frame times into noisy detections with dropouts
@@ -159,7 +159,8 @@ def simulate_shot(
             if not b.on:
                 continue
             for pk in table.pockets.values():
-                d0, d1 = pk.depth(_pt(old[b.id])), pk.depth(_pt(b.p))
+                # it drops when the centre is half a radius past the mouth line (the near edge of the hole)
+                d0, d1 = pk.depth(_pt(old[b.id])) - 0.5 * R, pk.depth(_pt(b.p)) - 0.5 * R
                 if d0 < 0 <= d1:
                     f = -d0 / (d1 - d0)
                     q = old[b.id] + (b.p - old[b.id]) * f

@@ -72,7 +72,7 @@ def match_events(pred: Sequence[Event], truth: Sequence[Event], kind: str, tol_s
     used_p: set[int] = set()
     used_t: set[int] = set()
     out = Tally()
-    for d, i, j in pairs:
+    for _d, i, j in pairs:
         if i in used_p or j in used_t:
             continue
         used_p.add(i)

@@ -54,8 +54,10 @@ class TrackerSettings:
     gate_chi2: float = 25.0  # 5 sigma: the statistical gate
     kink_cost: float = 200.0  # base cost of an association outside the statistical gate
     confirm_hits: int = 2
+    warmup_s: float = 0.5  # balls seen in the first moments are confirmed at once
     tentative_max_misses: int = 2
-    min_confidence: float = 0.3
+    min_confidence: float = 0.25  # weaker detections are ignored
+    new_track_confidence: float = 0.55  # weaker ones may update a known ball but never start a new one
     rest_window_s: float = 0.08  # a ball whose detections stay within rest_radius for this long rests
     rest_radius_mm: float = 2.5
     anchor_gate_mm: float = 5.0  # a resting ball's detection farther than this sets it moving
@@ -76,6 +78,7 @@ class BallObs:
     resting: bool
     state: TrackState
     kinked: bool = False  # matched through the kink tier (collision/cushion) this frame
+    quality: float = 1.0  # running mean of its detections' confidence: low for a ghost (a hand, the cue tip)
 
     @property
     def visible(self) -> bool:
@@ -128,6 +131,7 @@ class _Track:
     hits: int = 1
     misses: int = 0
     cue_votes: int = 0
+    quality: float = 1.0
     resting: bool = False
     anchor: np.ndarray | None = None
     anchor_n: int = 0
@@ -159,7 +163,10 @@ class Tracker:
         self._tracks: list[_Track] = []
         self._next_key = 1
         self._t: float | None = None
-        self._lost_recent: list[str] = []  # ids of balls that left the table, most recent last
+        self._lost_recent: list[str] = []
+        self._t0: float | None = (
+            None  # when the first ball was seen  # ids of balls that left the table, most recent last
+        )
         self.shot_active = False  # set by the event extractor: a respotted ball appears only between shots
 
     # ---- public API ------------------------------------------------------------------------------------
@@ -183,18 +190,19 @@ class Tracker:
         for tr in active:
             if not tr.resting and dt > 0:
                 predict_dt(tr.kf, dt, self.s.filter)
-        rows, cols, tiers = self._associate(active, z, t)
+        rows, cols, tiers = self._associate(active, z, t, conf)
         matched_t: set[int] = set()
         matched_d: set[int] = set()
         kinked: set[int] = set()
         for r, c, tier in zip(rows, cols, tiers, strict=True):
             tr = active[r]
+            tr.quality += 0.1 * (float(conf[c]) - tr.quality)
             self._update(tr, z[c], bool(cue[c]), t, tier)
             matched_t.add(r)
             matched_d.add(c)
             if tier == 1:
                 kinked.add(tr.key)
-        reappeared = self._reacquire(active, matched_t, z, matched_d, cue, t)
+        reappeared = self._reacquire(active, matched_t, z, matched_d, cue, t, conf)
 
         losses: list[Loss] = []
         for i, tr in enumerate(active):
@@ -211,8 +219,9 @@ class Tracker:
                 losses.append(loss)
 
         for c in range(len(z)):
-            if c not in matched_d:
+            if c not in matched_d and conf[c] >= self.s.new_track_confidence:
                 self._tracks.append(self._new_track(z[c], bool(cue[c]), t))
+                self._tracks[-1].quality = float(conf[c])
 
         balls = []
         for tr in self._tracks:
@@ -228,6 +237,7 @@ class Tracker:
                     tr.resting,
                     tr.state,
                     tr.key in kinked,
+                    round(tr.quality, 3),
                 )
             )
         return TrackerFrame(frame, t, tuple(balls), tuple(losses), tuple(reappeared))
@@ -254,7 +264,9 @@ class Tracker:
         return mapping
 
     # ---- association -----------------------------------------------------------------------------------
-    def _associate(self, tracks: list[_Track], z: np.ndarray, t: float) -> tuple[list[int], list[int], list[int]]:
+    def _associate(
+        self, tracks: list[_Track], z: np.ndarray, t: float, conf: np.ndarray
+    ) -> tuple[list[int], list[int], list[int]]:
         if not tracks or len(z) == 0:
             return [], [], []
         big = 1e9
@@ -279,6 +291,12 @@ class Tracker:
                 kink = ~inside & (d_last <= reach)
             cost[i, kink] = self.s.kink_cost + d_last[kink] / sig
             tier[i, kink] = 1
+            if tr.state == TrackState.OCCLUDED:
+                # a hidden ball comes back only on a confident detection, and one that vanished into a pocket
+                # mouth only there (the cue or a hand over the table makes weak ball-like blobs)
+                cost[i, conf < self.s.new_track_confidence] = big
+                if self._pocket_ahead(tr.last_meas, tr.kf.x[2:4]) is not None:
+                    cost[i, d_last > 2 * self.table.ball_diameter_mm] = big
             if tr.state == TrackState.TENTATIVE:
                 cost[i, cost[i] < big] += 1.0  # confirmed tracks take precedence over tentative ones
         r, c = linear_sum_assignment(cost)
@@ -293,11 +311,12 @@ class Tracker:
         matched_d: set[int],
         cue: np.ndarray,
         t: float,
+        conf: np.ndarray,
     ) -> list[Reappearance]:
         """Second pass: an unmatched detection near a hidden ball (resting: within reacquire radius;
         moving: near its straight path, for moving_reacquire_s) brings that ball back with its id."""
         out: list[Reappearance] = []
-        free_d = [c for c in range(len(z)) if c not in matched_d]
+        free_d = [c for c in range(len(z)) if c not in matched_d and conf[c] >= self.s.new_track_confidence]
         hidden = [
             i for i, tr in enumerate(tracks)
             if i not in matched_t and tr.state == TrackState.OCCLUDED and tr.id is not None
@@ -308,7 +327,9 @@ class Tracker:
         for a, i in enumerate(hidden):
             tr = tracks[i]
             gap = t - tr.last_t
-            if tr.resting or gap > self.s.moving_reacquire_s:
+            if self._pocket_ahead(tr.last_meas, tr.kf.x[2:4]) is not None and not tr.resting:
+                centre, radius = tr.last_meas, 2 * self.table.ball_diameter_mm
+            elif tr.resting or gap > self.s.moving_reacquire_s:
                 centre, radius = tr.pos, self.s.reacquire_radius_mm
             else:
                 centre = tr.kf.x[:2]
@@ -359,10 +380,27 @@ class Tracker:
         if tr.state in (TrackState.OCCLUDED, TrackState.CONFIRMED):
             tr.state = TrackState.CONFIRMED
         elif tr.state == TrackState.TENTATIVE and tr.hits >= self.s.confirm_hits:
-            tr.state = TrackState.CONFIRMED
-            tr.id = self._claim_id(tr)
+            self._maybe_confirm(tr, t)
         if not tr.resting:
             self._check_rest(tr, t)
+
+    def _maybe_confirm(self, tr: _Track, t: float) -> None:
+        """A new ball becomes public at once in the first moments of the video. Later a ball cannot appear
+        from nowhere: it is a hidden ball coming back (it takes that ball's id), or one placed on the table
+        between shots, which must have rested for rest_window_s; anything else (a hand, the cue tip) stays
+        tentative and is dropped when it goes."""
+        if self._t0 is None or t - self._t0 <= self.s.warmup_s:
+            tr.state = TrackState.CONFIRMED
+            tr.id = self._claim_id(tr)
+            return
+        adopted = self._adopt_hidden(tr)
+        if adopted is not None:
+            tr.state = TrackState.CONFIRMED
+            tr.id = adopted
+            return
+        if not self.shot_active and tr.resting and tr.hits >= 2 * self.s.confirm_hits:
+            tr.state = TrackState.CONFIRMED
+            tr.id = self._claim_id(tr)
 
     def _check_rest(self, tr: _Track, t: float) -> None:
         pts = [(rt, x, y) for rt, x, y in tr.recent if rt >= t - self.s.rest_window_s - 1e-9]
@@ -423,6 +461,8 @@ class Tracker:
         return self.ids.claim(first, tr.cue_votes > 0)
 
     def _new_track(self, zc: np.ndarray, is_cue: bool, t: float) -> _Track:
+        if self._t0 is None:
+            self._t0 = t
         kf = make_ball_filter(zc, self.s.filter)
         tr = _Track(self._next_key, kf, TrackState.TENTATIVE, t, zc.copy(), cue_votes=1 if is_cue else -1)
         tr.recent.append((t, float(zc[0]), float(zc[1])))

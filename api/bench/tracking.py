@@ -142,9 +142,8 @@ def print_scores(title: str, s: Scores, fps: float, speed: float) -> None:
         print(f"{k:<14}{t.f1:>8.4f}{t.precision:>11.4f}{t.recall:>9.4f}{t.tp + t.fn:>8}{t.tp:>8}{med:>23.3f}")
     timing = s.timing()
     if timing:
-        print(
-            f"median timing error, all matched events: {np.median(timing) * fps:.3f} frames ({np.median(timing) * 1000:.2f} ms)"
-        )
+        med = float(np.median(timing))
+        print(f"median timing error, all matched events: {med * fps:.3f} frames ({med * 1000:.2f} ms)")
     if s.pos_err:
         e = np.array(s.pos_err)
         print(
@@ -157,7 +156,7 @@ def print_scores(title: str, s: Scores, fps: float, speed: float) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.suite:
-        for fps, (scores, speed_sum) in sorted(run_suite(Path(args.suite), args.detector).items(), reverse=True):
+        for fps, (scores, _speed) in sorted(run_suite(Path(args.suite), args.detector).items(), reverse=True):
             print_scores(f"synth suite {args.suite}", scores, fps, 0.0)
         return 0
     for fps in (float(f) for f in str(args.fps).split(",") if f.strip()):
