@@ -29,7 +29,7 @@ from calibration.mapping import Calibration
 from vision.cloth import ClothModel
 from vision.detections import BALL, CUE, Detections
 from vision.detector import check_frame
-from vision.parallax import ball_px_to_table, ball_radius_px
+from vision.parallax import ball_px_to_table, ball_radius_px, camera_centre_mm
 from vision.rectify import TableRectifier
 from vision.refine import refine_centres
 
@@ -41,7 +41,7 @@ class ClassicalSettings:
     edge_threshold: float = 24.0  # Sobel magnitude of the luminance that counts as an edge
     min_votes: float = 0.3  # a peak must gather this fraction of an ideal isolated ball's votes
     min_cover: float = 0.55  # share of the disc (0.8 radius) that must be not-cloth
-    min_edge_fraction: float = 0.0  # share of rim rays that must see cloth (0: rack balls see none)
+    min_rim_support: float = 0.4  # share of rim rays that must find the rim, for balls split from a blob
     outside_mm: float = 17.0  # how far a centre may lie outside the field rectangle (pocket mouths)
     refine: bool = True
     cue_colour_bgr: tuple[float, float, float] | None = None  # the cue ball's colour when known
@@ -68,6 +68,12 @@ class ClassicalDetector:
             cv2.MORPH_RECT, (2 * int(1.1 * self.radius_grid) + 1, 2 * int(1.1 * self.radius_grid) + 1)
         )
         self._grid_shape = (h, w)
+        # Obliquity of the view at each grid cell: how much a ball's image is stretched on the cloth plane.
+        cam = camera_centre_mm(calibration)
+        jj, ii = np.meshgrid(np.arange(w), np.arange(h))
+        xy = self.rectifier.grid_to_table(np.column_stack([jj.ravel(), ii.ravel()]))
+        dist = np.linalg.norm(xy - cam[:2], axis=1) / max(-cam[2], 1.0)
+        self._stretch = np.sqrt(1.0 + dist * dist).reshape(h, w).astype(np.float32)
 
     # ---- setup ------------------------------------------------------------------------------------------
     @staticmethod
@@ -128,25 +134,68 @@ class ClassicalDetector:
                 self.cloth.colour = None  # no table in view (or the model lost it): start over next frame
             return Detections.empty()
         fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-        near_fg = cv2.dilate(fg, np.ones((5, 5), np.uint8))
-        gray = cv2.GaussianBlur(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY), (3, 3), 0)
-        acc = cv2.GaussianBlur(self._votes(gray, near_fg), (0, 0), 0.8)
-        peaks = self._peaks(acc, fg)
-        dets = self._to_detections(frame, peaks, acc)
+        pts, strength, blob = self._candidates(rect, fg)
+        dets = self._to_detections(frame, pts, strength, blob)
         self._frames += 1
         if self.settings.adapt and self._frames % self.settings.adapt_every == 0:
+            near_fg = cv2.dilate(fg, np.ones((5, 5), np.uint8))
             self.cloth.adapt(rect, cv2.bitwise_and(cv2.bitwise_not(near_fg), surface))
         return dets
 
-    def _peaks(self, acc: np.ndarray, fg: np.ndarray) -> np.ndarray:
-        """Sub-pixel grid positions (col, row) of accepted vote peaks."""
+    def _candidates(self, rect: np.ndarray, fg: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Grid positions (col, row) of ball candidates, their strength (1 = a clean ball's) and whether
+        each is a ball-shaped blob of its own (else a vote peak inside a larger blob).
+
+        A not-cloth blob of about one ball's size and shape is one ball, at its centroid. Larger blobs
+        (touching balls, a rack, a ball under an arm or beside the cue) are split by the Hough votes,
+        whose threshold is set from this frame's single balls where there are some."""
+        r = self.radius_grid
+        ball_area = math.pi * r * r
+        _, labels, stats, cents = cv2.connectedComponentsWithStats(fg, connectivity=8)
+        area = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
+        bw, bh = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
+        fill = area / np.maximum(bw * bh, 1)
+        # A ball covers an ellipse of the cloth plane, stretched away from the camera by its obliquity.
+        ci = np.clip(np.round(cents).astype(int), 0, [fg.shape[1] - 1, fg.shape[0] - 1])
+        k = self._stretch[ci[:, 1], ci[:, 0]]
+        side = np.maximum(bw, bh)
+        single = (area >= 0.45 * ball_area) & (area <= 1.7 * ball_area * k) & (fill >= 0.5)
+        single &= (side <= 2.7 * r * k) & (np.minimum(bw, bh) >= 1.0 * r)
+        big = (area > 1.7 * ball_area * k) | ((area >= 0.45 * ball_area) & ~single)
+        single[0] = big[0] = False  # label 0 is the cloth
+        pts = [cents[single]]
+        blob = [np.ones(int(single.sum()), bool)]
+        strength = [np.clip(np.minimum(area[single] / ball_area, 1.0) * 1.25 * fill[single], 0.0, 1.0)]
+        if big.any():
+            lut = np.where(big, 255, 0).astype(np.uint8)
+            big_near = cv2.dilate(lut[labels], np.ones((3, 3), np.uint8))
+            gray = cv2.GaussianBlur(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY), (3, 3), 0)
+            near = big_near if single.sum() < 3 else cv2.dilate(fg, np.ones((3, 3), np.uint8))
+            acc = cv2.GaussianBlur(self._votes(gray, near), (0, 0), 0.8)
+            ref = self._ideal_votes
+            if single.sum() >= 3:
+                # This frame's own balls: their vote peaks say what a ball looks like here (contrast, blur).
+                ci = np.round(cents[single]).astype(int)
+                ci[:, 0] = np.clip(ci[:, 0], 0, acc.shape[1] - 1)
+                ci[:, 1] = np.clip(ci[:, 1], 0, acc.shape[0] - 1)
+                win = cv2.dilate(acc, np.ones((3, 3), np.uint8))[ci[:, 1], ci[:, 0]]
+                ref = float(np.clip(np.median(win), 0.25 * self._ideal_votes, self._ideal_votes))
+                acc = cv2.bitwise_and(acc, acc, mask=big_near)
+            p, st = self._peaks(acc, fg, ref)
+            pts.append(p)
+            strength.append(st)
+            blob.append(np.zeros(len(p), bool))
+        return np.concatenate(pts).reshape(-1, 2), np.concatenate(strength), np.concatenate(blob)
+
+    def _peaks(self, acc: np.ndarray, fg: np.ndarray, ref: float) -> tuple[np.ndarray, np.ndarray]:
+        """Sub-pixel grid positions (col, row) of accepted vote peaks and their strength."""
         s = self.settings
-        thr = s.min_votes * self._ideal_votes
+        thr = s.min_votes * ref
         dil = cv2.dilate(acc, self._peak_kernel)
         ys, xs = np.nonzero((acc >= dil) & (acc > thr))
         h, w = acc.shape
         if len(xs) == 0:
-            return np.zeros((0, 2))
+            return np.zeros((0, 2)), np.zeros(0)
         # Disc coverage by not-cloth: a box mean over the disc's inscribed square (fast, and close enough).
         cover = self._box_cover(fg)[ys, xs]
         keep = cover >= s.min_cover
@@ -159,17 +208,18 @@ class ClassicalDetector:
         pts = np.column_stack([x1 + dx, y1 + dy])
         # Plateaus can give two maxima closer than a radius: keep the stronger (ties: the first).
         d = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=2)
-        stronger = (c0[None, :] > c0[:, None]) | (
-            (c0[None, :] == c0[:, None]) & (np.arange(len(c0))[None, :] < np.arange(len(c0))[:, None])
-        )
+        order = np.arange(len(c0))
+        stronger = (c0[None, :] > c0[:, None]) | ((c0[None, :] == c0[:, None]) & (order[None, :] < order[:, None]))
         shadowed = ((d < self.radius_grid) & stronger).any(axis=1)
-        return pts[~shadowed]
+        return pts[~shadowed], np.clip(c0[~shadowed] / ref, 0.0, 1.0)
 
     def _box_cover(self, fg: np.ndarray) -> np.ndarray:
         k = max(3, int(2 * 0.7 * self.radius_grid) | 1)
         return cv2.blur(fg, (k, k)).astype(np.float32) / 255.0
 
-    def _to_detections(self, frame: np.ndarray, grid_pts: np.ndarray, acc: np.ndarray) -> Detections:
+    def _to_detections(
+        self, frame: np.ndarray, grid_pts: np.ndarray, strength: np.ndarray, blob: np.ndarray
+    ) -> Detections:
         if len(grid_pts) == 0:
             return Detections.empty()
         s = self.settings
@@ -179,25 +229,30 @@ class ClassicalDetector:
         px = cal.table_to_image(on_cloth)
         radius_px = ball_radius_px(cal, on_cloth)
         edge_fraction = np.ones(len(px))
+        support = np.ones(len(px))
         colour = np.zeros((len(px), 3))
         if s.refine:
             # Near a pocket the hole is dark: there darkness does not mean "ball".
             mouths = np.array([pk.mouth_center for pk in t.pockets.values()])
             near_pocket = (np.linalg.norm(on_cloth[:, None] - mouths[None], axis=2) < 2.5 * t.ball_diameter_mm).any(1)
             res = refine_centres(frame, px, radius_px, self.cloth, dark_counts=~near_pocket)
-            px, edge_fraction, colour, radius_px = res.px, res.edge_fraction, res.colour, res.radius
+            px, _, colour, radius_px, support = (
+                res.px,
+                res.edge_fraction,
+                res.colour,
+                res.radius,
+                res.support,
+            )
         pos = ball_px_to_table(cal, px)
         # Inside the playing field (a pocket mouth allowed).
         o = s.outside_mm
         inside = (pos[:, 0] > -o) & (pos[:, 0] < t.length_mm + o) & (pos[:, 1] > -o) & (pos[:, 1] < t.width_mm + o)
-        inside &= edge_fraction >= s.min_edge_fraction
-        h, w = acc.shape
-        gi = np.clip(np.round(grid_pts).astype(int), 0, [w - 1, h - 1])
-        strength = acc[gi[:, 1], gi[:, 0]] / self._ideal_votes
-        confidence = np.clip(0.5 * np.minimum(strength, 1.0) + 0.5 * np.maximum(edge_fraction, 0.3), 0, 1)
-        cls = self._classify(colour)
-        dets = Detections(px, pos, radius_px, confidence, cls, colour)
-        return dets[inside]
+        # A vote peak inside a larger blob (an arm, the cue, a cluster) must show a ball's rim.
+        inside &= blob | (support >= s.min_rim_support)
+        confidence = np.clip(0.5 * np.minimum(strength, 1.0) + 0.5 * np.maximum(support, 0.3), 0, 1)
+        dets = Detections(px, pos, radius_px, confidence, np.zeros(len(px), np.int64), colour)[inside]
+        dets = dets[_suppress_duplicates(dets.px, dets.radius_px, dets.confidence)]
+        return dets.with_cls(self._classify(dets.colour))
 
     def _classify(self, colour: np.ndarray) -> np.ndarray:
         s = self.settings
@@ -225,3 +280,18 @@ def _parabola(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     den = a - 2 * b + c
     safe = np.where(np.abs(den) > 1e-9, den, -1.0)
     return np.clip(np.where(np.abs(den) > 1e-9, 0.5 * (a - c) / safe, 0.0), -0.5, 0.5)
+
+
+def _suppress_duplicates(px: np.ndarray, radius: np.ndarray, confidence: np.ndarray) -> np.ndarray:
+    """Mask keeping, of detections whose centres lie within a radius of each other, the most confident."""
+    if len(px) < 2:
+        return np.ones(len(px), bool)
+    d = np.linalg.norm(px[:, None, :] - px[None, :, :], axis=2)
+    order = np.argsort(-confidence, kind="stable")
+    keep = np.ones(len(px), bool)
+    for i in order:
+        if keep[i]:
+            close = (d[i] < radius[i]) & keep
+            close[i] = False
+            keep[close] = False
+    return keep

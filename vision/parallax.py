@@ -47,11 +47,12 @@ def table_to_ball_px(cal: Calibration, xy_mm: np.ndarray, radius_mm: float | Non
 
 def ball_radius_px(cal: Calibration, on_cloth: np.ndarray, radius_mm: float | None = None) -> np.ndarray:
     """Apparent radius (px) of balls whose centre rays meet the cloth at ``on_cloth`` (N x 2 mm): the
-    ball's radius, scaled to the cloth point's distance, measured through the mapping."""
+    ball's radius, scaled to the cloth point's distance, measured through the mapping along the table
+    axis the view foreshortens least (a sphere's outline is not foreshortened)."""
     r = cal.table.ball_radius_mm if radius_mm is None else float(radius_mm)
     _, s = _height_ratio(cal, radius_mm)
     p = np.asarray(on_cloth, dtype=np.float64).reshape(-1, 2)
     a = cal.table_to_image(p)
     bx = cal.table_to_image(p + np.array([r / s, 0.0]))
     by = cal.table_to_image(p + np.array([0.0, r / s]))
-    return np.asarray(0.5 * (np.linalg.norm(bx - a, axis=1) + np.linalg.norm(by - a, axis=1)))
+    return np.asarray(np.maximum(np.linalg.norm(bx - a, axis=1), np.linalg.norm(by - a, axis=1)))

@@ -23,6 +23,7 @@ class RefineResult:
     px: np.ndarray  # (N, 2) refined centres
     edge_fraction: np.ndarray  # (N,) share of rays that found a rim against cloth
     radius: np.ndarray  # (N,) rim radius as this frame shows it
+    support: np.ndarray  # (N,) share of rays that found the rim, against cloth or a frozen neighbour
     colour: np.ndarray  # (N, 3) mean BGR of the inner disc
 
 
@@ -51,11 +52,12 @@ def refine_centres(
     radii = np.asarray(radii, dtype=np.float64).reshape(-1)
     n = len(centres)
     if n == 0:
-        return RefineResult(np.zeros((0, 2)), np.zeros(0), np.zeros(0), np.zeros((0, 3)))
+        return RefineResult(np.zeros((0, 2)), np.zeros(0), np.zeros(0), np.zeros(0), np.zeros((0, 3)))
     ang = np.linspace(0, 2 * np.pi, n_rays, endpoint=False)
     dirs = np.stack([np.cos(ang), np.sin(ang)], axis=1)  # (R, 2)
     rho = np.linspace(0.5, 1.5, n_samples)  # in radii
     frac = np.zeros(n)
+    support = np.zeros(n)
     dark_counts = np.ones(n, bool) if dark_counts is None else np.asarray(dark_counts, bool)
     start = centres.copy()
     ratio = 1.0
@@ -116,6 +118,7 @@ def refine_centres(
         )
         r_valley = (rho[0] * radii[:, None]) + (v + voff) * step * ratio
         both = ok | valley
+        support = both.mean(axis=1)
         pts_all = np.where(ok[..., None], pts, centres[:, None, :] + r_valley[..., None] * dirs[None, :, :])
         count = both.sum(axis=1)
         spread = np.linalg.norm((both[:, :, None] * dirs[None]).sum(axis=1), axis=1) / np.maximum(count, 1)
@@ -130,7 +133,7 @@ def refine_centres(
     # Appearance: the inner part of the rays (half to three quarters of the radius).
     inner = samp.reshape(n, n_rays, n_samples, 3)[:, :, rho <= 0.75].reshape(n, -1, 3)
     colour = inner.mean(axis=1, dtype=np.float64)
-    return RefineResult(centres, frac, ratio * radii, colour)
+    return RefineResult(centres, frac, ratio * radii, support, colour)
 
 
 def _fit_centres(pts: np.ndarray, ok: np.ndarray, radius: np.ndarray, guess: np.ndarray) -> np.ndarray:
