@@ -228,7 +228,6 @@ class ClassicalDetector:
         on_cloth = self.rectifier.grid_to_table(grid_pts)  # where the ray through the ball centre meets the cloth
         px = cal.table_to_image(on_cloth)
         radius_px = ball_radius_px(cal, on_cloth)
-        edge_fraction = np.ones(len(px))
         support = np.ones(len(px))
         colour = np.zeros((len(px), 3))
         if s.refine:
