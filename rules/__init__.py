@@ -33,3 +33,46 @@ blocked-position re-rack (2.1.16, operator), opponent interference (2.1.19, oper
 (2.1.20), all fifteen fouls of 2.1.22 with one penalty per shot. Not judged: time limits (2.1.17),
 outside interference (2.1.18) and referee errors (2.1.21), which need the referee's account of events.
 """
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from calibration.table import TableModel
+    from rules.verdict import Verdict
+    from tracking.events import Event
+
+
+def referee_events(
+    game: str,
+    events: Iterable[Event],
+    table: TableModel | None = None,
+    frames_to_win: int = 1,
+    strict: bool = False,
+    errors: list[str] | None = None,
+) -> list[Verdict]:
+    """The final verdicts (one per shot) for a whole event stream, as ``analyze`` needs them.
+
+    ``strict``: the first record the engine cannot accept raises :class:`rules.errors.RefereeInputError`
+    (what ``tableref referee`` does with a file). Otherwise such a record (a tracking glitch: a ball potted
+    twice, an event for a ball the shot did not start with) is skipped, its reason appended to ``errors``
+    when given, and refereeing goes on from the state before it.
+    """
+    from rules.errors import RefereeInputError
+    from rules.referee import Referee
+
+    ref = Referee(game, table=table, frames_to_win=frames_to_win)
+    for n, ev in enumerate(events, start=1):
+        try:
+            ref.feed(ev, line=n)
+        except RefereeInputError as exc:
+            if strict:
+                raise
+            if errors is not None:
+                errors.append(str(exc))
+    return ref.finals()
+
+
+__all__ = ["referee_events"]

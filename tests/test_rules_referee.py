@@ -14,7 +14,7 @@ from rules.errors import RefereeInputError, UnknownGameError
 from rules.referee import Referee
 from rules.registry import FEDERATION_GAMES, GAME_NAMES, game_class
 from rules.scenarios import Script, racked
-from tracking.events import Event
+from tracking.events import Event, read_jsonl
 
 T = TableModel()
 L, W = T.length_mm, T.width_mm
@@ -231,6 +231,21 @@ def test_command_ball_not_on_the_table_names_the_line(tmp_path, capsys):
     bad.write_text("\n".join([*lines[: cut + 1], extra, *lines[cut + 1 :]]) + "\n", encoding="utf-8")
     assert main(["referee", "--game", "moscow", str(bad)]) == 2
     assert f"line {cut + 2}: ball '42' is not on the table" in capsys.readouterr().err
+
+
+def test_referee_events_for_analyze_strict_or_skipping_glitches():
+    import rules
+
+    events = read_jsonl(DATA / "eight.events.jsonl")
+    glitch = Event(type="contact", t=0.15, shot=0, balls=("cue", "42"), pos=(1.0, 1.0))
+    cut = next(i for i, e in enumerate(events) if e.type == "shot_start") + 1
+    bad = [*events[:cut], glitch, *events[cut:]]
+    errors: list[str] = []
+    got = rules.referee_events("eight", bad, errors=errors)
+    assert [v.to_dict() for v in got] == [v.to_dict() for v in rules.referee_events("eight", events)]
+    assert errors == [f"line {cut + 1}: ball '42' is not on the table"]
+    with pytest.raises(RefereeInputError):
+        rules.referee_events("eight", bad, strict=True)
 
 
 def test_command_unknown_game(capsys, tmp_path):
