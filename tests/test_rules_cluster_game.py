@@ -281,3 +281,10 @@ def test_digest_c14_interference_penalises_the_opponent_and_the_striker_plays_on
     handed_back = (inp("manual_foul", code="interference"), inp("play_on", player="B"))
     v3, _ = G.judge(st, shot_of(attack, inputs=handed_back))
     assert v3.legal and v3.next_player == "B"
+
+
+def test_000_3_2_stream_joining_a_frame_in_play_judges_an_ordinary_shot() -> None:
+    st = G.new_frame(1, "A")  # frame_start, but the first shot seen is no break: the pyramid is not racked
+    v, new = G.judge(st, shot_of(ShotLog("t4", OPEN).hit("t4", "t2").pot("t2", "middle-left"), index=0))
+    assert v.legal and v.counted == ("t2",) and v.next_player == "A" and not new.in_hand
+    assert "frame joined in play" in v.notes[0]

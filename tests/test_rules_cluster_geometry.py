@@ -16,6 +16,7 @@ from rules.cluster.geometry import (
     clusters,
     crossed_center,
     in_passive_zone_of,
+    is_racked,
     past_mouth,
     spot_position,
     spot_positions,
@@ -222,3 +223,15 @@ def np_arange(a: float, b: float, step: float) -> list[float]:
         out.append(x)
         x += step
     return out
+
+
+def test_000_3_2_racked_pyramid_is_recognised() -> None:
+    rack = {f"t{i}": p for i, p in enumerate(T.rack_positions())}
+    assert is_racked(rack | {"cue": (400.0, 889.0)}, T)
+    nudged = dict(rack)
+    nudged["t3"] = (rack["t3"][0] + 10.0, rack["t3"][1])  # a tracker error of 10 mm
+    assert is_racked(nudged, T)
+    broken = dict(rack)
+    broken["t0"] = (1500.0, 889.0)  # the apex has left the spot
+    assert not is_racked(broken, T)
+    assert not is_racked(dict(list(rack.items())[:14]), T)

@@ -77,7 +77,15 @@ class ClusterGame(Game):
     def judge(self, state: FrameState, shot: Shot) -> tuple[Verdict, FrameState]:
         if state.awaiting_lag:
             return self.judge_lag(state, shot)
+        joined = ""
+        if state.in_hand and state.shots == 0 and not geo.is_racked(shot.start, self.table):
+            # The first shot seen is not a break (the pyramid is not racked): the stream joined a frame in
+            # play, so the shot is judged as an ordinary one; the shelves before it are unknown (0:0).
+            state = state.evolve(in_hand=False)
+            joined = "no racked pyramid at the first shot: frame joined in play, judged as an ordinary shot"
         j = Judging(state, shot)
+        if joined:
+            j.notes.append(joined)
         retake = self.retake(j)
         if retake is not None:
             return retake

@@ -71,6 +71,18 @@ def broken_clusters(
     return [c for c in found if len(c & moved_set) >= 2]
 
 
+def is_racked(positions: Mapping[str, Point], table: TableModel, tolerance_mm: float | None = None) -> bool:
+    """000 3.2: fifteen balls stand on the places of the pyramid (apex on the pyramid spot), each within
+    ``tolerance_mm`` (default a quarter of a diameter) of its place."""
+    tol = table.ball_diameter_mm / 4 if tolerance_mm is None else tolerance_mm
+    pts = np.asarray(list(positions.values()), dtype=np.float64).reshape(-1, 2)
+    if len(pts) < 15:
+        return False
+    rack = np.asarray(table.rack_positions(), dtype=np.float64)
+    nearest = np.min(np.hypot(rack[:, None, 0] - pts[None, :, 0], rack[:, None, 1] - pts[None, :, 1]), axis=1)
+    return bool(np.all(nearest <= tol))
+
+
 # ---- attack zones (000 2.1, 2.2) --------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ZoneTouch:
