@@ -459,3 +459,12 @@ def test_distances_in_the_layouts_are_sane() -> None:
     for layout in (OPEN, CLUSTER, PASSIVE_START):
         pts = list(layout.values())
         assert all(math.dist(p, q) >= D for i, p in enumerate(pts) for q in pts[i + 1 :])
+
+
+def test_000_3_6a_a_ball_resting_in_a_mouth_that_did_not_move_made_no_attack() -> None:
+    mouth = T.pockets["middle-right"].mouth_center
+    start = dict(OPEN) | {"t3": (mouth[0], mouth[1] - R)}  # t3 hangs in the middle-right mouth
+    s = ShotLog("t1", start).hit("t1", "t2").cushion("t2", "left-house")
+    f = s.facts()
+    assert f.entries == ()
+    assert judge(f, game_ball=None, announced=["t3"]).fouls == (ClusterFoul.NO_ATTACK_NO_SAFETY,)

@@ -164,7 +164,7 @@ def analyse(
 
     cushions = _cushions_by_ball(table, evs, start)
     crossed = _crossed(table, cue, evs, start)
-    entries = _entries(table, cue, evs, start, end)
+    entries = _entries(table, cue, evs, start, end, frozenset(moved))
     return ShotFacts(
         cue=cue,
         first_object=first_object,
@@ -226,6 +226,7 @@ def _entries(
     evs: Sequence[Event],
     start: Mapping[str, Point],
     end: Mapping[str, Point],
+    moved: frozenset[str],
 ) -> tuple[ZoneEntry, ...]:
     """Each ball's first entry into each pocket's attack zone, with the 000 2.2 passive conditions."""
     touches: dict[str, list[tuple[int, str, geo.ZoneTouch | None]]] = {}
@@ -241,10 +242,10 @@ def _entries(
                 continue
             done.add(zt.pocket)
             out.append(ZoneEntry(ball, zt.pocket, i, _passive(table, ball, cue, zt, seq[:k], seq[k + 1 :], start, end)))
-    # A ball resting in a mouth without a recorded jaw touch entered that pocket's zone too.
+    # A ball that moved and came to rest in a mouth without a recorded jaw touch entered that pocket's zone.
     n = len(evs)
     for ball, p in sorted(end.items()):
-        pocket = geo.in_mouth_zone(table, p)
+        pocket = geo.in_mouth_zone(table, p) if ball in moved else None
         if pocket is None or any(x.ball == ball and x.pocket == pocket for x in out):
             continue
         passive = "iii" if _middle_from_passive(table, ball, cue, pocket, start) else None
