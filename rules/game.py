@@ -238,8 +238,10 @@ class Game:
         candidates = [b for b in candidates if b not in rolled]
         excluded = list(rolled)
         if state.in_hand:
-            ok, not_ok = counted_from_hand(shot, candidates, self.fast, j.temporary, self.outside_contact_counts)
-            ok += [b for b in late_counting if b in candidates and b not in ok and ok]
+            late_events = [e for e in shot.late if e.ball in late_counting]
+            ok, not_ok = counted_from_hand(
+                shot, candidates, self.fast, j.temporary, self.outside_contact_counts, late_events
+            )
             if not_ok:
                 j.notes.append(f"from hand, not counted: {', '.join(not_ok)} (001 2.1.5а)")
             excluded += [b for b in not_ok if b not in ok]

@@ -7,12 +7,13 @@ house, the shot is played from the temporary house instead (2.1.5б): the area b
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from calibration.table import TableModel
 from rules.predicates import first_contact_index
 from rules.shot import Point, Shot
+from tracking.events import Event
 
 FAR_CORNERS = ("pyramid-left", "pyramid-right")
 HOUSE_CORNERS = ("house-left", "house-right")
@@ -79,14 +80,20 @@ def hand_shot(shot: Shot, temporary: bool) -> HandShot:
 
 
 def counted_from_hand(
-    shot: Shot, candidates: list[str], fast: bool, temporary: bool, outside_contact_counts: bool = True
+    shot: Shot,
+    candidates: list[str],
+    fast: bool,
+    temporary: bool,
+    outside_contact_counts: bool = True,
+    late: Sequence[Event] = (),
 ) -> tuple[list[str], list[str]]:
     """001 2.1.5а: which pots of a shot from hand count. Non-fast games: only when a ball fell in a far
     corner; then every pot of the shot counts (digest A1). Fast games: pots after the cue ball left the
     house (or, where ``outside_contact_counts``, touched an object ball outside it) count.
-    Returns (counted, not counted)."""
+    ``late`` are pots after the shot's end that count as part of it (2.1.15). Returns (counted, not counted)."""
     table = shot.table
-    pots = [(i, e) for i, e in enumerate(shot.events) if e.type == "pot" and e.ball in candidates]
+    stream = [*shot.events, *late]
+    pots = [(i, e) for i, e in enumerate(stream) if e.type == "pot" and e.ball in candidates]
     if not fast:
         far = far_corners(temporary)
         if any(e.pocket in far for _, e in pots):

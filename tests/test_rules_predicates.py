@@ -328,3 +328,23 @@ BOTH = [rail("a", "pyramid", (L, 500.0)), rail("b", "pyramid", (L, 1300.0))]
 def test_lag_2_1_4(events, end, winner):
     s = make_shot(0, "a", LAG, events, end=end, table=T)
     assert judge_lag(s).winner == winner
+
+
+# ---- balls off the table (2.1.13) ---------------------------------------------------------------------------------
+def test_a_ball_that_jumped_and_came_back_is_still_off_the_table_2_1_13():
+    s = make_shot(
+        0, "cue", BASE, [hit("cue", "1"), ev("off_table", ball="1", pos=(1500.0, -40.0))],
+        end={"cue": (1300.0, 600.0), "1": (1500.0, 300.0), "2": BASE["2"]}, table=T,
+    )  # fmt: skip
+    assert s.off_table == ["1"] and "1" not in s.end
+
+
+def test_hanging_ball_grace_time_is_a_setting_2_1_15():
+    from rules.scenarios import Script
+
+    for grace, counts in ((2.0, True), (0.5, False)):
+        s = Script("eight")
+        s.ref.game.hanging_grace_s = grace
+        s.pos["3"] = (3480.0, 90.0)
+        v = s.play("cue", ("cross", "cue", "house", "+x"), ("hit", "cue", "3"), late=(("3", "pyramid-left", 1.0),))
+        assert (v.counted == ("3",)) is counts

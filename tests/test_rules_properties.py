@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+import math
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -134,6 +136,25 @@ def random_frame_step(data: st.DataObject, s: Script) -> bool:
     manual = tuple(data.draw(st.lists(st.sampled_from(MANUAL_FOUL_CODES), max_size=1)))
     s.play(striker, *steps, manual=manual)
     return True
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), game=st.sampled_from(GAMES))
+def test_spotted_balls_never_overlap_a_ball(data, game):
+    s = Script(game)
+    D = s.table.ball_diameter_mm
+    for _ in range(data.draw(st.integers(2, 12))):
+        before = len(s.verdicts)
+        if not random_frame_step(data, s):
+            break
+        v = s.verdicts[-1] if len(s.verdicts) > before else None
+        if v is None or not v.spot:
+            continue
+        layout = s.pos  # the table after the shot, spotted balls included
+        pts = list(layout.values())
+        for sp in v.spot:
+            assert layout[sp.ball] == sp.pos
+        assert all(math.dist(a, b) >= D - 1e-6 for i, a in enumerate(pts) for b in pts[i + 1 :]), v.to_dict()
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
