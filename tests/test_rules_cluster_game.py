@@ -70,6 +70,9 @@ def test_000_3_4a_break_without_crossing_the_house_line_is_retaken() -> None:
     v, new = G.judge(st, shot_of(break_log(cross=False), index=0))
     assert v.legal and v.next_player == "A" and v.ball_in_hand and new == st
     assert "000 3.4а" in v.notes[0]
+    # a foul the operator saw on that stroke does not count either: the game had not begun
+    v2, new2 = G.judge(st, shot_of(break_log(cross=False), index=0, inputs=(inp("manual_foul", shot=0, code="push"),)))
+    assert v2.legal and not v2.fouls and new2 == st and "had not begun" in v2.notes[1]
 
 
 def test_000_3_4v_break_from_anywhere_in_the_house_but_not_outside() -> None:

@@ -109,7 +109,7 @@ class ClusterGame(Game):
         shot, state = j.shot, j.state
         reason = None
         put_back: list[SpotPlacement] = []
-        if state.in_hand and not shot.manual_fouls():
+        if state.in_hand:
             if not self.table.in_house(shot.start[shot.struck]):
                 reason = "re-take: the break is played from the house (000 3.4в)"
             elif not any(
@@ -128,9 +128,12 @@ class ClusterGame(Game):
             put_back.append(SpotPlacement(dropped, shot.start[dropped]))
         if reason is None:
             return None
+        notes = [reason]
+        if state.in_hand and shot.manual_fouls():
+            notes.append("operator fouls on a re-taken break do not count: the game had not begun (000 3.4а)")
         verdict = Verdict(
             shot=shot.index, player=state.to_play, legal=True, spot=tuple(put_back), score=state.score,
-            next_player=state.to_play, ball_in_hand=state.in_hand, notes=(reason,),
+            next_player=state.to_play, ball_in_hand=state.in_hand, notes=tuple(notes),
         )  # fmt: skip
         return verdict, state
 
