@@ -93,7 +93,7 @@ def render_cases(cases: list[Case], table: TableModel | None = None) -> Iterator
         cal = Calibration.from_json(renderer.camera_json())
         cam = renderer.camera
         w, h = case.resolution
-        wanted = sorted({min(int(round(m * (renderer.n_frames - 1))), renderer.n_frames - 1) for m in case.moments})
+        wanted = sorted({min(round(m * (renderer.n_frames - 1)), renderer.n_frames - 1) for m in case.moments})
         cue_id = truth.scenario.cue_ball  # type: ignore[attr-defined]
         for i in range(max(wanted) + 1):
             if i not in wanted:
@@ -156,7 +156,11 @@ def bench_cases(racks: int = 20, scale: float = 1.0) -> list[Case]:
 
     break_seeds = max(1, math.ceil(racks / 5))
     for i in range(racks):
-        cases.append(Case("break", i % break_seeds, RESOLUTIONS["1080p"], moments=(0.0,), lighting=str(rng.choice(["even", "uneven"])), tags=("1080p",), render_seed=i, **cam()))  # fmt: skip
+        light = str(rng.choice(["even", "uneven"]))
+        cases.append(
+            Case("break", i % break_seeds, RESOLUTIONS["1080p"], moments=(0.0,), lighting=light, tags=("1080p",),
+                 render_seed=i, **cam())
+        )  # fmt: skip
     kinds = [
         ("break", (0.0, 0.3, 1.0)),  # the rack, the spread just after, the balls at rest
         ("cluster-hit", (0.0, 0.5, 1.0)),  # clusters of frozen balls
@@ -172,7 +176,15 @@ def bench_cases(racks: int = 20, scale: float = 1.0) -> list[Case]:
             for s in range(n_each if res_name == "1080p" else max(1, n_each // 2)):
                 if res_name == "4k" and s > 0:
                     continue  # 4K renders slowly: one scene of each kind
-                cases.append(Case(kind, 100 + s, res, moments=moments, lighting=str(rng.choice(["even", "uneven"])), exposure=float(rng.uniform(0.3, 0.9)), noise_sigma=float(rng.uniform(1.0, 4.0)), tags=(res_name,), render_seed=1000 + len(cases), **cam()))  # fmt: skip
+                look = {
+                    "lighting": str(rng.choice(["even", "uneven"])),
+                    "exposure": float(rng.uniform(0.3, 0.9)),
+                    "noise_sigma": float(rng.uniform(1.0, 4.0)),
+                }
+                cases.append(
+                    Case(kind, 100 + s, res, moments=moments, tags=(res_name,), render_seed=1000 + len(cases),
+                         **look, **cam())  # type: ignore[arg-type]
+                )  # fmt: skip
     return cases
 
 
