@@ -85,14 +85,14 @@ class Game:
     temporary_house_rule: ClassVar[bool] = True  # 2.1.20: Russian, Moscow, 8-ball families
     seventy_seventy: ClassVar[bool] = False
     last_ball_bonus: ClassVar[int] = 0
-    hanging_grace_s: ClassVar[float] = 2.0  # 2.1.15 [rec]
+    hanging_grace_s: float = 2.0  # 2.1.15 [rec]: a setting (the constructor takes it too)
     cushion_identity: ClassVar[str] = "segment"  # digest A6
     state_class: ClassVar[type[FrameState]] = FrameState
 
     def __init__(self, table: TableModel | None = None, hanging_grace_s: float | None = None) -> None:
         self.table = table or TableModel()
         if hanging_grace_s is not None:
-            self.hanging_grace_s = hanging_grace_s  # type: ignore[misc]
+            self.hanging_grace_s = hanging_grace_s
 
     def __repr__(self) -> str:
         return f"<game {self.name}>"

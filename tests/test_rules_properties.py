@@ -77,10 +77,8 @@ def conserved(s: Script) -> int:
 @given(data=st.data(), game=st.sampled_from(GAMES))
 def test_scores_change_only_by_a_rule_and_one_penalty_per_shot(data, game):
     gcls = FEDERATION_GAMES[game]
-    s = Script(game)
-    prev = (0, 0)
     s = random_frame(data, game)
-    prev = (0, 0)
+    prev: tuple[float, float] = (0, 0)
     for v in s.ref.finals():
         me = 0 if v.player == "A" else 1
         d = (v.score[0] - prev[0], v.score[1] - prev[1])
