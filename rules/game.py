@@ -22,6 +22,7 @@ are a :class:`~rules.fouls.FoulKind` enum of its own.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
@@ -124,7 +125,7 @@ class Game:
             j.temporary = self.temporary_house_rule and use_temporary_house(
                 self.table, shot.start, self.object_balls(shot.start)
             )
-        retake = self.retake(j)
+        retake = self.retake(j) or self.referee_error(j)
         if retake is not None:
             return retake
         self.fouls(j)
@@ -156,6 +157,35 @@ class Game:
         )  # fmt: skip
         return verdict, state
 
+    def referee_error(self, j: Judging) -> tuple[Verdict, FrameState] | None:
+        """001 2.1.5в with 2.1.21(1): a shot from hand played from outside the house when no warning was
+        given is the referee's error: no penalty, nothing counts, the balls that moved go back where they
+        were, and the opponent plays from hand."""
+        shot, state = j.shot, j.state
+        cue = shot.struck
+        if not state.in_hand or state.placement_warned or in_hand_area(self.table, shot.start[cue], j.temporary):
+            return None
+        tol = self.table.spec.frozen_tolerance_mm
+        restore = [
+            SpotPlacement(b, p0)
+            for b, p0 in shot.start.items()
+            if b != cue and (b not in shot.end or math.dist(p0, shot.end[b]) > tol)
+        ]
+        nxt = other(state.to_play)
+        table = {b: p for b, p in shot.start.items() if b != cue}
+        new = state.evolve(
+            to_play=nxt, in_hand=True, shots=state.shots + 1, table=freeze_positions(table),
+            placement_warned=False, just_spotted=(),
+        )  # fmt: skip
+        verdict = Verdict(
+            shot=shot.index, player=state.to_play, legal=True,
+            void=tuple(b for b in shot.potted if b != cue), spot=tuple(restore), score=state.score,
+            next_player=nxt, ball_in_hand=True,
+            notes=("played from outside the house with no warning: referee's error, position restored, "
+                   "the opponent plays from hand (001 2.1.5в, 2.1.21(1))",),
+        )  # fmt: skip
+        return verdict, new
+
     # 2 ---------------------------------------------------------------------------------------------------------
     def fouls(self, j: Judging) -> None:
         """Operator fouls first, then the ones the camera sees (001 2.1.22)."""
@@ -186,10 +216,7 @@ class Game:
         if state.in_hand:
             p0 = shot.start[shot.struck]
             if not in_hand_area(self.table, p0, j.temporary):
-                if state.placement_warned:
-                    out.append(Foul.HAND_OUTSIDE_HOUSE)  # 2.1.22(14), 2.1.5в
-                else:
-                    j.notes.append("cue ball played from outside the house without a warning (001 2.1.5в, 2.1.21)")
+                out.append(Foul.HAND_OUTSIDE_HOUSE)  # 2.1.22(14), 2.1.5в (unwarned: see referee_error)
             elif hand_shot(shot, j.temporary).house_ball_hit is not None:
                 out.append(Foul.HOUSE_BALL_HIT)  # 2.1.22(10), 2.1.5д
         if P.first_ball_hit(shot) is None:

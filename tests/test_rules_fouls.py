@@ -197,14 +197,18 @@ def test_foul_14_from_hand_outside_the_house_after_a_warning_2_1_22_14(game):
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_outside_the_house_without_a_warning_is_no_foul_2_1_5v(game):
+def test_outside_the_house_without_a_warning_is_the_referees_error_2_1_5v_2_1_21(game):
     s = Script(game, breaker="A")
     s.pos["cue"] = (1200.0, 889.0)
+    start = dict(s.pos)
     if FEDERATION_GAMES[game].calls != "none":
         s.call("4", "pyramid-left")
-    v = s.play("cue", ("cross", "cue", "center", "+x"), ("hit", "cue", "4"), ("rail", "11", "pyramid"),
-               ("rail", "11", "right-pyramid"))  # fmt: skip
-    assert v.legal and any("2.1.5в" in n for n in v.notes)
+    v = s.play("cue", ("cross", "cue", "center", "+x"), ("hit", "cue", "4"), ("pot", "3", "pyramid-right"),
+               end={"4": (2900.0, 1200.0)})  # fmt: skip
+    assert v.legal and not v.fouls and v.counted == () and v.void == ("3",)
+    assert {sp.ball: sp.pos for sp in v.spot} == {"3": start["3"], "4": start["4"]}  # position restored
+    assert v.next_player == "B" and v.ball_in_hand and any("2.1.21(1)" in n for n in v.notes)
+    assert v.score == (0, 0)
 
 
 @pytest.mark.parametrize("game", NON_FAST)
