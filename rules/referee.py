@@ -20,6 +20,12 @@ shot, or a hanging ball that falls (a ``pot`` of that shot after its end, 2.1.15
 same state and yields the amended verdict; once the next shot starts it is frozen (001 1.5.4 L195).
 ``concede`` ends the frame for the other player, credited with the maximum (001 1.5.5).
 
+A lag yields a verdict too: legal, no fouls, nothing counted, ``next_player`` the winner (who also stands
+as ``player``), ``ball_in_hand`` true, and notes that start with "lag won by" or "lag: repeat" and give
+each ball's faults. The 2.1.5в placement warning cannot be seen in an event stream: a live service that
+warns the player calls :meth:`Referee.warn_placement`; a stroke from outside the house without it is judged
+as the referee's error (2.1.21(1)), with it as foul 14.
+
 Errors. Anything the engine cannot accept raises :class:`~rules.errors.RefereeInputError` naming the
 line (``feed(ev, line=N)``; without ``line``, the record's sequence number) and leaves the engine as it
 was, so verdicts already produced stand.
