@@ -73,11 +73,13 @@ def undistort_ratio(rd: np.ndarray, k1: float, k2: float) -> np.ndarray:
     if k1 == 0.0 and k2 == 0.0:
         return np.ones_like(rd)
     r = rd.copy()
-    for _ in range(30):
+    for _ in range(20):
         r2 = r * r
         f = r * (1 + k1 * r2 + k2 * r2 * r2) - rd
         df = 1 + 3 * k1 * r2 + 5 * k2 * r2 * r2
-        r = r - f / np.where(np.abs(df) < 1e-9, 1e-9, df)
+        r -= f / np.where(np.abs(df) < 1e-9, 1e-9, df)
+        if float(np.max(np.abs(f))) < 1e-12:
+            break
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(rd > 1e-12, r / rd, 1.0)
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from calibration.table import POCKETS, TableModel
-from models.synth.engine import Stroke
+from models.synth.engine import SimulationFailed, Stroke, simulate_stroke
 from models.synth.physics import PhysicsTable
 from models.synth.scenario import (
     Point,
@@ -27,7 +27,7 @@ from models.synth.scenario import (
     ghost_ball,
     pocket_aim_point,
 )
-from models.synth.truth import PhysicsGlitch, Truth, run_scenario
+from models.synth.truth import PhysicsGlitch, Truth, TruthSettings, check_shot, run_scenario
 
 
 class ScenarioError(ValueError):
@@ -363,47 +363,38 @@ def cluster_hit(ctx: Context) -> Scenario:
 
 
 def stop_in_mouth(ctx: Context) -> Scenario:
-    """Ball 1 rolled softly at a pocket stops with its centre in the mouth, not potted."""
+    """Ball 1 rolled softly at a pocket stops with its centre in the mouth, not potted. The speed is found
+    by bisection (potted: too fast; short of the mouth: too slow); the cue ball is stunned so it stays back."""
     t = ctx.table
-    pocket = str(ctx.rng.choice(POCKETS))
-    pk = t.pockets[pocket]
-    back = -np.array(pk.outward)
-    obj = np.array(pk.mouth_center) + back * ctx.rng.uniform(250, 450)
-    cue = obj + back * ctx.rng.uniform(150, 300)
-    layout = {"cue": (float(cue[0]), float(cue[1])), "1": (float(obj[0]), float(obj[1]))}
-    d = aim_direction(layout["cue"], layout["1"])
+    for _attempt in range(12):
+        pocket = str(ctx.rng.choice(POCKETS))
+        pk = t.pockets[pocket]
+        back = -np.array(pk.outward)
+        obj = np.array(pk.mouth_center) + back * ctx.rng.uniform(250, 450)
+        cue = obj + back * ctx.rng.uniform(150, 300)
+        layout = {"cue": (float(cue[0]), float(cue[1])), "1": (float(obj[0]), float(obj[1]))}
+        d = aim_direction(layout["cue"], layout["1"])
 
-    def ok(tr: Truth) -> bool:
-        end = tr.events[-1].positions or {}
-        return "1" in end and t.in_pocket_mouth(end["1"]) == pocket and not _pots(tr, "1")
+        def make(v: float, layout: dict[str, Point] = layout, d: float = d, pocket: str = pocket) -> Scenario:
+            return Scenario("stop-in-mouth", "moscow", layout, (ShotPlan(Stroke("cue", d, v, follow=-0.35)),),
+                            ctx.seed, f"ball 1 stops in the mouth of {pocket}")  # fmt: skip
 
-    def speed_ok(v: float) -> int:
-        sc = Scenario("stop-in-mouth", "moscow", layout, (ShotPlan(Stroke("cue", d, v)),), ctx.seed, "")
-        try:
-            tr = run_scenario(sc, t, ctx.ptable)
-        except (PhysicsGlitch, ValueError):
-            return 0
-        if _pots(tr, "1"):
-            return 1
-        end = tr.events[-1].positions or {}
-        if "1" in end and pk.depth(end["1"]) >= -t.ball_radius_mm:
-            return 2
-        return -1
-
-    lo, hi = 0.2, 2.5
-    for _ in range(30):
-        mid = 0.5 * (lo + hi)
-        r = speed_ok(mid)
-        if r == 2:
-            sc = Scenario("stop-in-mouth", "moscow", layout, (ShotPlan(Stroke("cue", d, mid)),), ctx.seed,
-                          f"ball 1 stops in the mouth of {pocket}")  # fmt: skip
-            return _try(ctx, [sc], ok, "stop in mouth")
-        if r == 1:
-            hi = mid
-        elif r == -1:
-            lo = mid
-        else:
-            break
+        lo, hi = 0.2, 2.5
+        for _ in range(30):
+            mid = 0.5 * (lo + hi)
+            try:
+                tr = run_scenario(make(mid), t, ctx.ptable)
+            except (PhysicsGlitch, ValueError):
+                break
+            end = tr.events[-1].positions or {}
+            if _pots(tr, "1"):
+                hi = mid
+            elif "1" in end and t.in_pocket_mouth(end["1"]) == pocket:
+                return make(mid)
+            elif "1" in end and pk.depth(end["1"]) < -t.ball_radius_mm:
+                lo = mid
+            else:
+                break
     raise ScenarioError(f"no speed leaves the ball in the mouth for seed {ctx.seed}")
 
 
@@ -470,37 +461,46 @@ def whole_frame(ctx: Context, game: str = "moscow", name: str = "frame", shots: 
     layout = _rack(ctx, ids[:15])
     striker0 = "16" if white else "cue"
     layout[striker0] = (t.lines["house"].value_mm - 300.0, t.width_mm / 2 + ctx.rng.uniform(-200, 200))
-    plans: list[ShotPlan] = []
     apex = t.spots["pyramid"]
     base = aim_direction(layout[striker0], (apex[0], apex[1] + ctx.rng.uniform(-10, 10)))
-    plans.append(ShotPlan(Stroke(striker0, base, 7.5, follow=0.1)))
+    plans: list[ShotPlan] = []
+    positions = dict(layout)
     potted: list[str] = []
-    for _k in range(shots - 1):
-        sc = Scenario(name, game, layout, tuple(plans), ctx.seed)
-        try:
-            tr = run_scenario(sc, t, ctx.ptable)
-        except PhysicsGlitch:
-            plans.pop()
-            plans.append(ShotPlan(Stroke(striker0, base + 0.3, 7.0, follow=0.1)))
-            continue
-        last = tr.shots[-1]
-        pos = last.sim.final_positions()
-        potted += [e.ball or "" for e in tr.events if e.type == "pot" and e.shot == last.index]
+    plan = ShotPlan(Stroke(striker0, base, 7.5, follow=0.1))
+    for k in range(shots):
+        sim = None
+        for d in _fan(plan.stroke.direction_deg, 0.1, 5):
+            stroke = replace(plan.stroke, direction_deg=d)
+            try:
+                sim = simulate_stroke(ctx.ptable, {**positions, **plan.place}, stroke)
+                check_shot(sim, t, ctx.ptable, TruthSettings(), k)
+            except (SimulationFailed, PhysicsGlitch):
+                sim = None
+                continue
+            plan = replace(plan, stroke=stroke)
+            break
+        if sim is None:
+            break
+        plans.append(plan)
+        if k == shots - 1:
+            break
+        pos = sim.final_positions()
+        potted += [e.ids[0] for e in sim.events if str(e.event_type) == "ball_pocket"]
         place: dict[str, Point] = {}
         if not white and "cue" not in pos:
             place["cue"] = free_spot(t, (t.lines["house"].value_mm - 250.0, t.width_mm / 2), list(pos.values()))
             potted = [b for b in potted if b != "cue"]
-        contacts = [e for e in tr.events if e.type == "contact" and e.shot == last.index]
+        contacts = [e for e in sim.events if str(e.event_type) == "ball_ball"]
         obj_potted = [b for b in potted if b != "cue"]
         if not contacts and obj_potted:
             back = obj_potted.pop()
             potted.remove(back)
             place[back] = free_spot(t, t.spots["pyramid"], list(pos.values()) + list(place.values()))
-        table_now = {**pos, **place}
-        plan = _easiest_pot(ctx, table_now, None if white else "cue", place)
-        if plan is None:
+        positions = pos
+        nxt = _easiest_pot(ctx, {**pos, **place}, None if white else "cue", place)
+        if nxt is None:
             break
-        plans.append(plan)
+        plan = nxt
     sc = Scenario(name, game, layout, tuple(plans), ctx.seed, f"a short {game} frame of {len(plans)} shots")
     run_scenario(sc, t, ctx.ptable)  # raises PhysicsGlitch: the frame is rejected
     return sc
@@ -539,7 +539,18 @@ def _easiest_pot(ctx: Context, balls: dict[str, Point], cue: str | None, place: 
         return None
     _, s, b, pocket = best
     g = ghost_ball(t, balls[b], pocket_aim_point(t, pocket))
-    return ShotPlan(Stroke(s, aim_direction(balls[s], g), float(ctx.rng.uniform(2.0, 3.5))), place=place)
+    base = aim_direction(balls[s], g)
+    speed = float(ctx.rng.uniform(2.0, 3.5))
+    for d in _fan(base, 0.05, 12):
+        stroke = Stroke(s, d, speed)
+        try:
+            sim = simulate_stroke(ctx.ptable, balls, stroke)
+            if any(str(e.event_type) == "ball_pocket" and e.ids[0] == b for e in sim.events):
+                check_shot(sim, t, ctx.ptable, TruthSettings(), 0)
+                return ShotPlan(stroke, place=place)
+        except (SimulationFailed, PhysicsGlitch):
+            continue
+    return ShotPlan(Stroke(s, base, speed), place=place)
 
 
 LIBRARY: dict[str, Builder] = {

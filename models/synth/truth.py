@@ -33,12 +33,13 @@ from pathlib import Path
 import numpy as np
 
 from calibration.table import TableModel
-from models.synth.engine import SimulatedShot, SimulationFailed, simulate_stroke
+from models.synth.engine import POCKETED, SimulatedShot, SimulationFailed, simulate_stroke
 from models.synth.physics import POCKET_NAMES, PhysicsTable, cushion_name
 from models.synth.scenario import Point, Scenario
 from tracking.events import Event, write_jsonl
 
 LINE_AXES = (("house", 0), ("center", 0), ("long", 1))
+LINE_BAND_MM = 0.05  # a centre this close to a line is on it, on neither side
 
 
 class PhysicsGlitch(ValueError):
@@ -248,6 +249,19 @@ def check_shot(sim: SimulatedShot, table: TableModel, ptable: PhysicsTable, st: 
             raise PhysicsGlitch(
                 f"shot {k}: balls {ids[i]} and {ids[i + 1 + j]} overlap by {D - d.min():.2f} mm at t={times[ti]:.4f}"
             )
+    # Teleports: pooltool snaps colliding balls to touching; a snap of more than the tolerance means it
+    # found the collision at the wrong time, and the trajectory jumps.
+    from pooltool.physics.evolve import evolve_ball_motion
+
+    for bid, h in sim.histories.items():
+        R_m, m, u_s, u_sp, u_r, g = h.params
+        for j in range(1, len(h.t)):
+            if int(h.s[j - 1]) == POCKETED or int(h.s[j]) == POCKETED:
+                continue
+            rvw, _ = evolve_ball_motion(int(h.s[j - 1]), h.rvw[j - 1], R_m, m, u_s, u_sp, u_r, g, h.t[j] - h.t[j - 1])
+            jump = float(np.hypot(*(rvw[0, :2] - h.rvw[j, 0, :2]))) * 1000.0
+            if jump > st.overlap_tol_mm:
+                raise PhysicsGlitch(f"shot {k}: ball {bid} jumps {jump:.2f} mm at t={h.t[j]:.4f} (mistimed collision)")
     last_cushion: dict[str, tuple[float, str]] = {}
     for ev in sim.events:
         kind = str(ev.event_type)
@@ -318,11 +332,11 @@ def shot_events(rec: ShotRecord, table: TableModel, st: TruthSettings) -> list[E
 def line_crossings(rec: ShotRecord, table: TableModel, st: TruthSettings) -> list[Event]:
     """Exact crossings of the house, centre and long lines by ball centres during one shot.
 
-    A crossing is a change of side; a centre within 1e-6 mm of the line is on it and has no side, so a
-    ball that starts on a line and leaves it has not crossed. The time is found by bisection on the
-    continuous trajectory to below a microsecond."""
+    A crossing is a change of side; a centre within ``LINE_BAND_MM`` of the line is on it and has no side,
+    so a ball that starts on a line (a spot on the long line) and leaves it has not crossed. The time is
+    found by bisection on the continuous trajectory to below a microsecond."""
     sim, out = rec.sim, []
-    eps = 1e-6
+    eps = LINE_BAND_MM
     for bid in sim.histories:
         for lo, hi in sim.moving_intervals(bid):
             ts = np.append(np.arange(lo, hi, st.line_step_s), hi)
@@ -336,7 +350,7 @@ def line_crossings(rec: ShotRecord, table: TableModel, st: TruthSettings) -> lis
                     if s == 0:
                         continue
                     if last_s and s != last_s and last_i is not None:
-                        tc = _bisect(sim, bid, axis, v, ts[i - 1] if side[i - 1] == 0 else ts[last_i], ts[i], last_s)
+                        tc = _bisect(sim, bid, axis, v, ts[last_i], ts[i], last_s)
                         direction = ("+" if s > 0 else "-") + ("x" if axis == 0 else "y")
                         out.append(
                             Event(

@@ -1,0 +1,214 @@
+"""The synthetic truth is true: every scenario of the library, checked against its own physics.
+
+For each scenario (seed 0): events in time order; each pot's ball reaches that pocket's circle and is
+gone afterwards; each contact has the centres one diameter apart at ``t``; each cushion event has the
+centre one radius from that cushion (the straight cushions checked against ``TableModel``'s nose lines,
+jaws against the physics surface); each line crossing has the centre on the line at ``t`` and on opposite
+sides just before and after; tracks agree with the continuous trajectory at the frame times.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from functools import cache
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pooltool")
+
+from calibration.table import CUSHIONS, TableModel
+from models.synth import library
+from models.synth.engine import Stroke
+from models.synth.physics import PhysicsTable, cushion_name, to_ours, to_pooltool
+from models.synth.scenario import Scenario, ShotPlan
+from models.synth.truth import LINE_BAND_MM, PhysicsGlitch, Truth, check_shot, run_scenario
+from tracking.events import read_jsonl
+
+pytestmark = pytest.mark.synth
+
+TABLE = TableModel()
+PTABLE = PhysicsTable(TABLE)
+SLOW = {"break", "frame", "frame-short", "cluster-frame"}
+
+
+@cache
+def truth_of(name: str, seed: int = 0) -> Truth:
+    return run_scenario(library.build(name, seed, TABLE, PTABLE), TABLE, PTABLE)
+
+
+@pytest.fixture(scope="session")
+def compiled() -> None:
+    """pooltool's numba functions compile (about 36 s, cached on disk) once per session."""
+    truth_of("pot-house-left")
+
+
+def _params() -> list:
+    return [pytest.param(n, marks=pytest.mark.slow) if n in SLOW else n for n in library.names()]
+
+
+def test_frame_mapping_is_the_axis_swap() -> None:
+    p = np.array([[1234.5, 456.25]])
+    assert np.allclose(to_pooltool(p), [[0.45625, 1.2345]])
+    assert np.allclose(to_ours(to_pooltool(p)), p)
+    # pooltool's bottom-left pocket is our house-left corner; its straight cushions are ours.
+    assert cushion_name("18") == "house" and cushion_name("9") == "pyramid"
+    assert cushion_name("3") == "left-house" and cushion_name("12") == "right-pyramid"
+    assert cushion_name("2t") == "jaw:house-left" and cushion_name("13") == "jaw:middle-right"
+    centres = {n: c for n, (c, _) in PTABLE.pockets_mm.items()}
+    for name, pk in TABLE.pockets.items():
+        # Each pocket circle lies behind its own mouth, on its axis.
+        assert pk.depth(tuple(centres[name])) > 0
+        assert abs(pk.lateral(tuple(centres[name]))) < 1e-6
+
+
+def test_physics_cushions_lie_on_the_table_model_nose_lines() -> None:
+    for sid, (kind, pts, _) in PTABLE.segments_mm.items():
+        name = cushion_name(sid)
+        if kind == "line" and name in CUSHIONS:
+            cu = TABLE.cushions[name]
+            for p in pts:
+                assert abs(cu.offset(tuple(p))) < 1e-6
+                assert -1e-6 <= cu.along(tuple(p)) <= cu.length_mm + 1e-6
+
+
+@pytest.mark.parametrize("name", _params())
+def test_truth_is_true(compiled: None, name: str) -> None:
+    tr = truth_of(name)
+    R, D = TABLE.ball_radius_mm, TABLE.ball_diameter_mm
+    ts = [e.t for e in tr.events]
+    assert ts == sorted(ts), "events out of time order"
+    assert tr.events[0].type == "shot_start" and tr.events[-1].type == "shot_end"
+    assert sum(e.type == "shot_start" for e in tr.events) == len(tr.scenario.shots)
+    for ev in tr.events:
+        t = float(ev.t or 0.0)
+        if ev.type == "contact":
+            a, b = ev.balls or ()
+            pa = tr.ball_positions(a, np.array([t]))[0]
+            pb = tr.ball_positions(b, np.array([t]))[0]
+            assert abs(math.dist(pa, pb) - D) <= 0.5, f"contact {a}-{b} at {t}"
+            assert math.dist((pa + pb) / 2, ev.pos or (0, 0)) < 0.01
+        elif ev.type == "cushion":
+            p = tr.ball_positions(ev.ball or "", np.array([t]))[0]
+            if ev.cushion in CUSHIONS:
+                assert abs(TABLE.cushions[ev.cushion].offset(tuple(p)) - R) <= 0.5, f"{ev.ball} {ev.cushion} at {t}"
+            else:
+                assert abs(PTABLE.distance_to_cushion(ev.cushion or "", p) - R) <= 0.5
+        elif ev.type == "pot":
+            centre, radius = PTABLE.pockets_mm[ev.pocket or ""]
+            before = tr.ball_positions(ev.ball or "", np.array([t - 1e-7]))[0]
+            assert abs(math.dist(before, centre) - radius) < 0.5, f"{ev.ball} not at {ev.pocket}'s circle"
+            assert TABLE.pockets[ev.pocket or ""].depth(tuple(before)) > 0
+            assert np.isnan(tr.ball_positions(ev.ball or "", np.array([t + 1e-6]))[0]).all()
+            end = next(e for e in tr.events if e.type == "shot_end" and e.shot == ev.shot)
+            assert ev.ball not in (end.positions or {})
+        elif ev.type == "line_cross":
+            axis = 0 if TABLE.lines[ev.line or ""].axis == "x" else 1
+            v = TABLE.lines[ev.line or ""].value_mm
+            p = tr.ball_positions(ev.ball or "", np.array([t - 2e-3, t, t + 2e-3]))
+            assert abs(p[1, axis] - v) < 0.01
+            sign = 1 if (ev.direction or "+")[0] == "+" else -1
+            assert (p[0, axis] - v) * sign < LINE_BAND_MM and (p[2, axis] - v) * sign > -LINE_BAND_MM
+            assert (p[2, axis] - p[0, axis]) * sign > 0
+
+
+@pytest.mark.parametrize("name", ["pot-middle-left", "kiss", "safety-center-line", "lag"])
+def test_written_files_match_the_continuous_truth(compiled: None, name: str, tmp_path) -> None:
+    tr = truth_of(name)
+    fps = 30.0
+    tr.write(tmp_path, fps)
+    events = read_jsonl(tmp_path / "truth" / "events.jsonl")
+    assert [e.type for e in events] == [e.type for e in tr.events]
+    assert all(e.frame == round((e.t or 0) * fps) for e in events)
+    with open(tmp_path / "truth" / "tracks.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert rows and set(rows[0]) == {"frame", "t", "ball", "x", "y", "visible"}
+    n_frames = tr.frame_count(fps)
+    assert max(int(r["frame"]) for r in rows) == n_frames - 1
+    for r in rows[:: max(len(rows) // 200, 1)]:
+        p = tr.ball_positions(r["ball"], np.array([float(r["t"])]))[0]
+        assert math.dist(p, (float(r["x"]), float(r["y"]))) < 0.01
+    # Line crossings fall between the frames whose track rows are on either side of the line.
+    for ev in (e for e in events if e.type == "line_cross"):
+        axis = 0 if TABLE.lines[ev.line or ""].axis == "x" else 1
+        v = TABLE.lines[ev.line or ""].value_mm
+        f0 = math.floor((ev.t or 0) * fps)
+        track = {(int(r["frame"]), r["ball"]): (float(r["x"]), float(r["y"])) for r in rows if r["ball"] == ev.ball}
+        a, b = track.get((f0, ev.ball or "")), track.get((f0 + 1, ev.ball or ""))
+        if a and b:
+            assert (a[axis] - v) * (b[axis] - v) <= 0
+
+
+def test_pots_cover_every_pocket(compiled: None) -> None:
+    pockets = {e.pocket for n in library.names() if n.startswith("pot-") for e in truth_of(n).events if e.type == "pot"}
+    assert pockets == set(TABLE.pockets)
+
+
+def test_scenarios_are_reproducible(compiled: None) -> None:
+    a = library.build("random", 3, TABLE, PTABLE)
+    b = library.build("random", 3, TABLE, PTABLE)
+    assert a == b
+    assert library.build("random", 4, TABLE, PTABLE) != a
+
+
+def test_named_outcomes(compiled: None) -> None:
+    kiss = truth_of("kiss")
+    assert any(e.type == "pot" and e.ball == "cue" for e in kiss.events)
+    nob = truth_of("no-ball")
+    assert not any(e.type == "contact" for e in nob.events)
+    cf = truth_of("cushion-first")
+    first = next(e for e in cf.events if e.type in ("contact", "cushion"))
+    assert first.type == "cushion" and first.ball == "cue"
+    mouth = truth_of("stop-in-mouth")
+    end = mouth.events[-1].positions or {}
+    assert TABLE.in_pocket_mouth(end["1"]) is not None
+    lag = truth_of("lag")
+    start = lag.events[0]
+    assert set(start.positions or {}) == {"1", "2"}
+    cl = truth_of("cluster-random")
+    assert cl.scenario.game == "cluster" and "cue" not in cl.ball_ids
+
+
+def test_overlapping_layout_is_refused(compiled: None) -> None:
+    sc = Scenario("bad", "moscow", {"cue": (1000.0, 800.0), "1": (1030.0, 800.0)}, (ShotPlan(Stroke("cue", 0, 2)),))
+    with pytest.raises(ValueError, match="overlap"):
+        run_scenario(sc, TABLE, PTABLE)
+
+
+def test_glitches_are_detected(compiled: None) -> None:
+    tr = truth_of("pot-house-left")
+    sim = tr.shots[0].sim
+    check_shot(sim, TABLE, PTABLE, library_settings(), 0)  # the real shot passes
+    # A ball that passes through a cushion (moved off the table mid-shot) is a glitch.
+    bad = sim.histories["cue"]
+    saved, saved_s = bad.rvw.copy(), bad.s.copy()
+    try:
+        bad.rvw[1:, 0, 0] = -0.2  # pooltool x across the table: 200 mm beyond the left cushion
+        with pytest.raises(PhysicsGlitch, match="left the table"):
+            check_shot(sim, TABLE, PTABLE, library_settings(), 0)
+        # Two balls inside each other: a missed collision.
+        bad.rvw[:] = saved
+        other = sim.histories["1"]
+        bad.rvw[1:, 0, :2] = other.rvw[1:, 0, :2]
+        bad.s[1:] = 0
+        other_s = other.s.copy()
+        other.s[1:] = 0
+        with pytest.raises(PhysicsGlitch, match="overlap"):
+            check_shot(sim, TABLE, PTABLE, library_settings(), 0)
+        other.s[:] = other_s
+    finally:
+        bad.rvw[:] = saved
+        bad.s[:] = saved_s
+    truth_of.cache_clear()
+
+
+def library_settings():
+    from models.synth.truth import TruthSettings
+
+    return TruthSettings()
+
+
+def test_unknown_scenario_is_a_clear_error() -> None:
+    with pytest.raises(library.ScenarioError, match="unknown scenario"):
+        library.build("nope", 0)
