@@ -14,7 +14,7 @@ it is not thread-safe, so a live service runs it in one thread.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import numpy as np
@@ -32,9 +32,12 @@ CUE_CLASS = 1  # vision.detections.CUE: the code of a cue ball told apart by col
 class FrameDetections(Protocol):
     """What the pipeline reads from a detector's output (``vision.detections.Detections`` has it)."""
 
-    pos_mm: np.ndarray
-    confidence: np.ndarray
-    cls: np.ndarray
+    @property
+    def pos_mm(self) -> np.ndarray: ...
+    @property
+    def confidence(self) -> np.ndarray: ...
+    @property
+    def cls(self) -> np.ndarray: ...
 
 
 class BallDetector(Protocol):
@@ -162,6 +165,9 @@ class Pipeline:
         return mapping
 
     def _rename_extractor(self, mapping: dict[str, str]) -> None:
+        if self.last is not None:
+            balls = tuple(replace(b, id=mapping.get(b.id, b.id)) for b in self.last.balls)
+            self.last = replace(self.last, balls=balls)
         ex = self.extractor.balls
         moved = {new: ex.pop(old) for old, new in mapping.items() if old in ex}
         for new, b in moved.items():

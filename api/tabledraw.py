@@ -38,7 +38,7 @@ def ball_colour(ball: str) -> tuple[int, int, int]:
         return (245, 245, 245)
     h = int(hashlib.md5(ball.encode()).hexdigest()[:6], 16)
     hue = h % 180
-    hsv = np.uint8([[[hue, 200, 255]]])
+    hsv = np.array([[[hue, 200, 255]]], dtype=np.uint8)
     b, g, r = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0]
     return (int(b), int(g), int(r))
 

@@ -44,7 +44,7 @@ def test_straight_pot_events_and_sub_frame_timing(fps: float) -> None:
     balls = {"cue": (float(cue[0]), float(cue[1])), "3": (float(obj[0]), float(obj[1])), "5": (600.0, 1400.0)}
     sim = simulate_shot(TABLE, balls, "cue", (float(u[0] * 3000), float(u[1] * 3000)), fps=fps)
     pred = _observe(sim, balls)
-    assert [e.type for e in pred][0] == "shot_start" and pred[0].ball == "cue"
+    assert pred[0].type == "shot_start" and pred[0].ball == "cue"
     assert pred[-1].type == "shot_end"
     pots = [e for e in pred if e.type == "pot"]
     assert [(e.ball, e.pocket) for e in pots] == [("3", "pyramid-left")]

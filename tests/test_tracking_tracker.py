@@ -101,7 +101,7 @@ def test_russian_pyramid_rack_is_numbered_in_the_order_of_001_2_2_3() -> None:
     assert all(abs(p[0] - base[0][0]) < 1e-9 for p in base)
     assert [p[1] for p in base] == sorted(p[1] for p in base)
     rng = np.random.default_rng(0)
-    pts = np.array(list(ids.values()) + [(800.0, 889.0)])
+    pts = np.array([*ids.values(), (800.0, 889.0)])
     tracker = Tracker(TABLE, known_ids=ids)
     f = None
     for i in range(4):

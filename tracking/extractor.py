@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import bisect
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from calibration.table import TableModel
+from calibration.table import Cushion, Jaw, TableModel
 from tracking.events import Event
 from tracking.tracker import Loss, Reappearance, TrackerFrame
 from tracking.trajectory import PathFit, closest_time, fit_path, intersect_paths, solve_root
@@ -43,7 +44,7 @@ class ExtractorSettings:
     contact_tol_mm: float = 14.0
     cushion_tol_mm: float = 14.0
     frozen_tol_mm: float = 5.0  # neighbours this close to touching pass a hit on (a chain)
-    chain_cone_deg: float = 60.0
+    chain_cone_deg: float = 80.0  # a frozen neighbour within this of the impulse direction is pushed
     pot_depth_fraction: float = 0.5  # a ball falls when its centre is this many radii past the mouth line
     graze_tol_mm: float = 5.0  # a straight path this close to a nose line (then away) touched it
     shot_end_hold_s: float = 0.25
@@ -325,7 +326,7 @@ class EventExtractor:
         )
         if len(sel) < 2:
             return PathFit.still(b.xy[sel[-1]], seg.start_t, t), False
-        return f, float(np.linalg.norm(f.vel(t))) > 30.0
+        return f, float(np.linalg.norm(f.vel(t))) > 5.0
 
     def _stop_of(self, b: _Ball, rest_p: np.ndarray) -> tuple[float, np.ndarray]:
         """When a moving ball stopped. Under a constant deceleration the distance left to the resting point
@@ -398,14 +399,12 @@ class EventExtractor:
         for o in self.balls.values():
             if o is b or not o.ts:
                 continue
-            pb = self._path_before(o, br.t_hi)
+            pb = self._path_before(o, br.t_lo)  # its path before the contact, not after
             if pb is None:
                 continue
             path, moving = pb
             if moving:
-                root = solve_root(
-                    lambda u, p=path: float(np.linalg.norm(p.at(u) - a)) - D, br.t_lo - 2 * dt, br.t_hi + 0.5 * dt
-                )
+                root = solve_root(_gap_to_point(path, a, D), br.t_lo - 2 * dt, br.t_hi + 0.5 * dt)
                 if root is None:
                     gap = abs(float(np.linalg.norm(path.at(t_s) - a)) - D)
                     if gap > self.s.contact_tol_mm:
@@ -456,7 +455,7 @@ class EventExtractor:
                 continue
             if float(v_old @ n) >= 0 or float(v_new @ n) <= float(v_old @ n) + 20.0:
                 continue
-            root = solve_root(lambda u, c=cu: c.offset(_pt(old.at(u))) - R, lo, hi)
+            root = solve_root(_gap_to_cushion(old, cu, R), lo, hi)
             tc = root if root is not None else t_k
             pc = old.at(tc) - n * R
             cands.append((abs(off) / self.s.cushion_tol_mm, "cushion", cu.name, tc, pc))
@@ -465,7 +464,7 @@ class EventExtractor:
                 dj = jaw.distance(_pt(p_k)) - R
                 if abs(dj) > self.s.cushion_tol_mm:
                     continue
-                root = solve_root(lambda u, j=jaw: j.distance(_pt(old.at(u))) - R, lo, hi)
+                root = solve_root(_gap_to_jaw(old, jaw, R), lo, hi)
                 tc = root if root is not None else t_k
                 cands.append((0.2 + abs(dj) / self.s.cushion_tol_mm, "cushion", f"jaw:{pk.name}", tc, old.at(tc)))
         for o in self.balls.values():
@@ -478,7 +477,7 @@ class EventExtractor:
             d = float(np.linalg.norm(path.at(t_k) - p_k))
             if abs(d - D) > self.s.contact_tol_mm:
                 continue
-            root = solve_root(lambda u, p=path: float(np.linalg.norm(old.at(u) - p.at(u))) - D, lo, hi)
+            root = solve_root(_gap_between(old, path, D), lo, hi)
             tc = root if root is not None else t_k
             cands.append((abs(d - D) / self.s.contact_tol_mm, "ball", o.id, tc, (old.at(tc) + path.at(tc)) / 2))
         br.new.start_t, br.new.start_p = t_k, p_k
@@ -575,7 +574,7 @@ class EventExtractor:
             lo, hi = max(0, k - 4), min(len(ps), k + 4)
             f = fit_path(np.array(ts[lo:hi]), np.array(ps[lo:hi]), quadratic_from=7)
             lo_t, hi_t = ts[k - 1] - 0.5 * self._dt, ts[k] + 0.5 * self._dt
-            root = solve_root(lambda u, f=f, ax=axis, v=val: float(f.at(u)[ax]) - v, lo_t, hi_t)
+            root = solve_root(_gap_to_line(f, axis, val), lo_t, hi_t)
             if root is None:
                 root = ts[k - 1] + (ts[k] - ts[k - 1]) * (
                     s0 / (s0 - (ps[k][axis] - val)) if ps[k][axis] != val else 1.0
@@ -701,6 +700,26 @@ class EventExtractor:
             review=conf < self.s.review_below,
             **kw,  # type: ignore[arg-type]
         )
+
+
+def _gap_to_point(path: PathFit, q: np.ndarray, dist: float) -> Callable[[float], float]:
+    return lambda u: float(np.linalg.norm(path.at(u) - q)) - dist
+
+
+def _gap_between(a: PathFit, b: PathFit, dist: float) -> Callable[[float], float]:
+    return lambda u: float(np.linalg.norm(a.at(u) - b.at(u))) - dist
+
+
+def _gap_to_cushion(path: PathFit, cu: Cushion, radius: float) -> Callable[[float], float]:
+    return lambda u: cu.offset(_pt(path.at(u))) - radius
+
+
+def _gap_to_jaw(path: PathFit, jaw: Jaw, radius: float) -> Callable[[float], float]:
+    return lambda u: jaw.distance(_pt(path.at(u))) - radius
+
+
+def _gap_to_line(path: PathFit, axis: int, value: float) -> Callable[[float], float]:
+    return lambda u: float(path.at(u)[axis]) - value
 
 
 def _pt(a: np.ndarray | tuple[float, float] | None) -> tuple[float, float]:

@@ -311,40 +311,40 @@ def make_setup(table: TableModel, name: str, rng: np.random.Generator) -> ShotSe
         pk = table.pockets[pocket]
         for _ in range(200):
             back = float(rng.uniform(250, 900))
-            obj = np.array(pk.mouth_center) - np.array(pk.outward) * back + rng.normal(0, 60, 2)
-            if not (m < obj[0] < L - m and m < obj[1] < W - m):
+            o_arr = np.array(pk.mouth_center) - np.array(pk.outward) * back + rng.normal(0, 60, 2)
+            if not (m < o_arr[0] < L - m and m < o_arr[1] < W - m):
                 continue
             cut = 0.0 if name == "straight_pot" else float(rng.uniform(-35, 35))
             cue, vel = _aim(
                 table,
-                (float(obj[0]), float(obj[1])),
+                (float(o_arr[0]), float(o_arr[1])),
                 pocket,
                 cut,
                 float(rng.uniform(300, 900)),
                 float(rng.uniform(1500, 3500)),
             )
             if m < cue[0] < L - m and m < cue[1] < W - m:
-                balls = {"cue": cue, "1": (float(obj[0]), float(obj[1]))}
-                taken = list(balls.values())
+                pot_balls = {"cue": cue, "1": (float(o_arr[0]), float(o_arr[1]))}
+                placed = list(pot_balls.values())
                 for k in range(int(rng.integers(2, 6))):
-                    p = _free(table, rng, taken, m)
-                    taken.append(p)
-                    balls[str(k + 2)] = p
+                    p = _free(table, rng, placed, m)
+                    placed.append(p)
+                    pot_balls[str(k + 2)] = p
                 occ: tuple[Occluder, ...] = ()
                 if name == "occluded":
                     c = np.array(cue) + rng.normal(0, 150, 2)
                     occ = (Occluder(c[0] - 250, c[1] - 120, c[0] + 250, c[1] + 120, 0.0, float(rng.uniform(0.5, 1.0))),)
-                return ShotSetup(name, balls, "cue", vel, occ)
+                return ShotSetup(name, pot_balls, "cue", vel, occ)
         raise ValueError("could not place a pot")
     if name == "bank":
         obj = _free(table, rng, [], m)
         cu = table.cushions[str(rng.choice(list(table.cushions)))]
         along = float(rng.uniform(0.3, 0.7)) * cu.length_mm
         hit = np.array(cu.point_at(along, R))
-        mirror = np.array(obj) - 2 * np.array(cu.inward) * (cu.offset(obj) - R)
+        mirror = np.array(obj) - 2 * np.array(cu.inward) * (cu.offset(obj) - R)  # obj seen in the cushion
         d = (hit - mirror) / np.linalg.norm(hit - mirror)
-        cue = hit - d * float(rng.uniform(400, 1200))
-        cue = (float(np.clip(cue[0], m, L - m)), float(np.clip(cue[1], m, W - m)))
+        far = hit - d * float(rng.uniform(400, 1200))
+        cue = (float(np.clip(far[0], m, L - m)), float(np.clip(far[1], m, W - m)))
         d = (hit - np.array(cue)) / np.linalg.norm(hit - np.array(cue))
         sp = float(rng.uniform(1500, 3500))
         return ShotSetup(name, {"cue": cue, "1": obj}, "cue", (float(d[0] * sp), float(d[1] * sp)))
@@ -365,13 +365,13 @@ def make_setup(table: TableModel, name: str, rng: np.random.Generator) -> ShotSe
         sp = float(rng.uniform(400, 900))
         return ShotSetup(name, {"cue": cue, "1": obj}, "cue", (float(d[0] * sp), float(d[1] * sp)))
     # random
-    balls: dict[str, tuple[float, float]] = {}
-    taken: list[tuple[float, float]] = []
+    layout: dict[str, tuple[float, float]] = {}
+    spots: list[tuple[float, float]] = []
     for k in range(int(rng.integers(4, 11))):
-        p = _free(table, rng, taken, m)
-        taken.append(p)
-        balls["cue" if k == 0 else str(k)] = p
-    tgt = np.array(balls["1"]) + rng.normal(0, 25, 2)
-    d = (tgt - np.array(balls["cue"])) / np.linalg.norm(tgt - np.array(balls["cue"]))
+        p = _free(table, rng, spots, m)
+        spots.append(p)
+        layout["cue" if k == 0 else str(k)] = p
+    tgt = np.array(layout["1"]) + rng.normal(0, 25, 2)
+    d = (tgt - np.array(layout["cue"])) / np.linalg.norm(tgt - np.array(layout["cue"]))
     sp = float(rng.uniform(1000, 5000))
-    return ShotSetup("random", balls, "cue", (float(d[0] * sp), float(d[1] * sp)))
+    return ShotSetup("random", layout, "cue", (float(d[0] * sp), float(d[1] * sp)))

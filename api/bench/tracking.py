@@ -81,6 +81,11 @@ def run_kinematic(n: int, fps: float, seed: int, noise: float, dropout: float, v
 def _print_misses(k: int, name: str, pred: list[Event], truth: list[Event], tol: float) -> None:
     from tracking.metrics import SCORED, event_key
 
+    tc = [e for e in truth if e.type == "contact"]
+    pc = [e for e in pred if e.type == "contact"]
+    if tc and (not pc or pc[0].balls != tc[0].balls or abs((pc[0].t or 0) - (tc[0].t or 0)) > tol):
+        got = f"{pc[0].balls} at {pc[0].t:.4f}" if pc else "none"
+        print(f"  shot {k} {name}: first contact {tc[0].balls} at {tc[0].t:.4f}, found {got}")
     for kind in SCORED:
         ps = [e for e in pred if e.type == kind]
         ts = [e for e in truth if e.type == kind]

@@ -62,10 +62,10 @@ def table_from_args(size: str | None, ball: float | None, mouths: str | None) ->
         d = kw.get("ball_diameter_mm", 68.0)
         if not mouths and (size or ball):
             # Not the regulation Russian table: pool-like pockets (a 9-ft pool corner mouth is ~2 balls).
-            probe = TableSpec(**kw, corner_mouth_mm=1.5 * d, middle_mouth_mm=1.5 * d)
+            probe = TableSpec(**kw, corner_mouth_mm=1.5 * d, middle_mouth_mm=1.5 * d)  # type: ignore[arg-type]
             if not probe.is_regulation:
                 kw.update(corner_mouth_mm=2.0 * d, middle_mouth_mm=2.25 * d)
-        return TableModel(TableSpec(**kw))
+        return TableModel(TableSpec(**kw))  # type: ignore[arg-type]
     except TableSpecError as exc:
         raise AnalyzeError(f"table: {exc}") from None
 
@@ -101,9 +101,9 @@ def get_calibration(args: argparse.Namespace, video: Path, table: TableModel, si
                 source=cal.source, quality=cal.quality, camera_height_mm=cal.camera_height_mm,
             )  # fmt: skip
         return cal
-    cal = scenario_calibration(video, table, size)
-    if cal is not None:
-        return cal
+    scen = scenario_calibration(video, table, size)
+    if scen is not None:
+        return scen
     from calibration.auto import auto_calibrate
     from vision.table_finder import read_source
 
