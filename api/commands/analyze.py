@@ -139,17 +139,20 @@ def merge_inputs(events: list[Event], inputs: list[Event]) -> list[Event]:
     return [k[3] for k in keyed]
 
 
-def run_rules(game: str, table: TableModel, stream: list[Event]) -> list[dict[str, Any]] | None:
-    """Verdicts from the rules engine, where it offers a stream referee; None where it does not."""
-    try:
-        import rules
-    except ImportError:
-        return None
-    referee = getattr(rules, "referee_events", None)
-    if referee is None:
-        return None
-    verdicts = referee(game, stream, table=table)
-    return [v if isinstance(v, dict) else v.to_dict() for v in verdicts]
+def run_rules(game: str, table: TableModel, stream: list[Event]) -> tuple[list[dict[str, Any]], str | None]:
+    """Verdicts of the rules engine (``rules.referee.Referee``) over the stream, and the reason it stopped
+    early if a record was refused (the verdicts before it are kept)."""
+    from rules.referee import Referee
+
+    ref = Referee(game, table=table)
+    problem = None
+    for n, ev in enumerate(stream, start=1):
+        try:
+            ref.feed(ev, line=n)
+        except ValueError as exc:
+            problem = f"the referee stopped at event {n}: {exc}"
+            break
+    return [v.to_dict() for v in ref.finals()], problem
 
 
 def run(args: argparse.Namespace) -> int:
@@ -207,11 +210,12 @@ def run(args: argparse.Namespace) -> int:
         w.writerow(["frame", "t", "ball", "x", "y", "visible"])
         for r in rows:
             w.writerow([r.frame, f"{r.t:.6f}", r.ball, f"{r.x:.2f}", f"{r.y:.2f}", r.visible])
-    verdicts = run_rules(args.game, table, stream)
-    if verdicts is not None:
-        with open(out / "verdicts.jsonl", "w", encoding="utf-8") as f:
-            for v in verdicts:
-                f.write(json.dumps(v, ensure_ascii=False) + "\n")
+    verdicts, problem = run_rules(args.game, table, stream)
+    with open(out / "verdicts.jsonl", "w", encoding="utf-8") as f:
+        for v in verdicts:
+            f.write(json.dumps(v, ensure_ascii=False) + "\n")
+    if problem:
+        print(f"tableref analyze: warning: {problem}", file=sys.stderr)
     video_s = last_t + 1.0 / fps
     stats = {
         "frames": i,
@@ -221,7 +225,9 @@ def run(args: argparse.Namespace) -> int:
         "calibration": cal.source,
         "detector": args.detector,
     }
-    write_report(out, table, stream, rows, video=video.name, verdicts=verdicts or (), stats=stats)
+    if problem:
+        stats["referee"] = problem
+    write_report(out, table, stream, rows, video=video.name, verdicts=verdicts, stats=stats)
     n_pots = sum(1 for e in events if e.type == "pot")
     n_shots = sum(1 for e in events if e.type == "shot_start")
     print(
