@@ -91,9 +91,15 @@ def calibration_from_edges(
             raise CalibrationError("no table found: two adjacent cushion lines are parallel")
         corners_und.append(p)
     cu = np.array(corners_und)  # corner i lies between side i-1 and side i
-    # Long sides: opposite pairs (0, 2) and (1, 3).
-    len_side = [float(np.linalg.norm(cu[(i + 1) % 4] - cu[i])) for i in range(4)]
-    long_pair = (0, 2) if len_side[0] + len_side[2] >= len_side[1] + len_side[3] else (1, 3)
+    long_pair = _long_pair_from_perspective(cu, k0)
+    long_source = "perspective"
+    by_gaps = _long_pair_from_gaps(und, cu)
+    if by_gaps is not None:
+        long_pair, long_source = by_gaps, "middle-pocket gaps"
+    elif img is not None:
+        by_pockets = _long_pair_from_pockets(img, cu, k0, k1, k2)
+        if by_pockets is not None:
+            long_pair, long_source = by_pockets, "middle pockets"
     names, house_source = _name_corners(cu, long_pair, size, flip)
     if img is not None and not flip:
         decided = _house_from_marks(img, cu, names, table, k0, k1, k2)
@@ -112,6 +118,7 @@ def calibration_from_edges(
     quality = _quality(cal, sides, und, lines, names, cu, edges)
     quality["house_end_source"] = house_source  # type: ignore[assignment]
     quality["focal_source"] = f_source  # type: ignore[assignment]
+    quality["long_sides_source"] = long_source  # type: ignore[assignment]
     quality["focal_px"] = float(kmat[0, 0])
     centre = cal.camera_centre_mm()
     height = float(-centre[2])
@@ -229,6 +236,102 @@ def _name_corners(
     if flip:
         house_idx = 1 - house_idx
     return _names_for_house(cu, short[house_idx], short[1 - house_idx]), "default"
+
+
+def _long_pair_from_perspective(cu: np.ndarray, kmat: np.ndarray) -> tuple[int, int]:
+    """The long pair of sides, from the lengths the corners imply in 3D for the given intrinsics: with
+    ``H ~ K [a r1, b r2, t]`` mapping the unit square onto the corners, side 0 has length ``a`` and side 1
+    length ``b`` (foreshortening undone, unlike lengths measured in the image)."""
+    unit = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
+    h = cv2.getPerspectiveTransform(unit.astype(np.float32), cu.astype(np.float32)).astype(np.float64)
+    m = np.linalg.inv(kmat) @ h
+    return (0, 2) if np.linalg.norm(m[:, 0]) >= np.linalg.norm(m[:, 1]) else (1, 3)
+
+
+def _long_pair_from_gaps(und: list[np.ndarray], cu: np.ndarray) -> tuple[int, int] | None:
+    """The pair of sides whose cushion-nose points break off at the middle (a middle pocket's mouth),
+    when both sides of one pair do and neither of the other does."""
+    unit = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
+    h_inv = cv2.getPerspectiveTransform(cu.astype(np.float32), unit.astype(np.float32)).astype(np.float64)
+    ratios = []
+    for side, pts in enumerate(und):
+        if len(pts) < 20:
+            return None
+        q = _apply_h(h_inv, pts)
+        s_along = q[:, 0] if side in (0, 2) else q[:, 1]
+        body = ((s_along > 0.15) & (s_along < 0.85)).sum() / 0.7
+        centre = (np.abs(s_along - 0.5) < 0.015).sum() / 0.03
+        ratios.append(centre / max(body, 1e-9))
+    gap = [r < 0.4 for r in ratios]
+    full = [r > 0.7 for r in ratios]
+    if gap[0] and gap[2] and full[1] and full[3]:
+        return (0, 2)
+    if gap[1] and gap[3] and full[0] and full[2]:
+        return (1, 3)
+    return None
+
+
+def _long_pair_from_pockets(
+    img: np.ndarray, cu: np.ndarray, kmat: np.ndarray, k1: float, k2: float
+) -> tuple[int, int] | None:
+    """The pair of opposite sides with a middle pocket: the long cushions.
+
+    A side's midpoint and outward direction do not depend on the table's aspect, so this works in the
+    unit square the four corners span. Outside each side's middle, the view across cushion and rail is
+    compared with the same view a quarter of the way along: a middle pocket (mouth, throat, hole) breaks
+    the cushion there; a short cushion looks the same at its middle as elsewhere. None when the two pairs
+    are not clearly different (a side out of view, a player over a middle)."""
+    lab = cv2.cvtColor(img, cv2.COLOR_BGR2LAB).astype(np.float32)
+    h_img, w_img = lab.shape[:2]
+    unit = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
+    h = cv2.getPerspectiveTransform(unit.astype(np.float32), cu.astype(np.float32)).astype(np.float64)
+    depths = np.linspace(0.004, 0.1, 25)
+
+    def profile(side: int, s_values: np.ndarray) -> np.ndarray:
+        """Median Lab colour at each depth (NaN where outside the image)."""
+        a, b = unit[side], unit[(side + 1) % 4]
+        out = np.array([(b - a)[1], -(b - a)[0]])  # outward for a clockwise ring in the unit square
+        pts = np.array([a + (b - a) * s + out * t for t in depths for s in s_values])
+        px = _distort(_apply_h(h, pts), kmat, k1, k2)
+        inside = (px[:, 0] >= 0) & (px[:, 0] < w_img - 1) & (px[:, 1] >= 0) & (px[:, 1] < h_img - 1)
+        vals = cv2.remap(lab, px[:, 0].astype(np.float32).reshape(1, -1), px[:, 1].astype(np.float32).reshape(1, -1),
+                         cv2.INTER_LINEAR)[0]  # fmt: skip
+        vals[~inside] = np.nan
+        return np.median(vals.reshape(len(depths), len(s_values), 3), axis=1)  # (depths, 3)
+
+    scores = []
+    centre = np.linspace(0.49, 0.51, 5)
+    for side in range(4):
+        mid = profile(side, centre)
+        diffs = []
+        for shift in (-0.22, 0.22):
+            ref = profile(side, centre + shift)
+            d = np.linalg.norm(mid - ref, axis=1)
+            d = d[np.isfinite(d)]
+            if len(d) >= 8:
+                diffs.append(float(np.mean(d)))
+        scores.append(min(diffs) if diffs else float("nan"))
+    sc = np.array(scores)
+    if (np.isnan(sc[[0, 2]]).all()) or (np.isnan(sc[[1, 3]]).all()):
+        return None
+    a, b = float(np.nanmean(sc[[0, 2]])), float(np.nanmean(sc[[1, 3]]))
+    if a > 10.0 and a > 2.0 * b:
+        return (0, 2)
+    if b > 10.0 and b > 2.0 * a:
+        return (1, 3)
+    return None
+
+
+def _apply_h(h: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    p = np.asarray(pts, np.float64).reshape(-1, 2)
+    q = p @ h[:, :2].T + h[:, 2]
+    return q[:, :2] / q[:, 2:3]
+
+
+def _sample(grey: np.ndarray, p: np.ndarray) -> float:
+    u = min(max(round(p[0]), 0), grey.shape[1] - 1)
+    v = min(max(round(p[1]), 0), grey.shape[0] - 1)
+    return float(grey[v, u])
 
 
 def _names_for_house(cu: np.ndarray, house_side: int, pyramid_side: int) -> list[str]:

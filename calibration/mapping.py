@@ -105,7 +105,7 @@ class Calibration:
             raise CalibrationError(f"the table covers only {100 * area / (w * h):.1f}% of the image")
         long_px = (math.dist(ring[0], ring[1]) + math.dist(ring[2], ring[3])) / 2
         short_px = (math.dist(ring[1], ring[2]) + math.dist(ring[3], ring[0])) / 2
-        if short_px <= 0 or not (0.8 <= long_px / short_px <= 5.0):
+        if short_px <= 0 or not (0.4 <= long_px / short_px <= 6.0):
             raise CalibrationError(
                 f"corner distances give an aspect {long_px / max(short_px, 1e-9):.2f}, not a table's ~2"
             )
