@@ -33,24 +33,33 @@ def after_break(game: str) -> Script:
 
 
 # ---- the break from hand (2.1.5) -------------------------------------------------------------------------------
-@pytest.mark.parametrize("game", ["moscow", "eight", "americanka"])
+@pytest.mark.parametrize("game", ["moscow", "eight", "americanka", "russian71"])
 def test_non_fast_break_a_far_corner_pot_makes_every_pot_count_2_1_5a(game):
     s = Script(game)
+    if game == "russian71":
+        s.call("3", "pyramid-right")
     v = s.play("cue", *BREAK_IN, ("hit", "cue", "4"), ("pot", "9", "middle-left"), ("pot", "3", "pyramid-right"))
-    assert v.counted == ("9", "3") and v.next_player == "A" and v.score == (2, 0)
+    assert v.counted == ("9", "3") and v.next_player == "A" and v.score == ((12, 0) if game == "russian71" else (2, 0))
 
 
-@pytest.mark.parametrize("game", ["moscow", "eight", "americanka"])
+@pytest.mark.parametrize("game", ["moscow", "eight", "americanka", "russian71"])
 def test_non_fast_break_without_a_far_corner_pot_counts_nothing_and_spots_2_1_5a(game):
     s = Script(game)
+    if game == "russian71":
+        s.call("9", "middle-left")
     v = s.play("cue", *BREAK_IN, ("hit", "cue", "4"), ("pot", "9", "middle-left"))
     assert v.legal and v.counted == () and v.void == ("9",) and v.next_player == "B"
     assert "9" in spots(v)
 
 
-@pytest.mark.parametrize("game", ["moscow-fast", "eight-fast", "americanka-fast"])
+FAST_GAMES = [g for g in FEDERATION_GAMES if FEDERATION_GAMES[g].fast]
+
+
+@pytest.mark.parametrize("game", FAST_GAMES)
 def test_fast_break_counts_any_pocket_after_the_cue_ball_left_the_house_2_1_5a(game):
     s = Script(game)
+    if FEDERATION_GAMES[game].calls != "none":
+        s.call("9", "middle-left")
     v = s.play("cue", *BREAK_IN, ("hit", "cue", "4"), ("pot", "9", "middle-left"))
     assert v.counted == ("9",) and v.next_player == "A"
 
@@ -63,14 +72,22 @@ def test_break_retaken_when_the_cue_ball_stays_in_the_house_untouched_2_1_5g(gam
     assert s.ref.state.shots == 0  # still the opening break
 
 
-def test_temporary_house_far_corners_are_the_house_corners_2_1_5b():
+@pytest.mark.parametrize("game", [g for g in FEDERATION_GAMES if FEDERATION_GAMES[g].temporary_house_rule])
+def test_temporary_house_far_corners_are_the_house_corners_2_1_5b(game):
     layout = {"cue": (3000.0, 889.0), "1": (300.0, 400.0), "2": (500.0, 1400.0)}
-    s = Script("eight", layout=layout)
+    s = Script(game, layout=layout)
+    if FEDERATION_GAMES[game].calls != "none":
+        s.call("1", "house-left")
     v = s.play("cue", ("hit", "cue", "1"), ("pot", "1", "house-left"))
     assert v.counted == ("1",)
-    s2 = Script("eight", layout=layout)
+    s2 = Script(game, layout=layout)
+    if FEDERATION_GAMES[game].calls != "none":
+        s2.call("1", "middle-left")
     v2 = s2.play("cue", ("hit", "cue", "1"), ("pot", "1", "middle-left"))
-    assert v2.counted == () and v2.void == ("1",)
+    if FEDERATION_GAMES[game].fast:  # fast games count any pocket once the cue ball left the (temporary) house
+        assert v2.counted == ("1",)
+    else:
+        assert v2.counted == () and v2.void == ("1",)
 
 
 # ---- Russian pyramid (2.2, 2.3) ------------------------------------------------------------------------------------
@@ -234,18 +251,29 @@ def test_moscow_spotting_frozen_to_the_back_cushion_middle_2_4_6():
     assert spots(v)["6"] == (L - R, W / 2)
 
 
-def test_moscow_penalty_ball_from_the_shelf_is_spotted_2_4_7():
-    s = after_break("moscow")
+@pytest.mark.parametrize("game", BALL_GAMES)
+def test_penalty_ball_from_the_shelf_is_spotted_2_4_7_2_7_8_2_9_7(game):
+    s = after_break(game)
+    if FEDERATION_GAMES[game].calls != "none":
+        s.call("6", "pyramid-left")
     s.play("cue", ("hit", "cue", "6"), ("pot", "6", "pyramid-left"))  # B: 1 ball
     v = s.play("cue", ("rail", "cue", "left-house"))  # B fouls
-    assert v.score == (0, 0) and spots(v) == {"6": (L - R, W / 2)}
+    assert v.score == (0, 0) and list(spots(v)) == ["6"] and s.ref.state.debts == (0, 0)
+    if FEDERATION_GAMES[game].spotting == "back_cushion":  # 2.4.6, 2.7.7
+        assert spots(v)["6"] == (L - R, W / 2)
+    else:  # on the longitudinal line, beyond the rack that takes the back spot
+        assert spots(v)["6"][1] == YS and spots(v)["6"][0] > XS
 
 
-def test_penalty_debt_collected_after_the_next_potted_ball_2_4_7_digest_A13():
-    s = after_break("eight")
+@pytest.mark.parametrize("game", BALL_GAMES)
+def test_penalty_debt_collected_after_the_next_potted_ball_2_4_7_digest_A13(game):
+    s = after_break(game)
     s.play("cue", ("rail", "cue", "left-house"))  # B owes a ball
     assert s.ref.state.debts == (0, 1)
-    s.play("cue", ("hit", "cue", "7"), ("cross", "7", "center", "-x"))  # A plays, no pot, turn to B
+    # A plays a safety (2.1.11(1), 2.7.6(2)): no pot, the turn goes to B
+    s.play("cue", ("hit", "cue", "7"), ("cross", "7", "center", "-x"), ("cross", "cue", "center", "-x"))
+    if FEDERATION_GAMES[game].calls != "none":
+        s.call("6", "pyramid-left")
     v = s.play("cue", ("hit", "cue", "6"), ("pot", "6", "pyramid-left"))
     assert v.counted == ("6",) and v.score == (0, 0) and s.ref.state.debts == (0, 0)
     assert "6" in spots(v)
