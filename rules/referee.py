@@ -184,6 +184,14 @@ class Referee:
                 if any(e.ball == b for e in last.shot.late):
                     raise _Reject(f"ball '{b}' is potted twice")
                 return self._rejudge(last.shot.with_late((*last.shot.late, ev)))
+            if ev.type == "disturbed":
+                # Between strokes hands move balls all the time (spotting, the cue ball in hand), so a ball
+                # moving then is not judged: it is noted on the next verdict for the operator (2.1.22(4)
+                # by manual_foul if it was a player).
+                self._frame_notes.append(
+                    f"ball {ev.ball} moved between shots: not judged (001 2.1.22(4) by the operator if a player)"
+                )
+                return []
             raise _Reject(f"{ev.type} event outside a shot")
         if ev.shot is not None and ev.shot != self._open.index:
             raise _Reject(f"{ev.type} event for shot {ev.shot} during shot {self._open.index}")

@@ -188,6 +188,14 @@ def test_bad_events_name_the_line_and_keep_the_engine(events, message):
     assert exc.value.line_no == 2 + len(events)
 
 
+def test_ball_moved_between_shots_is_noted_not_judged_2_1_22_4():
+    s = Script("eight")
+    s.play("cue", ("cross", "cue", "house", "+x"), ("hit", "cue", "4"))
+    s.add(Event(type="disturbed", t=30.0, shot=None, ball="9", pos=s.pos["9"]))
+    v = s.play("cue", ("hit", "cue", "5"), ("cross", "5", "center", "-x"))
+    assert v.legal and any("ball 9 moved between shots" in n for n in v.notes)
+
+
 def test_camera_event_outside_a_shot_is_an_error():
     ref = Referee("eight")
     with pytest.raises(RefereeInputError, match="outside a shot"):
