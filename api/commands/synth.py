@@ -23,6 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the scenario and the rendering")
     parser.add_argument("--suite", help="write a named suite of scenarios instead of one")
     parser.add_argument("--limit", type=int, default=None, help="with --suite: only the first N items")
+    parser.add_argument("--small", action="store_true", help="with --suite: render at 320x180")
     parser.add_argument("--resolution", default="1920x1080", help="WIDTHxHEIGHT, 720p, 1080p or 4k")
     parser.add_argument("--fps", type=float, default=60.0, help="frame rate (25, 30, 50, 60, 120, ...)")
     parser.add_argument(
@@ -50,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--out DIR is required (or --list)")
     settings = render_settings(args)
     if args.suite:
-        summary = suites.write_suite(args.suite, args.out, limit=args.limit, progress=sys.stderr)
+        summary = suites.write_suite(args.suite, args.out, limit=args.limit, progress=sys.stderr, small=args.small)
         print(f"suite {args.suite}: {summary['items']} scenarios, {summary['shots']} shots in {args.out}")
         return 0
     from models.synth.truth import run_scenario

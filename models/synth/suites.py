@@ -8,7 +8,8 @@ class and whether the player hides it, in ``DIR/labels.jsonl``.
 
 Every suite writes ``DIR/suite.json``: the items written, their shot counts, and the items skipped
 (a seed whose wanted outcome was not found, or whose physics failed the truth checks) with the reason.
-``limit`` keeps only the first items, so tests and quick runs can use the same suites small.
+``limit`` keeps only the first items and ``small`` renders at 320x180, so tests and quick runs use the
+same suites small.
 """
 
 from __future__ import annotations
@@ -94,7 +95,13 @@ SUITES: dict[str, Suite] = {
 }  # fmt: skip
 
 
-def write_suite(name: str, out_dir: str | Path, limit: int | None = None, progress: TextIO | None = None) -> dict:
+SMALL_RESOLUTION = (320, 180)
+
+
+def write_suite(
+    name: str, out_dir: str | Path, limit: int | None = None, progress: TextIO | None = None, small: bool = False
+) -> dict:
+    """Write a suite; ``small`` renders it at 320x180 (for tests and quick looks)."""
     if name not in SUITES:
         raise library.ScenarioError(f"unknown suite {name!r} (known: {', '.join(SUITES)})")
     suite = SUITES[name]
@@ -108,6 +115,8 @@ def write_suite(name: str, out_dir: str | Path, limit: int | None = None, progre
     try:
         for i, (scenario_name, seed) in enumerate(items):
             settings = suite.settings(i)
+            if small:
+                settings = replace(settings, resolution=SMALL_RESOLUTION)
             try:
                 sc = library.build(scenario_name, seed, table, ptable)
                 truth = run_scenario(sc, table, ptable)
