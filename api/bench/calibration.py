@@ -36,6 +36,7 @@ class Condition:
     cloth: tuple[int, int, int] = CLOTH_GREEN
     table: tuple[float, float, float] | None = None  # length, width, ball (mm)
     turned: bool = False  # camera rolled 180 degrees: the house end on the right of the image
+    roll_deg: float = 0.0  # camera rolled about its axis (90: the table stands upright in the image)
 
 
 CONDITIONS = (
@@ -47,6 +48,8 @@ CONDITIONS = (
     Condition("uneven light", lighting="uneven"),
     Condition("player 1/5 cushion", occluder=True),
     Condition("house on right", turned=True, tilt_deg=10),
+    Condition("upright (rolled 90), tilt 20", roll_deg=90, tilt_deg=20, k1=-0.05),
+    Condition("tilt 35 along, barrel", tilt_deg=35, k1=-0.1),
     Condition("all: 30, barrel, uneven, player", tilt_deg=30, k1=-0.12, lighting="uneven", occluder=True),
     Condition(
         "all, across, blue cloth",
@@ -100,11 +103,18 @@ def make_camera(cond: Condition, table: TableModel, size: tuple[int, int]) -> Ca
         table, (int(size[0]), int(size[1])), tilt_deg=cond.tilt_deg, tilt_azimuth_deg=cond.azimuth_deg,
         k1=cond.k1, k2=cond.k2,
     )  # fmt: skip
-    if cond.turned:
-        roll = np.array([[-1.0, 0, 0], [0, -1.0, 0], [0, 0, 1.0]])
-        rot = roll @ cam.rotation
-        rvec, _ = cv2.Rodrigues(rot)
+    roll_deg = cond.roll_deg + (180.0 if cond.turned else 0.0)
+    if roll_deg:
+        a = math.radians(roll_deg)
+        roll = np.array([[math.cos(a), -math.sin(a), 0], [math.sin(a), math.cos(a), 0], [0, 0, 1.0]])
+        rvec, _ = cv2.Rodrigues(roll @ cam.rotation)
         cam = CameraModel(cam.image_size, cam.camera_matrix, cam.dist_coeffs, rvec.reshape(3), roll @ cam.tvec)
+        if abs(math.sin(a)) > 0.5:  # upright: zoom out so the long side fits the image height
+            w, h = cam.image_size
+            k = cam.camera_matrix.copy()
+            k[0, 0] *= h / w
+            k[1, 1] *= h / w
+            cam = CameraModel(cam.image_size, k, cam.dist_coeffs, cam.rvec, cam.tvec)
     return cam
 
 
