@@ -67,6 +67,7 @@ class Pipeline:
         tracker_settings: TrackerSettings | None = None,
         extractor_settings: ExtractorSettings | None = None,
         keep_tracks: bool = True,
+        meas_sigma_mm: float | None = None,
     ) -> None:
         """``calibration`` is needed to run on frames (``step``); ``step_detections`` works from table
         positions alone, given ``table``. ``known_ids`` ({id: position}) names the balls at those places
@@ -77,6 +78,12 @@ class Pipeline:
         self.game = game
         self._detector = detector
         self._detector_name = detector_name
+        if meas_sigma_mm is None and calibration is not None:
+            # about one pixel of detection noise on the cloth, never below the synthetic 1080p figure
+            meas_sigma_mm = max(1.2, 1.2 / calibration.px_per_mm())
+        if meas_sigma_mm is not None:
+            tracker_settings, extractor_settings = noise_settings(meas_sigma_mm, tracker_settings, extractor_settings)
+        self.meas_sigma_mm = meas_sigma_mm
         ids = dict(rack_ids(self.table, game))
         ids.update(known_ids or {})
         self.tracker = Tracker(self.table, tracker_settings, known_ids=ids)
@@ -176,3 +183,26 @@ class Pipeline:
 
 
 _ORDER = {"shot_start": 0, "shot_end": 2}
+
+
+def noise_settings(
+    sigma_mm: float, tracker: TrackerSettings | None = None, extractor: ExtractorSettings | None = None
+) -> tuple[TrackerSettings, ExtractorSettings]:
+    """Tracker and extractor settings for a detection noise of ``sigma_mm`` (the defaults suit ~1 mm):
+    every gate that separates noise from motion grows with it."""
+    tr = tracker or TrackerSettings()
+    ex = extractor or ExtractorSettings()
+    tr = replace(
+        tr,
+        filter=replace(tr.filter, meas_sigma_mm=sigma_mm),
+        rest_radius_mm=max(tr.rest_radius_mm, 2.0 * sigma_mm),
+        anchor_gate_mm=max(tr.anchor_gate_mm, 4.0 * sigma_mm),
+    )
+    ex = replace(
+        ex,
+        meas_sigma_mm=sigma_mm,
+        break_mm=max(ex.break_mm, 4.0 * sigma_mm),
+        rest_radius_mm=max(ex.rest_radius_mm, 2.0 * sigma_mm),
+        graze_tol_mm=max(ex.graze_tol_mm, 3.0 * sigma_mm),
+    )
+    return tr, ex

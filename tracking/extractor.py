@@ -52,6 +52,7 @@ class ExtractorSettings:
     review_below: float = 0.5
     ghost_below: float = 0.5  # a track whose detections average a lower confidence is not a ball
     rest_radius_mm: float = 2.5
+    start_min_mm: float = 10.0  # a resting ball must get this far from its place to have moved
     line_margin_mm: float = 0.75  # a path must start and end this far off a line to cross it
 
 
@@ -386,6 +387,9 @@ class EventExtractor:
             t_s = 0.5 * (br.t_lo + br.t_hi)
         br.new.start_t = t_s
         speed = float(np.linalg.norm(new.vel(t_s)))
+        moved = max((float(np.linalg.norm(b.xy[i] - a)) for i in br.new.idx if b.sid[i] >= 0), default=0.0)
+        if moved < max(self.s.start_min_mm, 6 * self.s.meas_sigma_mm):
+            return  # detection jitter (a blurred or half-hidden ball), not a ball set moving
         if not self.shot_active:
             if speed >= self.s.start_speed_mm_s:
                 self._start_shot(b, t_s, a, 0.95 if new.n >= 3 else 0.6, out)
