@@ -112,6 +112,10 @@ class Game:
             return 0
         return 11 if n == 1 else n
 
+    def struck_is_cue(self, shot: Shot) -> bool:
+        """The struck ball is the cue ball (always so in Americanka, where any ball may be)."""
+        return self.cue_ball is None or shot.struck == self.cue_ball
+
     # ---- frame lifecycle ---------------------------------------------------------------------------------------
     def new_frame(self, frame: int, breaker: str) -> FrameState:
         return self.state_class(game=self.name, frame=frame, breaker=breaker, to_play=breaker, in_hand=True)
@@ -143,7 +147,8 @@ class Game:
         shot, state = j.shot, j.state
         reason = None
         put_back: list[SpotPlacement] = []
-        if state.in_hand and not j.shot.manual_fouls() and hand_shot(shot, j.temporary).in_play_at is None:
+        hand = state.in_hand and self.struck_is_cue(shot)
+        if hand and not j.shot.manual_fouls() and hand_shot(shot, j.temporary).in_play_at is None:
             reason = "re-take: the cue ball neither left the house nor touched a ball (001 2.1.5г)"
         dropped = P.aimed_ball_dropped_first(shot)
         if reason is None and dropped is not None:
@@ -163,7 +168,9 @@ class Game:
         were, and the opponent plays from hand."""
         shot, state = j.shot, j.state
         cue = shot.struck
-        if not state.in_hand or state.placement_warned or in_hand_area(self.table, shot.start[cue], j.temporary):
+        if not state.in_hand or not self.struck_is_cue(shot) or state.placement_warned:
+            return None
+        if in_hand_area(self.table, shot.start[cue], j.temporary):
             return None
         tol = self.table.spec.frozen_tolerance_mm
         restore = [
@@ -213,7 +220,7 @@ class Game:
             out.append(Foul.SPOTTED_BALL_AS_CUE)  # 2.1.14, digest A19
         if any(e.type == "disturbed" for e in shot.events):
             out.append(Foul.TOUCHED_BALL)  # 2.1.22(4)
-        if state.in_hand:
+        if state.in_hand and self.struck_is_cue(shot):
             p0 = shot.start[shot.struck]
             if not in_hand_area(self.table, p0, j.temporary):
                 out.append(Foul.HAND_OUTSIDE_HOUSE)  # 2.1.22(14), 2.1.5в (unwarned: see referee_error)

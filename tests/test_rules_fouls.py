@@ -155,6 +155,13 @@ def test_foul_11_a_ball_other_than_the_cue_ball_struck_2_1_22_11(game):
     check_foul(game, v, Foul.NOT_CUE_BALL, s)
 
 
+@pytest.mark.parametrize("game", NOT_AMERICANKA)
+def test_foul_11_on_a_shot_from_hand_is_not_a_placement_matter_2_1_22_11(game):
+    s = Script(game, breaker="A")
+    v = s.play("7", ("hit", "7", "4"), ("cross", "4", "center", "+x"))
+    assert Foul.NOT_CUE_BALL in v.fouls and Foul.HAND_OUTSIDE_HOUSE not in v.fouls and v.next_player == "B"
+
+
 @pytest.mark.parametrize("game", ["americanka", "americanka-fast"])
 def test_americanka_any_ball_may_be_struck_2_7_2(game):
     s = after_break(game)
