@@ -198,6 +198,9 @@ class Runner:
             self._queue.put(_END, force_wait=False)
 
     def join(self, timeout: float | None = None) -> bool:
+        """Wait for the source to end; True when it has (or was never started)."""
+        if not self._threads:
+            return True
         return self.done.wait(timeout)
 
     def _guard(self, fn: Callable[[], None]) -> None:

@@ -35,16 +35,20 @@ class _Client:
         self.buf: deque[Message] = deque()
         self.wake = asyncio.Event()
         self.overflowed = False
+        self.live = False  # False while catching up from the store, where an overflow costs nothing
 
-    def offer(self, msgs: Sequence[Message]) -> None:
+    def offer(self, msgs: Sequence[Message]) -> bool:
+        """Buffer the messages; True when this offer overflowed the buffer of a live client (dropped)."""
         if self.overflowed:
-            return
+            return False
         if len(self.buf) + len(msgs) > self.limit:
             self.overflowed = True
             self.buf.clear()
-        else:
-            self.buf.extend(msgs)
+            self.wake.set()
+            return self.live
+        self.buf.extend(msgs)
         self.wake.set()
+        return False
 
 
 class StreamHub:
@@ -85,7 +89,8 @@ class StreamHub:
 
     def _fanout(self, msgs: tuple[Message, ...]) -> None:
         for client in self._clients:
-            client.offer(msgs)
+            if client.offer(msgs):
+                self.dropped_clients += 1
 
     # ---- a client's view ------------------------------------------------------------------------------
     async def follow(self, after: int) -> AsyncIterator[Message]:
@@ -110,6 +115,7 @@ class StreamHub:
                 if client.overflowed:
                     continue  # the buffer overflowed while catching up: the store still has it all
                 # Live.
+                client.live = True
                 while True:
                     while not client.buf:
                         if client.overflowed:

@@ -18,6 +18,7 @@ from fastapi import FastAPI
 from api.runner import FramePipeline, Runner, SourceError, SourceSpec, parse_source
 from api.service.app import create_app
 from api.service.match import MatchService
+from api.service.referee import RefereeSession, open_referee
 from api.service.settings import ServiceSettings
 from api.store import Store
 from tracking.events import GAMES
@@ -45,6 +46,7 @@ def build(
     fast: bool = False,
     new_match: bool = False,
     on_step: Callable[..., None] | None = None,
+    referee_factory: Callable[[str], RefereeSession | None] = open_referee,
 ) -> Service:
     if game not in GAMES:
         raise UnknownGame(f"unknown game '{game}' (known: {', '.join(GAMES)})")
@@ -53,7 +55,7 @@ def build(
     store = Store(settings.db)
     match = MatchService(
         store, source=spec.location, game=game, players=settings.players, calibration=cal_info,
-        resume=not new_match, client_limit=settings.client_queue,
+        resume=not new_match, client_limit=settings.client_queue, referee_factory=referee_factory,
     )  # fmt: skip
     factory = None if spec.kind == "events" else pipeline_factory(cal_path, game)
     if spec.kind != "events" and factory is None:
@@ -98,7 +100,7 @@ class BackgroundServer:
     """uvicorn on a thread (for ``demo`` and the benchmark); ``port`` is known once started."""
 
     def __init__(self, app: FastAPI, host: str, port: int) -> None:
-        config = uvicorn.Config(app, host=host, port=port, log_level="warning", ws_max_size=1 << 20)
+        config = uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=1)
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, name="uvicorn", daemon=True)
 

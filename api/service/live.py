@@ -22,7 +22,7 @@ class LiveState:
     game_frame: int = 1  # frame of play (партия), 1-based
     frame_started: bool = False  # a frame_start input opened the current frame of play
     breaker: str | None = None
-    score: dict[str, int] = field(default_factory=lambda: {"A": 0, "B": 0})
+    score: dict[str, float] = field(default_factory=lambda: {"A": 0, "B": 0})
     player: str = "A"
     ball_in_hand: bool = False
     pending_spot: list[dict[str, Any]] = field(default_factory=list)
@@ -93,7 +93,7 @@ class LiveState:
         self.last_verdict = v
         score = v.get("score")
         if isinstance(score, dict):
-            self.score = {"A": int(score.get("A", 0)), "B": int(score.get("B", 0))}
+            self.score = {"A": score.get("A", 0), "B": score.get("B", 0)}
         if v.get("next_player") in ("A", "B"):
             self.player = v["next_player"]
         self.ball_in_hand = bool(v.get("ball_in_hand"))
