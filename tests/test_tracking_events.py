@@ -91,7 +91,7 @@ def test_frozen_pair_contact_is_attributed_through_the_chain() -> None:
 
 def test_slow_push_between_shots_is_disturbed_not_a_shot() -> None:
     balls = {"cue": (1000.0, 600.0), "1": (2000.0, 900.0)}
-    sim = simulate_shot(TABLE, balls, "cue", (100.0, 0.0), tail_s=1.0)
+    sim = simulate_shot(TABLE, balls, "cue", (140.0, 0.0), tail_s=1.0)  # 20 mm at 140 mm/s
     pred = _observe(sim, balls)
     assert not any(e.type == "shot_start" for e in pred)
     dist = [e for e in pred if e.type == "disturbed"]
