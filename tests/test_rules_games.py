@@ -395,3 +395,19 @@ def test_hanging_cue_ball_falling_late_is_no_foul_and_put_back_2_1_15(game):
     s.pos["cue"] = (3480.0, 90.0)
     v = s.play("cue", ("hit", "cue", "11"), ("cross", "11", "center", "-x"), late=(("cue", "pyramid-left", 0.5),))
     assert Foul.CUE_POTTED not in v.fouls and spots(v)["cue"] == (3480.0, 90.0) and "cue" not in v.counted
+
+
+# ---- balls off the table (2.1.13) ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("game", list(FEDERATION_GAMES))
+def test_object_ball_off_the_table_is_spotted_no_foul_pots_count_2_1_13(game):
+    s = after_break(game)
+    if FEDERATION_GAMES[game].calls != "none":
+        s.call("6", "pyramid-left")
+    v = s.play("cue", ("hit", "cue", "6"), ("pot", "6", "pyramid-left"), ("hit", "cue", "8"), ("off", "8"))
+    assert v.legal and v.counted == ("6",) and "8" in spots(v) and v.next_player == "B"
+    s2 = after_break(game)
+    v2 = s2.play(
+        "cue", ("hit", "cue", "7"), ("cross", "7", "center", "-x"), ("cross", "cue", "center", "-x"),
+        ("hit", "7", "8"), ("off", "8"),
+    )  # fmt: skip
+    assert v2.legal and v2.counted == () and "8" in spots(v2) and v2.next_player == "A"  # digest A11
