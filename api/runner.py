@@ -38,9 +38,14 @@ class SourceError(ValueError):
 
 
 class FramePipeline(Protocol):
-    def feed(self, frame: np.ndarray, index: int, t: float) -> list[Event]: ...
+    """api.pipeline.Pipeline as the runner uses it."""
+
+    def step(self, frame: np.ndarray, index: int, t: float) -> list[Event]: ...
 
     def finish(self) -> list[Event]: ...
+
+    @property
+    def balls(self) -> dict[str, tuple[float, float]]: ...
 
 
 # (frame index, monotonic time the frame was read, messages published for it)
@@ -223,8 +228,15 @@ class Runner:
             info["frame_count"] = self.frame_count
         self.service.source_info = info
 
-    def _step(self, frame: int, read_at: float, events: list[Event], t: float | None) -> None:
-        msgs = self.service.ingest(frame, events, t=t)
+    def _step(
+        self,
+        frame: int,
+        read_at: float,
+        events: list[Event],
+        t: float | None,
+        positions: dict[str, tuple[float, float]] | None = None,
+    ) -> None:
+        msgs = self.service.ingest(frame, events, t=t, positions=positions)
         self.stats.events += sum(1 for m in msgs if m.kind in ("event", "input"))
         if self.on_step is not None:
             self.on_step(frame, read_at, msgs)
@@ -316,14 +328,19 @@ class Runner:
         pipeline = self.pipeline_factory(self.fps)
         _, offset, recorded_until, seen = self._resume
         last_index, last_t, last_read = -1, 0.0, time.monotonic()
+        stored: dict[str, tuple[float, float]] = {}
         while True:
             item = self._queue.get()
             if item is _END:
                 break
             index, t, read_at, frame = item
-            events = self._renumber(pipeline.feed(frame, index, t), offset, recorded_until, seen)
+            events = self._renumber(pipeline.step(frame, index, t), offset, recorded_until, seen)
             last_index, last_t, last_read = index, t, read_at
-            self._step(index, read_at, events, t)
+            balls = pipeline.balls
+            moved = _moved(stored, balls)
+            if moved:
+                stored = dict(balls)
+            self._step(index, read_at, events, t, balls if moved else None)
             self.stats.frames_processed += 1
             self.stats.frames_dropped = self._queue.dropped
             if self.stats.frames_processed % 15 == 0:
@@ -344,6 +361,13 @@ class Runner:
                 continue  # recorded before the restart
             out.append(ev)
         return out
+
+
+def _moved(before: dict[str, tuple[float, float]], now: dict[str, tuple[float, float]], tol_mm: float = 0.5) -> bool:
+    """Whether the balls differ from those last stored: another set of balls, or one moved over ``tol_mm``."""
+    if before.keys() != now.keys():
+        return True
+    return any(abs(now[b][0] - p[0]) > tol_mm or abs(now[b][1] - p[1]) > tol_mm for b, p in before.items())
 
 
 def _event_key(d: dict[str, Any]) -> tuple[Any, ...]:

@@ -88,6 +88,15 @@ CREATE TABLE IF NOT EXISTS frames (
     first_shot INTEGER,
     PRIMARY KEY (match_id, n)
 );
+CREATE TABLE IF NOT EXISTS tracks (
+    match_id INTEGER NOT NULL,
+    frame INTEGER NOT NULL,
+    t REAL,
+    ball TEXT NOT NULL,
+    x REAL NOT NULL,
+    y REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS tracks_frame ON tracks(match_id, frame);
 CREATE INDEX IF NOT EXISTS stream_match ON stream(match_id, seq);
 CREATE INDEX IF NOT EXISTS events_shot ON events(match_id, shot);
 CREATE INDEX IF NOT EXISTS verdicts_shot ON verdicts(match_id, shot);
@@ -254,6 +263,15 @@ class Store:
             ).fetchone()
         return None if r is None else _shot_row(r)
 
+    def track_rows(self, match_id: int, first: int, last: int) -> list[tuple[str, float, float]]:
+        """(ball, x, y) of the stored ball positions of video frames first..last, in time order."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT ball, x, y FROM tracks WHERE match_id=? AND frame BETWEEN ? AND ? ORDER BY frame, rowid",
+                (match_id, first, last),
+            ).fetchall()
+        return [(r[0], float(r[1]), float(r[2])) for r in rows]
+
     def game_frames(self, match_id: int) -> list[dict[str, Any]]:
         with self._lock:
             rows = self._db.execute(
@@ -328,6 +346,13 @@ class Transaction:
         self._db.execute(
             "INSERT OR REPLACE INTO frames (match_id, n, game, breaker, first_shot) VALUES (?,?,?,?,?)",
             (match_id, n, game, breaker, first_shot),
+        )
+
+    def positions(self, match_id: int, frame: int, t: float | None, positions: dict[str, Any]) -> None:
+        """The ball positions the pipeline holds at a video frame (for the shot pictures' paths)."""
+        self._db.executemany(
+            "INSERT INTO tracks (match_id, frame, t, ball, x, y) VALUES (?,?,?,?,?,?)",
+            [(match_id, frame, t, b, float(p[0]), float(p[1])) for b, p in positions.items()],
         )
 
     def progress(self, match_id: int, frame: int) -> None:

@@ -164,7 +164,10 @@ def create_app(service: MatchService, settings: ServiceSettings) -> FastAPI:
     def shot_picture(n: int) -> Response:
         """Top-down drawing: every ball's path, contacts, cushion touches, pots and spotted balls."""
         pack = _pack(n)
-        png = picture_png(pack)
+        first = pack["start_frame"] if pack["start_frame"] is not None else 0
+        last = pack["end_frame"] if pack["end_frame"] is not None else first + 100_000
+        paths = service.store.track_rows(service.match_id, first, last)
+        png = picture_png(pack, service.table, paths)
         if png is None:
             raise HTTPException(501, "the table drawing is not part of this build")
         return Response(png, media_type="image/png")

@@ -78,7 +78,7 @@ def _calibration_info(spec: SourceSpec, calibration: str | None) -> tuple[dict[s
     if spec.scenario_dir is not None and (spec.scenario_dir / "camera.json").exists():
         cam = json.loads((spec.scenario_dir / "camera.json").read_text())
         return {"status": "from camera.json", "image_size": cam.get("image_size")}, spec.scenario_dir / "camera.json"
-    return {"status": "automatic", "detail": "found by the pipeline from the first frames"}, None
+    return {"status": "missing"}, None
 
 
 def pipeline_factory(calibration: Path | None, game: str) -> Callable[[float], FramePipeline] | None:
@@ -90,8 +90,17 @@ def pipeline_factory(calibration: Path | None, game: str) -> Callable[[float], F
             return None
         raise
 
+    if calibration is None:
+        raise SourceError(
+            "a video source needs a calibration: --calibration FILE (see tableref calibrate), or a synth "
+            "scenario folder with its camera.json"
+        )
+    from calibration.mapping import Calibration
+
+    cal = Calibration.load(calibration)
+
     def make(fps: float) -> FramePipeline:
-        return module.Pipeline.create(calibration=calibration, game=game, fps=fps)  # type: ignore[no-any-return]
+        return module.Pipeline(cal, game=game)
 
     return make
 

@@ -93,12 +93,22 @@ class MatchService:
                 break
 
     # ---- writing ---------------------------------------------------------------------------------------
-    def ingest(self, frame: int, events: Iterable[Event], *, t: float | None = None) -> list[Message]:
-        """The records a source produced at one video frame (camera events, or inputs from a log), then the
-        source's progress. Returns the messages published."""
+    def ingest(
+        self,
+        frame: int,
+        events: Iterable[Event],
+        *,
+        t: float | None = None,
+        positions: dict[str, tuple[float, float]] | None = None,
+    ) -> list[Message]:
+        """The records a source produced at one video frame (camera events, or inputs from a log), the ball
+        positions the tracker holds then (when they changed), then the source's progress. Returns the
+        messages published."""
         with self._lock:
             try:
                 with self.store.transaction() as tx:
+                    if positions:
+                        tx.positions(self.match.id, frame, t, positions)
                     for ev in events:
                         self._record(tx, ev, origin="source")
                     self._maybe_state(tx)

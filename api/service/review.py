@@ -10,6 +10,8 @@ from typing import Any
 import cv2
 
 from api.store import Store
+from calibration.table import TableModel
+from tracking.events import Event
 
 CLIP_MARGIN_S = 0.5  # video shown before the shot starts and after it ends
 
@@ -47,7 +49,7 @@ def shot_list(store: Store, match_id: int) -> list[dict[str, Any]]:
     return out
 
 
-def picture_png(pack: dict[str, Any]) -> bytes | None:
+def picture_png(pack: dict[str, Any], table: TableModel, paths: list[tuple[str, float, float]]) -> bytes | None:
     """The top-down drawing of the shot (paths, contacts, cushions, pots, spotted balls), or None when the
     drawing module is not part of this build."""
     try:
@@ -56,7 +58,14 @@ def picture_png(pack: dict[str, Any]) -> bytes | None:
         if exc.name == "api.tabledraw":
             return None
         raise
-    return bytes(tabledraw.shot_png(pack))
+    events = [Event.model_validate({k: v for k, v in e.items() if k != "seq"}) for e in pack["events"]]
+    verdict = pack.get("verdict") or {}
+    spotted = [(str(s["ball"]), (float(s["pos"][0]), float(s["pos"][1]))) for s in verdict.get("spot") or []]
+    img = tabledraw.shot_picture(
+        table, events, paths=tabledraw.paths_from_rows(paths) if paths else None, spotted=spotted,
+        title=f"shot {pack['shot']}",
+    )  # fmt: skip
+    return bytes(tabledraw.encode_png(img))
 
 
 def clip_file(source_video: Path, pack: dict[str, Any], fps: float | None, out: Path) -> Path:
