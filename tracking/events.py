@@ -19,7 +19,8 @@ from calibration.table import CUSHIONS, POCKETS
 
 CameraEventType = Literal["shot_start", "contact", "cushion", "line_cross", "pot", "off_table", "disturbed", "shot_end"]
 InputType = Literal[
-    "frame_start", "call", "call_any", "reorder", "third_ball", "manual_foul", "play_on", "rerack", "concede"
+    "frame_start", "call", "call_any", "reorder", "third_ball", "manual_foul", "play_on", "rerack", "concede",
+    "placement_warning",
 ]  # fmt: skip
 
 CAMERA_EVENT_TYPES: tuple[str, ...] = CameraEventType.__args__  # type: ignore[attr-defined]
@@ -74,6 +75,8 @@ _REQUIRED: dict[str, tuple[str, ...]] = {
     # a frame conceded by ``player`` (001 1.5.5).
     "rerack": (),
     "concede": ("player",),
+    # 001 2.1.5в: the referee warned the player that the cue ball in hand is placed outside the house.
+    "placement_warning": (),
 }
 _OPTIONAL: dict[str, tuple[str, ...]] = {
     "call": ("ball", "pocket", "cue_pocket"),
