@@ -22,9 +22,9 @@ same state and yields the amended verdict; once the next shot starts it is froze
 
 A lag yields a verdict too: legal, no fouls, nothing counted, ``next_player`` the winner (who also stands
 as ``player``), ``ball_in_hand`` true, and notes that start with "lag won by" or "lag: repeat" and give
-each ball's faults. The 2.1.5в placement warning cannot be seen in an event stream: a live service that
-warns the player calls :meth:`Referee.warn_placement`; a stroke from outside the house without it is judged
-as the referee's error (2.1.21(1)), with it as foul 14.
+each ball's faults. The 2.1.5в placement warning is the operator input ``placement_warning`` (or
+:meth:`Referee.warn_placement`); a stroke from outside the house after it is foul 14, without it the
+referee's error (2.1.21(1)).
 
 Errors. Anything the engine cannot accept raises :class:`~rules.errors.RefereeInputError` naming the
 line (``feed(ev, line=N)``; without ``line``, the record's sequence number) and leaves the engine as it
@@ -79,6 +79,7 @@ class Referee:
         self._next_index = 0
         self._seq = 0
         self._frame_notes: list[str] = []
+        self._warned = False
 
     # ---- public API ------------------------------------------------------------------------------------
     def feed(self, ev: Event, line: int | None = None) -> list[Verdict]:
@@ -113,7 +114,9 @@ class Referee:
         return other(self.match.last_breaker)
 
     def warn_placement(self) -> None:
-        """001 2.1.5в: the referee warned the player that the cue ball is placed outside the house."""
+        """001 2.1.5в: the referee warned the player that the cue ball is placed outside the house. It holds
+        for the next stroke (an amendment of the last verdict does not undo it)."""
+        self._warned = True
         self.state = self.state.evolve(placement_warned=True)
 
     # ---- dispatch ----------------------------------------------------------------------------------------------
@@ -170,6 +173,9 @@ class Referee:
             self._reconcile_removal(ev)
         if self.state.table is None and not self.state.awaiting_lag:
             self.state = self.state.evolve(table=freeze_positions(ev.positions or {}))
+        if self._warned:
+            self.state = self.state.evolve(placement_warned=True)
+            self._warned = False
         self._open = ShotBuilder(ev, self.table, index, early=early)
         self._next_index = index + 1
         return out
@@ -212,6 +218,11 @@ class Referee:
             return self._rerack()
         if t == "concede":
             return self._concede(str(ev.player))
+        if t == "placement_warning":
+            if self._open is not None:
+                raise _Reject("placement_warning during a shot")
+            self.warn_placement()
+            return []
         target = ev.shot
         if t in ("manual_foul", "play_on"):
             if target is None:

@@ -195,7 +195,7 @@ def test_no_safety_rules_in_the_non_fast_games_2_1_11(game):
 def test_foul_14_from_hand_outside_the_house_after_a_warning_2_1_22_14(game):
     s = Script(game, breaker="A")
     s.pos["cue"] = (1200.0, 889.0)
-    s.ref.warn_placement()
+    s.add(Event(type="placement_warning"))  # 2.1.5в: the referee warned the player
     if FEDERATION_GAMES[game].calls != "none":
         s.call("4", "pyramid-left")
     v = s.play("cue", ("cross", "cue", "center", "+x"), ("hit", "cue", "4"), ("rail", "11", "pyramid"),

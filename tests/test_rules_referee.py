@@ -142,6 +142,16 @@ def test_verdict_amended_until_the_next_stroke_then_frozen(game):
     assert s.ref.finals()[0] == amended  # the frozen verdict stands
 
 
+def test_placement_warning_survives_an_amendment_of_the_last_verdict_2_1_5v():
+    s = Script("moscow")
+    s.play("cue", ("cross", "cue", "house", "+x"), ("hit", "cue", "4"), ("pot", "cue", "pyramid-left"))
+    s.add(Event(type="placement_warning"))
+    s.manual("double_hit")  # amends shot 0: now a foul, B from hand
+    s.pos["cue"] = (1200.0, 889.0)
+    v = s.play("cue", ("hit", "cue", "5"), ("cross", "cue", "center", "+x"))
+    assert [f.code for f in v.fouls] == ["hand_outside_house"]
+
+
 def test_play_on_without_a_foul_is_refused_2_1_8():
     s = Script("eight")
     s.play("cue", ("cross", "cue", "house", "+x"), ("hit", "cue", "4"))
