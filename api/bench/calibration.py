@@ -13,6 +13,7 @@ import argparse
 import math
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -68,6 +69,11 @@ CONDITIONS = (
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sizes", default="1280x720,1920x1080", help="comma-separated image sizes")
+    parser.add_argument(
+        "--realdata",
+        metavar="DIR",
+        help="also calibrate the real clips under DIR (pool-overhead, padova, snooker-rig; see their README)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -95,7 +101,81 @@ def run(args: argparse.Namespace) -> int:
     for k, v in worst.items():
         unit = "px" if k.endswith("corner") else "mm"
         print(f"worst {k}: {v:.2f} {unit}")
+    if args.realdata:
+        print()
+        run_real(Path(args.realdata))
     return 0
+
+
+# The real footage's tables (realdata README): playing field and ball, mm.
+REAL_TABLES = {
+    "pool-overhead": (2540.0, 1270.0, 57.15),
+    "padova": (2540.0, 1270.0, 57.15),
+    "snooker-rig": (1881.0, 943.0, 52.3),
+}
+
+
+def run_real(root: Path) -> None:
+    """Calibrate the first seconds of every real clip; for padova, compare with its playing-field mask."""
+    from vision.table_finder import read_source
+
+    header = (
+        f"{'clip':<40} {'size':>9} {'resid px':>8} {'resid mm':>8} {'long sides':>19} {'house':>8}"
+        f" {'aspect':>7} {'mask':>14} {'time s':>6}"
+    )
+    print(header)
+    print("-" * len(header))
+    for folder, dims in REAL_TABLES.items():
+        table = TableModel(TableSpec(*dims))
+        for clip in sorted((root / folder).rglob("*.mp4")):
+            img = read_source(clip)
+            t0 = time.perf_counter()
+            try:
+                cal = auto_calibrate(img, table)
+            except ValueError as exc:
+                print(f"{clip.stem:<40} failed: {exc}")
+                continue
+            dt = time.perf_counter() - t0
+            q = cal.quality
+            c = cal.corners_px
+            # Image aspect of the found field (a check where the camera looks nearly straight down).
+            long_px = (
+                math.dist(c["house-left"], c["pyramid-left"]) + math.dist(c["house-right"], c["pyramid-right"])
+            ) / 2
+            short_px = (
+                math.dist(c["house-left"], c["house-right"]) + math.dist(c["pyramid-left"], c["pyramid-right"])
+            ) / 2
+            mask = _mask_agreement(clip, cal)
+            size = f"{cal.image_size[0]}x{cal.image_size[1]}"
+            print(
+                f"{clip.stem:<40} {size:>9} {q['residual_px']:8.2f} {q['residual_mm']:8.2f}"
+                f" {q['long_sides_source']!s:>19} {q['house_end_source']!s:>8} {long_px / short_px:7.3f}"
+                f" {mask:>14} {dt:6.2f}"
+            )
+    print("aspect: long/short side in the image (the tables are 2:1; near 2 where the camera looks straight down)")
+    print("mask (padova): median / 90th-percentile distance in px from the labelled playing-field boundary to the")
+    print("found cushion-nose outline; the labels include the cushion tops, so the median is about a cushion width")
+
+
+def _mask_agreement(clip: Path, cal: Calibration) -> str:
+    mask_path = clip.parent / "masks" / "frame_first.png"
+    if not mask_path.exists():
+        return "-"
+    m = cv2.imread(str(mask_path), cv2.IMREAD_UNCHANGED)
+    if m is None:
+        return "-"
+    field = (m if m.ndim == 2 else m[..., 0]) == 5
+    contours, _ = cv2.findContours(field.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if not contours:
+        return "-"
+    boundary = max(contours, key=cv2.contourArea).reshape(-1, 2)[::3]
+    L, W = cal.table.length_mm, cal.table.width_mm
+    ring = np.concatenate(
+        [np.linspace(a, b, 100) for a, b in [((0, 0), (L, 0)), ((L, 0), (L, W)), ((L, W), (0, W)), ((0, W), (0, 0))]]
+    )
+    poly = cal.table_to_image(ring).astype(np.float32).reshape(-1, 1, 2)
+    d = np.array([abs(cv2.pointPolygonTest(poly, (float(x), float(y)), True)) for x, y in boundary])
+    return f"{np.median(d):.1f} / {np.percentile(d, 90):.1f}"
 
 
 def make_camera(cond: Condition, table: TableModel, size: tuple[int, int]) -> CameraModel:
