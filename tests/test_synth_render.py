@@ -176,6 +176,7 @@ def test_synth_cli_lists_and_writes(tmp_path, capsys) -> None:
     assert "unknown scenario" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_small_suite(tmp_path) -> None:
     from models.synth.suites import write_suite
 

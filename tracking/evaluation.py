@@ -202,7 +202,7 @@ def evaluate(pred_dir: str | Path, truth_dir: str | Path, tolerance_s: float | N
     all_missed: list[Event] = []
     all_extra: list[Event] = []
     all_dt: list[float] = []
-    tot = Counter()
+    tot: Counter[str] = Counter()
     for typ in EVENT_TYPES:
         te = [e for e in truth_events if e.type == typ]
         pe = [e for e in pred_events if e.type == typ]

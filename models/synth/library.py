@@ -159,10 +159,18 @@ def _pot_into(ctx: Context, pocket: str, name: str, cut_deg: float, extra: int, 
             for d in _fan(base, 0.06, 25)
         )  # fmt: skip
         try:
-            return _try(ctx, cands, lambda tr, s=striker: _pots(tr, "1", pocket) and not _pots(tr, s), name)
+            return _try(ctx, cands, _potted_not_striker(pocket, striker), name)
         except ScenarioError:
             continue
     raise ScenarioError(f"no layout found for {name} with seed {ctx.seed}")
+
+
+def _potted_not_striker(pocket: str, striker: str) -> Callable[[Truth], bool]:
+    return lambda tr: _pots(tr, "1", pocket) and not _pots(tr, striker)
+
+
+def _pot_builder(pocket: str) -> Builder:
+    return lambda ctx: _pot_into(ctx, pocket, f"pot-{pocket}", cut_deg=float(ctx.rng.uniform(0, 12)), extra=2)
 
 
 def _near_segment(p: Point, a: np.ndarray | Point, b: np.ndarray | Point, d: float) -> bool:
@@ -532,7 +540,7 @@ def _easiest_pot(ctx: Context, balls: dict[str, Point], cue: str | None, place: 
                 )
                 if blocked:
                     continue
-                score = cosang - 0.0001 * (np.linalg.norm(v1) + np.linalg.norm(v2))
+                score = cosang - 0.0001 * float(np.linalg.norm(v1) + np.linalg.norm(v2))
                 if best is None or score > best[0]:
                     best = (score, s, b, pocket)
     if best is None:
@@ -555,10 +563,7 @@ def _easiest_pot(ctx: Context, balls: dict[str, Point], cue: str | None, place: 
 
 LIBRARY: dict[str, Builder] = {
     "break": opening_break,
-    **{
-        f"pot-{p}": (lambda ctx, p=p: _pot_into(ctx, p, f"pot-{p}", cut_deg=float(ctx.rng.uniform(0, 12)), extra=2))
-        for p in POCKETS
-    },
+    **{f"pot-{p}": _pot_builder(p) for p in POCKETS},
     "cut": lambda ctx: _pot_into(ctx, str(ctx.rng.choice(POCKETS[:2] + POCKETS[4:])), "cut", 35.0, 1),
     "kiss": kiss,
     "cushion-first": cushion_first,

@@ -29,6 +29,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal, cast
 
 import numpy as np
 
@@ -38,7 +39,9 @@ from models.synth.physics import POCKET_NAMES, PhysicsTable, cushion_name
 from models.synth.scenario import Point, Scenario
 from tracking.events import Event, write_jsonl
 
-LINE_AXES = (("house", 0), ("center", 0), ("long", 1))
+LineName = Literal["house", "center", "long"]
+Direction = Literal["+x", "-x", "+y", "-y"]
+LINE_AXES: tuple[tuple[LineName, int], ...] = (("house", 0), ("center", 0), ("long", 1))
 LINE_BAND_MM = 0.05  # a centre this close to a line is on it, on neither side
 
 
@@ -245,9 +248,10 @@ def check_shot(sim: SimulatedShot, table: TableModel, ptable: PhysicsTable, st: 
         d = np.linalg.norm(P[:, i + 1 :, :] - P[:, i : i + 1, :], axis=2)
         d = np.where(np.isnan(d), np.inf, d)
         if d.size and d.min() < D - tol:
-            ti, j = np.unravel_index(np.argmin(d), d.shape)
+            at, jj = np.unravel_index(np.argmin(d), d.shape)
+            worst = D - float(d.min())
             raise PhysicsGlitch(
-                f"shot {k}: balls {ids[i]} and {ids[i + 1 + j]} overlap by {D - d.min():.2f} mm at t={times[ti]:.4f}"
+                f"shot {k}: balls {ids[i]} and {ids[i + 1 + int(jj)]} overlap by {worst:.2f} mm at t={times[at]:.4f}"
             )
     # Teleports: pooltool snaps colliding balls to touching; a snap of more than the tolerance means it
     # found the collision at the wrong time, and the trajectory jumps.
@@ -255,13 +259,13 @@ def check_shot(sim: SimulatedShot, table: TableModel, ptable: PhysicsTable, st: 
 
     for bid, h in sim.histories.items():
         R_m, m, u_s, u_sp, u_r, g = h.params
-        for j in range(1, len(h.t)):
-            if int(h.s[j - 1]) == POCKETED or int(h.s[j]) == POCKETED:
+        for q in range(1, len(h.t)):
+            if int(h.s[q - 1]) == POCKETED or int(h.s[q]) == POCKETED:
                 continue
-            rvw, _ = evolve_ball_motion(int(h.s[j - 1]), h.rvw[j - 1], R_m, m, u_s, u_sp, u_r, g, h.t[j] - h.t[j - 1])
-            jump = float(np.hypot(*(rvw[0, :2] - h.rvw[j, 0, :2]))) * 1000.0
+            rvw, _ = evolve_ball_motion(int(h.s[q - 1]), h.rvw[q - 1], R_m, m, u_s, u_sp, u_r, g, h.t[q] - h.t[q - 1])
+            jump = float(np.hypot(*(rvw[0, :2] - h.rvw[q, 0, :2]))) * 1000.0
             if jump > st.overlap_tol_mm:
-                raise PhysicsGlitch(f"shot {k}: ball {bid} jumps {jump:.2f} mm at t={h.t[j]:.4f} (mistimed collision)")
+                raise PhysicsGlitch(f"shot {k}: ball {bid} jumps {jump:.2f} mm at t={h.t[q]:.4f} (mistimed collision)")
     last_cushion: dict[str, tuple[float, str]] = {}
     for ev in sim.events:
         kind = str(ev.event_type)
@@ -351,7 +355,7 @@ def line_crossings(rec: ShotRecord, table: TableModel, st: TruthSettings) -> lis
                         continue
                     if last_s and s != last_s and last_i is not None:
                         tc = _bisect(sim, bid, axis, v, ts[last_i], ts[i], last_s)
-                        direction = ("+" if s > 0 else "-") + ("x" if axis == 0 else "y")
+                        direction = cast(Direction, ("+" if s > 0 else "-") + ("x" if axis == 0 else "y"))
                         out.append(
                             Event(
                                 type="line_cross",

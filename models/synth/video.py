@@ -17,6 +17,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Literal, cast
 
 import cv2
 import numpy as np
@@ -28,6 +29,7 @@ from models.synth.occluders import draw_player
 from models.synth.table_render import render_table
 from models.synth.truth import Truth
 
+Lighting = Literal["even", "uneven"]
 RESOLUTIONS = {"720p": (1280, 720), "1080p": (1920, 1080), "4k": (3840, 2160)}
 FRAME_RATES = (25, 30, 50, 60, 120)
 
@@ -132,8 +134,8 @@ class SceneRenderer:
             self.camera,
             self.table,
             rng,
-            lighting=settings.lighting,
-            noise_sigma=0.0,  # type: ignore[arg-type]
+            lighting=cast(Lighting, settings.lighting),
+            noise_sigma=0.0,
         )
         self.painter = BallPainter(self.camera, self.table.ball_radius_mm, settings.supersample, settings.shadows)
         self.styles = ball_styles(truth)
@@ -151,7 +153,7 @@ class SceneRenderer:
     def _noise_frame(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
         buf = np.empty((h, w, 3), np.int16)
         cv2.setRNGSeed(int(rng.integers(0, 2**31 - 1)))
-        cv2.randn(buf, 0, 1)
+        cv2.randn(buf, 0, 1)  # type: ignore[call-overload]
         return buf
 
     def _sample_positions(self) -> dict[str, np.ndarray]:
@@ -204,8 +206,7 @@ class SceneRenderer:
                 if n > 1
                 else pts[len(pts) // 2 : len(pts) // 2 + 1]
             )
-            boxes = [self.painter.bbox(p) for p in pick]
-            boxes = [b for b in boxes if b is not None]
+            boxes = [b for b in (self.painter.bbox(p) for p in pick) if b is not None]
             if not boxes:
                 continue
             box = (
@@ -216,10 +217,10 @@ class SceneRenderer:
             )
             acc = np.zeros((box[3] - box[1], box[2] - box[0], 3))
             cov = np.zeros((box[3] - box[1], box[2] - box[0]))
-            key = (bid, box, float(pick[0][0]), float(pick[0][1]), float(pick[-1][0]), float(pick[-1][1]))
-            cached = self._sprites.get(bid)
-            if cached is not None and cached[0] == key:
-                composite(img, box, cached[1], cached[2])
+            skey = (bid, box, float(pick[0][0]), float(pick[0][1]), float(pick[-1][0]), float(pick[-1][1]))
+            hit = self._sprites.get(bid)
+            if hit is not None and hit[0] == skey:
+                composite(img, box, hit[1], hit[2])
                 continue
             for p in pick:
                 pm, cv = self.painter.sprite(p, self.styles[bid], self._orient[bid], box)
@@ -227,7 +228,7 @@ class SceneRenderer:
                 cov += cv
             acc /= len(pick)
             cov /= len(pick)
-            self._sprites[bid] = (key, acc, cov)  # a resting ball is drawn again from this
+            self._sprites[bid] = (skey, acc, cov)  # a resting ball is drawn again from this
             composite(img, box, acc, cov)
         if st.occluders:
             for k, shot in enumerate(self.truth.shots):
@@ -295,7 +296,7 @@ def write_scene(truth: Truth, out_dir: str | Path, settings: RenderSettings) -> 
     renderer = SceneRenderer(truth, settings)
     t_setup = time.perf_counter() - t_start
     w, h = settings.resolution
-    writer = cv2.VideoWriter(str(out / "video.mp4"), cv2.VideoWriter_fourcc(*"mp4v"), settings.fps, (w, h))
+    writer = cv2.VideoWriter(str(out / "video.mp4"), cv2.VideoWriter.fourcc(*"mp4v"), settings.fps, (w, h))
     if not writer.isOpened():
         raise RenderSettingsError("OpenCV could not open an mp4v video writer")
     t0 = time.perf_counter()
