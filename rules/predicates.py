@@ -254,7 +254,8 @@ def safety_americanka(shot: Shot, identity: str = "segment") -> SafetyResult:
             return SafetyResult(True, "001 2.7.6(1)")
     if shot.struck in crossed and any(b != shot.struck for b in crossed):
         return SafetyResult(True, "001 2.7.6(2)")
-    if _two_cushions_one_ball(shot, cushion_touches(shot, identity)):
+    touches = all_touches if identity == "segment" else cushion_touches(shot, identity)
+    if _two_cushions_one_ball(shot, touches):
         return SafetyResult(True, "001 2.7.6(3)")
     return SafetyResult(False, "001 2.7.6")
 

@@ -46,7 +46,8 @@ def mandatory_warnings(
             )
     for b in sorted(objs):
         p = positions[b]
-        if table.frozen_to_cushion(p) is None:
+        seg = table.frozen_to_cushion(p)
+        if seg is None:
             continue
         out.append(
             Warning(
@@ -59,10 +60,9 @@ def mandatory_warnings(
                 Warning("in_pocket", "001 2.1.10а", f"ball {b} stands in the pocket {near}: rolling it in counts", (b,))
             )
         else:
-            seg = table.frozen_to_cushion(p)
-            corners = [k for k in table.cushions[seg].pockets if table.pockets[k].kind == "corner"] if seg else []
+            corners = [k for k in table.cushions[seg].pockets if table.pockets[k].kind == "corner"]
             for k in corners:
-                tip, away = table.cushion_pocket_end(seg, k)  # type: ignore[arg-type]
+                tip, away = table.cushion_pocket_end(seg, k)
                 s = (p[0] - tip[0]) * away[0] + (p[1] - tip[1]) * away[1]
                 if s <= table.ball_diameter_mm:
                     out.append(
