@@ -32,6 +32,7 @@ from models.synth.truth import Truth
 Lighting = Literal["even", "uneven"]
 RESOLUTIONS = {"720p": (1280, 720), "1080p": (1920, 1080), "4k": (3840, 2160)}
 FRAME_RATES = (25, 30, 50, 60, 120)
+BLUR_STEP_PX = 2.5  # a moving ball is drawn once per this many pixels of travel during the exposure
 
 
 class RenderSettingsError(ValueError):
@@ -146,15 +147,19 @@ class SceneRenderer:
         self._sprites: dict[str, tuple[tuple[object, ...], np.ndarray, np.ndarray]] = {}
         self._shadows: dict[str, tuple[tuple[object, ...], np.ndarray]] = {}
         w, h = settings.resolution
-        self._noise = [self._noise_frame(rng, h, w) for _ in range(6)] if settings.noise_sigma > 0 else []
+        sigma = settings.noise_sigma
+        self._noise = [self._noise_frame(rng, h, w, sigma) for _ in range(6)] if sigma > 0 else []
         self._sides = [int(rng.choice([-1, 1])) for _ in truth.shots]
 
     @staticmethod
-    def _noise_frame(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
-        buf = np.empty((h, w, 3), np.int16)
+    def _noise_frame(rng: np.random.Generator, h: int, w: int, sigma: float) -> tuple[np.ndarray, np.ndarray]:
+        """Gaussian sensor noise as two uint8 images (the positive and the negative part), so a frame gets
+        its noise by two saturating uint8 operations."""
+        buf = np.empty((h, w, 3), np.float32)
         cv2.setRNGSeed(int(rng.integers(0, 2**31 - 1)))
-        cv2.randn(buf, 0, 1)  # type: ignore[call-overload]
-        return buf
+        cv2.randn(buf, 0.0, float(sigma))  # type: ignore[call-overload]
+        q = np.rint(buf)
+        return np.clip(q, 0, 255).astype(np.uint8), np.clip(-q, 0, 255).astype(np.uint8)
 
     def _sample_positions(self) -> dict[str, np.ndarray]:
         """Ball centres at ``max_blur_samples`` instants across each frame's exposure: (frames, k, 2)."""
@@ -200,7 +205,7 @@ class SceneRenderer:
                 darken(img, box, cached[1])
         for _, bid, pts in sorted(draw, key=lambda d: -d[0]):
             span = float(np.linalg.norm(pts[-1] - pts[0])) * px_per_mm
-            n = int(np.clip(math.ceil(span / 1.5), 1, len(pts)))
+            n = int(np.clip(math.ceil(span / BLUR_STEP_PX), 1, len(pts)))
             pick = (
                 pts[np.linspace(0, len(pts) - 1, n).round().astype(int)]
                 if n > 1
@@ -240,9 +245,8 @@ class SceneRenderer:
         if abs(gain - 1.0) > 1e-4:
             img = cv2.convertScaleAbs(img, alpha=gain)
         if self._noise:
-            noise = self._noise[i % len(self._noise)]
-            sig = st.noise_sigma
-            img = cv2.add(img, (noise * sig).astype(np.int16) if sig != 1.0 else noise, dtype=cv2.CV_8U)
+            pos, neg = self._noise[i % len(self._noise)]
+            img = cv2.subtract(cv2.add(img, pos), neg)
         return img
 
     def frames(self) -> Iterator[np.ndarray]:
