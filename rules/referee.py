@@ -33,6 +33,7 @@ was, so verdicts already produced stand.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -167,6 +168,11 @@ class Referee:
             elif not self._started:
                 self.state = self.game.new_frame(1, self.match.lag_winner or "A")
                 self._started = True
+                if not self._looks_racked(ev):
+                    # A stream that starts in the middle of a frame (a recording, a synthetic scene): no
+                    # opening break from hand, the first stroke is an ordinary one.
+                    self.state = self.state.evolve(in_hand=False, shots=1)
+                    self._frame_notes.append("no frame_start and no racked pyramid: joined a frame in play")
             else:
                 raise _Reject("the frame is over: frame_start expected")
         if self.state.pending_removal is not None:
@@ -312,6 +318,13 @@ class Referee:
         self.match = replace(self.match, frames_won=won)
         self._freeze()
         return []
+
+    def _looks_racked(self, ev: Event) -> bool:
+        """Most of the table's balls stand on the rack positions of 001 2.1.3 (the opening break is next)."""
+        rack = self.table.rack_positions()
+        tol = self.table.ball_radius_mm
+        near = sum(1 for p in (ev.positions or {}).values() if any(math.dist(p, q) <= tol for q in rack))
+        return near >= 10
 
     def _is_lag_layout(self, ev: Event) -> bool:
         pos = ev.positions or {}

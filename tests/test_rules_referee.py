@@ -47,6 +47,16 @@ def test_lag_judged_from_events_then_the_winner_breaks_2_1_4(game):
     assert ref.state.breaker == "B" and ref.state.to_play == "B" and ref.state.in_hand
 
 
+def test_a_stream_without_frame_start_joins_a_frame_in_play_unless_racked():
+    mid = {"cue": (1700.0, 800.0), "1": (2400.0, 900.0), "2": (3000.0, 400.0)}
+    ref = Referee("eight")
+    ref.feed(Event(type="shot_start", t=1, shot=0, ball="cue", positions=mid))
+    assert not ref.state.in_hand and ref.state.shots == 1
+    ref2 = Referee("eight")
+    ref2.feed(Event(type="shot_start", t=1, shot=0, ball="cue", positions=racked(T)))
+    assert ref2.state.in_hand and ref2.state.shots == 0  # the opening break
+
+
 def test_best_of_three_frames_alternate_and_the_match_ends_2_1_1_2_1_4():
     ref = Referee("moscow", frames_to_win=2)
     ref.feed(Event(type="frame_start", game="moscow", breaker="A"))
