@@ -1,0 +1,197 @@
+"""The overlay and review pages in a real headless Chromium (Debian's /usr/bin/chromium), driven over the
+Chrome DevTools protocol: the overlay's score changes live when a pot verdict is streamed, with no reload;
+the review page lists the shots as they happen and shows a shot's pack with its picture and timeline."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import itertools
+import json
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import cv2
+import httpx
+import numpy as np
+import pytest
+import websockets
+
+from tests.service_support import running_service, scaled_log
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+class Browser:
+    """A headless Chromium with one page, spoken to over its DevTools websocket."""
+
+    def __init__(self, profile: Path) -> None:
+        if not os.path.exists(CHROMIUM):
+            pytest.fail(f"Chromium is needed for the browser tests ({CHROMIUM}); scripts/dev-install installs it")
+        self.proc = subprocess.Popen(
+            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+             "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+             f"--user-data-dir={profile}", "--remote-debugging-port=0", "--window-size=1280,720", "about:blank"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        port_file = profile / "DevToolsActivePort"
+        deadline = time.monotonic() + 30
+        while not port_file.exists() or not port_file.read_text().strip():
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                raise RuntimeError("Chromium did not start")
+            time.sleep(0.05)
+        port = int(port_file.read_text().split()[0])
+        pages = httpx.get(f"http://127.0.0.1:{port}/json/list").json()
+        self.ws_url = next(p["webSocketDebuggerUrl"] for p in pages if p["type"] == "page")
+        self._ids = itertools.count(1)
+        self.ws: websockets.ClientConnection | None = None
+
+    async def __aenter__(self) -> Browser:
+        self.ws = await websockets.connect(self.ws_url, max_size=1 << 26)
+        await self.call("Page.enable")
+        await self.call("Runtime.enable")
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        assert self.ws is not None
+        await self.ws.close()
+
+    def close(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(5)
+
+    async def call(self, method: str, **params):
+        assert self.ws is not None
+        ident = next(self._ids)
+        await self.ws.send(json.dumps({"id": ident, "method": method, "params": params}))
+        while True:
+            msg = json.loads(await asyncio.wait_for(self.ws.recv(), 30))
+            if msg.get("id") == ident:
+                if "error" in msg:
+                    raise RuntimeError(f"{method}: {msg['error']}")
+                return msg.get("result", {})
+
+    async def js(self, expr: str):
+        res = await self.call("Runtime.evaluate", expression=expr, returnByValue=True, awaitPromise=True)
+        if "exceptionDetails" in res:
+            raise RuntimeError(f"{expr}: {res['exceptionDetails']}")
+        return res["result"].get("value")
+
+    async def wait_for(self, expr: str, timeout: float = 30.0):
+        """Poll a JavaScript expression until it is truthy; returns its value."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                value = await self.js(expr)
+            except RuntimeError:  # the page is still loading
+                value = None
+            if value:
+                return value
+            await asyncio.sleep(0.03)
+        raise AssertionError(f"never true in the page: {expr}")
+
+    async def screenshot(self, path: Path) -> np.ndarray:
+        res = await self.call("Page.captureScreenshot", format="png")
+        data = base64.b64decode(res["data"])
+        path.write_bytes(data)
+        img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+        assert img is not None and img.shape[0] > 100 and img.shape[1] > 100
+        return img
+
+
+@pytest.fixture
+def browser(tmp_path):
+    b = Browser(tmp_path / "chromium-profile")
+    yield b
+    b.close()
+
+
+def _shots_dir(tmp_path: Path) -> Path:
+    """Screenshots go to TABLEREF_SCREENSHOTS when set (CI artifacts), else into the test's folder."""
+    out = Path(os.environ.get("TABLEREF_SCREENSHOTS", tmp_path))
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def test_overlay_score_changes_live_when_a_pot_verdict_is_streamed(tmp_path, browser):
+    log = scaled_log(tmp_path / "match.jsonl", 0.3)
+    with running_service(tmp_path, log, fast=False) as (svc, base):
+
+        async def main():
+            async with browser:
+                await browser.call("Page.navigate", url=base + "/overlay")
+                await browser.wait_for("document.getElementById('status').textContent === 'live'")
+                assert await browser.js("getComputedStyle(document.body).backgroundColor") == "rgba(0, 0, 0, 0)"
+                await browser.js("window.notReloaded = true")
+                scores = (
+                    "[document.getElementById('score-A').textContent, document.getElementById('score-B').textContent]"
+                )
+                assert await browser.js(scores) == ["0", "0"]
+                svc.runner.start()
+                # Shot 1: B pots the called 3 (001 2.2.6): the score changes with no reload.
+                await browser.wait_for("document.getElementById('score-B').textContent === '3'")
+                text = await browser.js("document.getElementById('verdict').textContent")
+                assert "Counted: 3" in text
+                await browser.screenshot(_shots_dir(tmp_path) / "overlay-pot.png")
+                # Shot 2: the foul is shown with its clause.
+                foul = await browser.wait_for(
+                    "document.getElementById('verdict').classList.contains('foul') && "
+                    "document.getElementById('verdict').textContent"
+                )
+                assert foul == "Foul: the cue ball touched no object ball, 001 2.1.22(1)"
+                assert svc.runner.join(30)
+                final = svc.match.state()["score"]
+                want = [str(final["A"]), str(final["B"])]
+                await browser.wait_for(f"JSON.stringify({scores}) === '{json.dumps(want, separators=(',', ':'))}'")
+                assert await browser.js("window.notReloaded") is True
+                at_table = await browser.js("document.querySelector('.player.at-table').dataset.side")
+                assert at_table == svc.match.state()["player"]
+                img = await browser.screenshot(_shots_dir(tmp_path) / "overlay.png")
+                assert img.std() > 5, "the screenshot shows something"
+                await browser.call("Page.navigate", url="about:blank")
+
+        asyncio.run(main())
+
+
+def test_review_lists_shots_live_and_shows_a_pack_with_picture_and_timeline(tmp_path, browser):
+    log = scaled_log(tmp_path / "match.jsonl", 0.2)
+    with running_service(tmp_path, log, fast=False) as (svc, base):
+
+        async def main():
+            async with browser:
+                await browser.call("Page.navigate", url=base + "/review")
+                await browser.wait_for("document.getElementById('empty') && !document.getElementById('empty').hidden")
+                await browser.js("window.notReloaded = true")
+                svc.runner.start()
+                await browser.wait_for("document.querySelectorAll('#shots tbody tr').length === 4")
+                assert svc.runner.join(30)
+                await browser.wait_for(
+                    "document.querySelector('#shots tbody tr[data-shot=\"2\"] td:last-child').textContent"
+                    ".startsWith('foul')"
+                )
+                assert await browser.js("window.notReloaded") is True
+                await browser.js("document.querySelector('#shots tbody tr[data-shot=\"2\"]').click()")
+                verdict = await browser.wait_for(
+                    "!document.getElementById('pack').hidden && document.getElementById('pack-verdict').textContent"
+                )
+                assert verdict.startswith("Foul: the cue ball touched no object ball, 001 2.1.22(1)")
+                await browser.wait_for("document.getElementById('pack-picture').naturalWidth > 0")
+                pack = httpx.get(base + "/shots/2").json()
+                timed = [e for e in pack["events"] if e["t"] is not None]
+                marks = await browser.js("document.querySelectorAll('#timeline .mark').length")
+                assert marks == len(timed)
+                rows = await browser.js("document.querySelectorAll('#events tbody tr').length")
+                assert rows == len(pack["events"]) + len(pack["inputs"])
+                img = await browser.screenshot(_shots_dir(tmp_path) / "review.png")
+                assert img.std() > 5
+                await browser.call("Page.navigate", url="about:blank")
+
+        asyncio.run(main())
