@@ -41,15 +41,19 @@ def auto_calibrate(
     flip: bool = False,
     camera_matrix: np.ndarray | None = None,
     fixed_k: tuple[float, float] | None = None,
+    nose_height_mm: float = 0.0,
 ) -> Calibration:
     """Calibrate from one BGR image. ``distortion``: ``"none"``, ``"k1"`` or ``"k1k2"`` (what to estimate
     from the cushion lines); ``camera_matrix`` and ``fixed_k`` give a known lens (e.g. from a
-    checkerboard) instead."""
+    checkerboard) instead. ``nose_height_mm``: how far above the cloth the edge the finder sees (the
+    cushion nose) lies; the playing field is its vertical projection onto the cloth (0: take the edge as
+    lying on the cloth)."""
     table = table or TableModel()
     edges = find_table(img)
     return calibration_from_edges(
-        edges, table, distortion=distortion, flip=flip, camera_matrix=camera_matrix, fixed_k=fixed_k, img=img
-    )
+        edges, table, distortion=distortion, flip=flip, camera_matrix=camera_matrix, fixed_k=fixed_k, img=img,
+        nose_height_mm=nose_height_mm,
+    )  # fmt: skip
 
 
 def calibration_from_edges(
@@ -61,6 +65,7 @@ def calibration_from_edges(
     camera_matrix: np.ndarray | None = None,
     fixed_k: tuple[float, float] | None = None,
     img: np.ndarray | None = None,
+    nose_height_mm: float = 0.0,
 ) -> Calibration:
     if distortion not in ("none", "k1", "k1k2"):
         raise ValueError(f"distortion must be none, k1 or k1k2, not {distortion!r}")
@@ -116,6 +121,10 @@ def calibration_from_edges(
     corners = {n: (float(dist_px[i, 0]), float(dist_px[i, 1])) for i, n in enumerate(CORNER_NAMES)}
     cal = Calibration.from_corners(corners, size, table, camera_matrix=kmat, k1=k1n, k2=k2n, source="auto")
     quality = _quality(cal, sides, und, lines, names, cu, edges)
+    if nose_height_mm > 0:
+        cal, offsets = _correct_for_noses(cal, corners_px_und, table, nose_height_mm)
+        quality["nose_height_mm"] = float(nose_height_mm)
+        quality["nose_offset_mm_max"] = round(max(offsets), 2)
     quality["house_end_source"] = house_source  # type: ignore[assignment]
     quality["focal_source"] = f_source  # type: ignore[assignment]
     quality["long_sides_source"] = long_source  # type: ignore[assignment]
@@ -125,6 +134,46 @@ def calibration_from_edges(
     if img is not None:
         quality["pockets_seen"] = float(_pockets_seen(cal, img))
     return Calibration(cal.image_size, cal.corners_px, table, kmat, k1n, k2n, quality, "auto", round(height, 1))
+
+
+def _correct_for_noses(
+    cal: Calibration, corners_und: dict[str, np.ndarray], table: TableModel, nose_mm: float
+) -> tuple[Calibration, list[float]]:
+    """Undo the cushion noses' height where they hide the field's edge.
+
+    From a camera above the field every cushion shows its face, and the innermost edge the finder sees
+    is where the cushion meets the cloth: the field's edge itself. A cushion the camera is beyond (seen
+    from behind, e.g. the near end in a steep view along the table) hides that edge behind its nose, a
+    ``nose_mm`` higher: its line in the image is the nose, which lies on the cloth-plane ray ``h d /
+    (H - h)`` inside the field (camera height ``H``, ``d`` how far the camera is beyond that cushion).
+    Those offsets and the camera pose depend on each other: a few rounds settle them."""
+    L, W = cal.table.length_mm, cal.table.width_mm
+    img_pts = np.array([corners_und[n] for n in CORNER_NAMES], np.float64)
+    off = {"house": 0.0, "pyramid": 0.0, "left": 0.0, "right": 0.0}
+    current = cal
+    for _ in range(4):
+        src = np.array(
+            [
+                (off["house"], off["left"]),
+                (off["house"], W - off["right"]),
+                (L - off["pyramid"], off["left"]),
+                (L - off["pyramid"], W - off["right"]),
+            ]
+        )
+        h = cv2.getPerspectiveTransform(src.astype(np.float32), img_pts.astype(np.float32)).astype(np.float64)
+        field = _apply_h(h, np.array([table.corners[n] for n in CORNER_NAMES]))
+        dist_px = _distort(field, cal.camera_matrix, cal.k1, cal.k2)
+        corners = {n: (float(dist_px[i, 0]), float(dist_px[i, 1])) for i, n in enumerate(CORNER_NAMES)}
+        current = Calibration.from_corners(
+            corners, cal.image_size, table, camera_matrix=cal.camera_matrix, k1=cal.k1, k2=cal.k2, source="auto"
+        )
+        c = current.camera_centre_mm()
+        height = -float(c[2])
+        if height <= nose_mm:
+            raise CalibrationError("the camera seems to be below the cushions: cannot place the noses")
+        beyond = {"house": -c[0], "pyramid": c[0] - L, "left": -c[1], "right": c[1] - W}
+        off = {k: (nose_mm * d / (height - nose_mm) if d > 0 else 0.0) for k, d in beyond.items()}
+    return current, list(off.values())
 
 
 # ---- lens ------------------------------------------------------------------------------------------------

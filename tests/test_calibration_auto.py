@@ -70,3 +70,16 @@ def test_without_marks_the_default_end_and_the_flip() -> None:
     # ... and the operator's flip puts them right.
     flipped = auto_calibrate(img, table, flip=True)
     assert all(math.dist(flipped.corners_px[n], truth[n]) < 2.0 for n in CORNER_NAMES)
+
+
+def test_raised_cushions_seen_from_beyond_the_near_end() -> None:
+    # 35 degrees along the table from 4 m: the camera is beyond the house cushion, whose nose (38 mm up)
+    # hides the field's edge; told the nose height, the calibration projects that line down.
+    cond = BY_NAME["3D cushions, tilt 35, nose 38 given"]
+    img, cam, table = render_condition(cond, (1920, 1080), np.random.default_rng(5))
+    told = auto_calibrate(img, table, nose_height_mm=38.0)
+    r = score(told, cam, table)
+    assert r["corner_px"] < 2.0 and r["field_max_mm"] < 3.0
+    assert told.quality["nose_offset_mm_max"] > 5.0  # the house side's line was moved
+    naive = score(auto_calibrate(img, table), cam, table)
+    assert naive["field_max_mm"] > r["field_max_mm"] + 1.0

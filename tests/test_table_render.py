@@ -65,3 +65,17 @@ def test_occluder_covers_a_fifth_of_a_long_cushion() -> None:
     assert mask[v, u]
     u, v = np.round(cam.project(np.array([[900.0, table.width_mm]]))[0]).astype(int)
     assert not mask[v, u]
+
+
+def test_raised_cushions_show_their_faces_to_the_camera() -> None:
+    table = TableModel()
+    cam = CameraModel.overhead(table, (1280, 720), tilt_deg=20)
+    flat = render_table(cam, table, np.random.default_rng(0), noise_sigma=0.0)
+    raised = render_table(cam, table, np.random.default_rng(0), noise_sigma=0.0, cushion_height_mm=40.0)
+    # The cloth up to the field's edge looks the same; just outside the far cushion's base the raised
+    # table shows the shaded nose face where the flat one shows the cushion top.
+    inside = np.round(cam.project(np.array([[table.length_mm - 30.0, 900.0]]))[0]).astype(int)
+    assert np.abs(flat[inside[1], inside[0]].astype(int) - raised[inside[1], inside[0]].astype(int)).max() < 6
+    assert not np.array_equal(flat, raised)
+    with pytest.raises(ValueError):
+        render_table(cam, table, np.random.default_rng(0), cushion_height_mm=-1.0)

@@ -38,6 +38,8 @@ class Condition:
     table: tuple[float, float, float] | None = None  # length, width, ball (mm)
     turned: bool = False  # camera rolled 180 degrees: the house end on the right of the image
     roll_deg: float = 0.0  # camera rolled about its axis (90: the table stands upright in the image)
+    cushion_mm: float = 0.0  # cushions and rail raised this far above the cloth (the nose above the field edge)
+    told_nose: bool = True  # whether the calibration is told the nose height
 
 
 CONDITIONS = (
@@ -63,6 +65,8 @@ CONDITIONS = (
         cloth=CLOTH_BLUE,
     ),
     Condition("pool 2540x1270, tilt 20", tilt_deg=20, k1=-0.08, cloth=CLOTH_BLUE, table=(2540.0, 1270.0, 57.15)),
+    Condition("3D cushions, tilt 35, nose 38 given", tilt_deg=35, k1=-0.1, cushion_mm=38.0),
+    Condition("3D cushions, tilt 35, nose not given", tilt_deg=35, k1=-0.1, cushion_mm=38.0, told_nose=False),
 )
 
 
@@ -210,7 +214,10 @@ def render_condition(
             x_mm=float(rng.uniform(0.25, 0.75) * table.length_mm),
             length_mm=table.length_mm / 5,
         )
-    img = render_table(cam, table, rng, cloth_bgr=cond.cloth, lighting=cond.lighting, occluder=None)  # type: ignore[arg-type]
+    img = render_table(
+        cam, table, rng, cloth_bgr=cond.cloth, lighting=cond.lighting,  # type: ignore[arg-type]
+        cushion_height_mm=cond.cushion_mm,
+    )  # fmt: skip
     draw_balls(img, cam, table, rng)
     if occ is not None:
         from models.synth.table_render import draw_occluder
@@ -242,7 +249,7 @@ def draw_balls(img: np.ndarray, cam: CameraModel, table: TableModel, rng: np.ran
 def evaluate(cond: Condition, size: tuple[int, int], rng: np.random.Generator) -> dict[str, float]:
     img, cam, table = render_condition(cond, size, rng)
     t0 = time.perf_counter()
-    cal = auto_calibrate(img, table)
+    cal = auto_calibrate(img, table, nose_height_mm=cond.cushion_mm if cond.told_nose else 0.0)
     dt = time.perf_counter() - t0
     return score(cal, cam, table) | {"time_s": dt}
 

@@ -45,6 +45,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pattern", default="9x6", help="checkerboard inner corners, e.g. 9x6")
     parser.add_argument("--square", type=float, default=25.0, help="checkerboard square size in mm")
     parser.add_argument("--camera-height", type=float, metavar="MM", help="camera height above the cloth, if known")
+    parser.add_argument(
+        "--nose-height",
+        type=float,
+        default=0.0,
+        metavar="MM",
+        help="height of the cushion noses above the cloth; the found edges are projected down by it (default 0)",
+    )
     parser.add_argument("--check", metavar="FILE", help="validate this calibration against SRC instead of writing")
 
 
@@ -103,8 +110,9 @@ def run(args: argparse.Namespace) -> int:
         )  # fmt: skip
     else:
         cal = auto_calibrate(
-            img, table, distortion=args.distortion, flip=args.flip, camera_matrix=kmat, fixed_k=fixed_k
-        )
+            img, table, distortion=args.distortion, flip=args.flip, camera_matrix=kmat, fixed_k=fixed_k,
+            nose_height_mm=args.nose_height,
+        )  # fmt: skip
         if args.camera_height:
             cal = Calibration.from_corners(
                 cal.corners_px, size, table, camera_matrix=cal.camera_matrix, k1=cal.k1, k2=cal.k2,

@@ -87,14 +87,23 @@ def render_table(
     marks: bool = True,
     occluder: Occluder | None = None,
     noise_sigma: float = 2.0,
+    cushion_height_mm: float = 0.0,
 ) -> np.ndarray:
     """The empty table as ``camera`` sees it: ``(h, w, 3)`` uint8 BGR (see the module docstring)."""
     if lighting not in ("even", "uneven"):
         raise ValueError(f"lighting must be 'even' or 'uneven', not {lighting!r}")
+    if not 0.0 <= cushion_height_mm < 200.0:
+        raise ValueError(f"cushion height {cushion_height_mm} mm is outside 0..200")
     maps = _camera_maps(camera, table)
     texture = _texture(table, maps.scale, tuple(int(c) for c in cloth_bgr), marks)
     img = cv2.remap(texture, maps.map_x, maps.map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
                     borderValue=FLOOR_BGR)  # fmt: skip
+    if cushion_height_mm > 0:
+        raised = _raised_maps(camera, table, cushion_height_mm, maps.scale)
+        top = cv2.remap(texture, raised.map_x, raised.map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                        borderValue=FLOOR_BGR)  # fmt: skip
+        mix = img.astype(np.float32) * raised.w_ground[:, :, None] + top.astype(np.float32) * raised.w_top[:, :, None]
+        img = np.clip(mix, 0, 255).astype(np.uint8)
     gain = _lighting_gain(camera.image_size, rng, lighting)
     out = img.astype(np.float32) * gain[:, :, None]
     if noise_sigma > 0:
@@ -183,6 +192,87 @@ def _camera_maps(camera: CameraModel, table: TableModel) -> _Maps:
         _MAP_CACHE.clear()
     _MAP_CACHE[key] = maps
     return maps
+
+
+@dataclass(frozen=True)
+class _Raised:
+    map_x: np.ndarray  # texture coordinates where the ray meets the plane of the cushion and rail tops
+    map_y: np.ndarray
+    w_top: np.ndarray  # weight of that sample (the cushion/rail top, plus the shaded nose face)
+    w_ground: np.ndarray  # weight of the cloth-plane sample
+
+
+_RAISED_CACHE: dict[bytes, _Raised] = {}
+
+
+def _rays(camera: CameraModel, w: int, h: int, step: float) -> tuple[np.ndarray, ...]:
+    """World ray directions for a grid of pixels ``(i * step, j * step)`` offset to sample centres."""
+    k = camera.camera_matrix
+    fx, fy, cx, cy = k[0, 0], k[1, 1], k[0, 2], k[1, 2]
+    k1, k2 = float(camera.dist_coeffs[0]), float(camera.dist_coeffs[1])
+    off = (1.0 - step) / 2.0  # sample centres of a step-by-step subdivision of each pixel
+    u = (np.arange(round(w / step), dtype=np.float32) * step - off - np.float32(cx)) / np.float32(fx)
+    v = (np.arange(round(h / step), dtype=np.float32) * step - off - np.float32(cy)) / np.float32(fy)
+    xd, yd = np.meshgrid(u, v)
+    rd = np.sqrt(xd * xd + yd * yd)
+    ratio = _undistort_ratio(rd, k1, k2, float(rd.max()))
+    xu, yu = xd * ratio, yd * ratio
+    rot = camera.rotation.astype(np.float32)
+    dx = rot[0, 0] * xu + rot[1, 0] * yu + rot[2, 0]
+    dy = rot[0, 1] * xu + rot[1, 1] * yu + rot[2, 1]
+    dz = rot[0, 2] * xu + rot[1, 2] * yu + rot[2, 2]
+    valid = (dz > 1e-6) & np.isfinite(ratio)
+    return dx, dy, np.where(valid, dz, 1.0), valid
+
+
+def _raised_maps(camera: CameraModel, table: TableModel, height: float, scale: float) -> _Raised:
+    """Cushions and rail as a plane ``height`` above the cloth, nose edge above the field boundary.
+
+    A ray that meets that plane outside the field (and inside the rail) shows the cushion or rail top; one
+    that passes inside the nose but lands outside the field at cloth level hits the nose's face (drawn as
+    the top's colour in shade); the rest shows the cloth or the floor. Weights come from 2 x 2 samples per
+    pixel so the nose edge is anti-aliased."""
+    key = _camera_key(camera, table) + np.float64(height).tobytes()
+    hit = _RAISED_CACHE.get(key)
+    if hit is not None:
+        return hit
+    w, h = camera.image_size
+    L, W = table.length_mm, table.width_mm
+    outer = CUSHION_WIDTH_MM + RAIL_WIDTH_MM
+    c = camera.centre_mm.astype(np.float32)
+
+    def classify(step: float) -> tuple[np.ndarray, ...]:
+        dx, dy, dz, valid = _rays(camera, w, h, step)
+        t1 = (-height - c[2]) / dz
+        t0 = -c[2] / dz
+        x1, y1 = c[0] + t1 * dx, c[1] + t1 * dy
+        x0, y0 = c[0] + t0 * dx, c[1] + t0 * dy
+        in_field_1 = (x1 >= 0) & (x1 <= L) & (y1 >= 0) & (y1 <= W)
+        in_field_0 = (x0 >= 0) & (x0 <= L) & (y0 >= 0) & (y0 <= W)
+        in_rail_1 = (x1 >= -outer) & (x1 <= L + outer) & (y1 >= -outer) & (y1 <= W + outer)
+        top = valid & ~in_field_1 & in_rail_1
+        face = valid & in_field_1 & ~in_field_0
+        return x1, y1, top, face
+
+    x1, y1, _, _ = classify(1.0)
+    _, _, top2, face2 = classify(0.5)
+    hh, ww = top2.shape
+
+    def block_mean(a: np.ndarray) -> np.ndarray:
+        return a.astype(np.float32).reshape(hh // 2, 2, ww // 2, 2).mean(axis=(1, 3))
+
+    top_w = block_mean(top2)[:h, :w]
+    face_w = block_mean(face2)[:h, :w]
+    out = _Raised(
+        ((x1 + _MARGIN_MM) * scale).astype(np.float32),
+        ((y1 + _MARGIN_MM) * scale).astype(np.float32),
+        (top_w + 0.45 * face_w).astype(np.float32),
+        (1.0 - top_w - face_w).astype(np.float32),
+    )
+    if len(_RAISED_CACHE) > 8:
+        _RAISED_CACHE.clear()
+    _RAISED_CACHE[key] = out
+    return out
 
 
 def _undistort_ratio(rd: np.ndarray, k1: float, k2: float, rmax: float) -> np.ndarray:
