@@ -15,7 +15,10 @@
 4. **Quality.** RMS and maximum distance of the inlier edge points from their fitted lines in pixels,
    the same in millimetres on the cloth, the share of profiles that were inliers, and which pockets show
    as dark holes where the model puts them.
-5. **Camera.** The focal length the homography implies (square pixels, principal point at the centre),
+5. **Raised noses** (``nose_height_mm``, default 0). From a camera above the field the innermost edge
+   of each cushion is its foot on the cloth, the field's edge; a cushion the camera is beyond hides that
+   behind its nose, so its line is moved to where the nose projects onto the cloth, using the pose.
+6. **Camera.** The focal length the homography implies (square pixels, principal point at the centre),
    where the view is tilted enough to observe it; otherwise the default. With it the camera centre and
    height above the cloth, for the parallax of ball centres (``Calibration.ball_px_to_table``).
 """

@@ -14,8 +14,11 @@ Use::
                        occluder=Occluder(side="left", x_mm=1200, length_mm=700))
 
 ``render_table(camera, table, rng, *, cloth_bgr=CLOTH_GREEN, lighting="even", marks=True,
-occluder=None, noise_sigma=2.0) -> np.ndarray`` returns an ``(h, w, 3)`` uint8 BGR image. ``lighting``
-is ``"even"`` (a mild falloff) or ``"uneven"`` (a gradient plus lamp pools, gain about 0.6..1.2).
+occluder=None, noise_sigma=2.0, cushion_height_mm=0.0) -> np.ndarray`` returns an ``(h, w, 3)`` uint8
+BGR image. ``lighting`` is ``"even"`` (a mild falloff) or ``"uneven"`` (a gradient plus lamp pools, gain
+about 0.6..1.2). ``cushion_height_mm > 0`` raises the cushion and rail tops that far above the cloth, the
+nose straight above the field's edge: the camera then sees the nose faces of the cushions it is inside
+of, and a cushion it is beyond hides the field's edge behind its nose.
 Balls are drawn on top by the caller; ``draw_occluder(img, camera, table, occluder)`` draws the player
 blob alone, so a scene can draw balls first and the player over them, and ``occluder_mask`` gives its
 pixels.
@@ -24,7 +27,8 @@ How: the table is painted once, top-down, into a texture in table millimetres (a
 millimetre per texture pixel finer than the image needs); every output pixel is traced back through
 the lens (radial ``k1, k2`` inverted exactly along the radius) and the pinhole to the cloth plane
 ``z = 0`` and sampled from the texture with ``cv2.remap``. Everything visible lies in the cloth plane,
-so the cushion-nose rectangle lands exactly on ``camera.corners_px(table)``. The per-camera maps are
+so the cushion-nose rectangle lands exactly on ``camera.corners_px(table)`` (with raised cushions, a
+second trace to the plane of their tops, blended over 2 x 2 samples per pixel). The per-camera maps are
 cached, so rendering many frames from one camera costs one remap and the noise.
 """
 
