@@ -3,12 +3,14 @@
 1. **Lens.** Radial ``k1`` (and optionally ``k2``) by the plumb-line method: the values that make the
    edge points of the four cushion noses straightest once undistorted. Intrinsics are the default ones
    (principal point at the image centre, focal length one image width) while this runs; the focal length
-   found in step 5 then rescales ``k1, k2`` so the distortion in pixels is unchanged.
+   found in step 6 then rescales ``k1, k2`` so the distortion in pixels is unchanged.
 2. **Lines and corners.** A straight line per side through the undistorted inliers (total least squares
    after a last outlier cut), the corners at their intersections, mapped back through the lens: the
    ``corners_px`` of CONTRACT.md section 6 are pixels of the image as recorded.
-3. **Which end is which.** The two sides that are longer (averaged over opposite pairs, after
-   undistortion) are the long cushions. The house end is the short end on whose side of the table the
+3. **Which end is which.** The long cushions are the pair with a middle pocket: their nose lines break
+   off at their middles, or the view across cushion and rail behind their middles differs from the view
+   elsewhere along them; failing both, the pair that is longer once the perspective of the default
+   intrinsics is undone (``long_sides_source`` in the quality record says which). The house end is the short end on whose side of the table the
    house line (x = L/4) is drawn; when no drawn line stands out (``house_end_source: "default"`` in the
    quality record) the house end is the one on the left of the image, or the bottom one if the table
    stands upright in the picture. ``flip=True`` swaps the ends (the operator's override).
