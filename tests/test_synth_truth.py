@@ -10,6 +10,7 @@ sides just before and after; tracks agree with the continuous trajectory at the 
 from __future__ import annotations
 
 import csv
+import json
 import math
 from functools import cache
 
@@ -18,7 +19,7 @@ import pytest
 
 pytest.importorskip("pooltool")
 
-from calibration.table import CUSHIONS, TableModel
+from calibration.table import CUSHIONS, TableModel, TableSpec
 from models.synth import library
 from models.synth.engine import Stroke
 from models.synth.physics import PhysicsTable, cushion_name, to_ours, to_pooltool
@@ -212,3 +213,28 @@ def library_settings():
 def test_unknown_scenario_is_a_clear_error() -> None:
     with pytest.raises(library.ScenarioError, match="unknown scenario"):
         library.build("nope", 0)
+
+
+def test_other_ball_sizes(compiled: None) -> None:
+    small = TableModel(TableSpec(ball_diameter_mm=60.0, corner_mouth_mm=65.0, middle_mouth_mm=74.0))
+    pt_small = PhysicsTable(small)
+    assert pt_small.radius_m == pytest.approx(0.030)
+    assert pt_small.ball_mass_kg == pytest.approx(0.285 * (60 / 68) ** 3)
+    tr = run_scenario(library.build("pot-pyramid-right", 1, small, pt_small), small, pt_small)
+    contacts = [e for e in tr.events if e.type == "contact"]
+    assert contacts
+    for ev in contacts:
+        a, b = ev.balls or ()
+        t = np.array([ev.t or 0.0])
+        assert abs(math.dist(tr.ball_positions(a, t)[0], tr.ball_positions(b, t)[0]) - 60.0) <= 0.5
+    assert any(e.type == "pot" and e.pocket == "pyramid-right" for e in tr.events)
+
+
+def test_cluster_truth_is_refereed(compiled: None, tmp_path, capsys) -> None:
+    from api.cli import main
+
+    tr = truth_of("cluster-pot")
+    tr.write(tmp_path, 30.0)
+    assert main(["referee", "--game", "cluster", str(tmp_path / "truth" / "events.jsonl")]) == 0
+    verdicts = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [v["shot"] for v in verdicts] == [0]
