@@ -10,17 +10,18 @@ import cv2
 import numpy as np
 import pytest
 
-pytest.importorskip("pooltool")
-
 from api.cli import main
 from calibration.camera import CameraModel
 from calibration.mapping import Calibration
 from calibration.table import TableModel
 from models.synth import library
 from models.synth.balls import rolling_rotation
-from models.synth.physics import PhysicsTable
+from models.synth.physics import PhysicsTable, ensure_numba_cache
 from models.synth.truth import Truth, run_scenario
 from models.synth.video import CameraSpec, RenderSettings, SceneRenderer, write_scene
+
+ensure_numba_cache()  # before pooltool loads: numba's cache must be writable
+pytest.importorskip("pooltool")
 
 pytestmark = pytest.mark.synth
 

@@ -17,15 +17,16 @@ from functools import cache
 import numpy as np
 import pytest
 
-pytest.importorskip("pooltool")
-
 from calibration.table import CUSHIONS, TableModel, TableSpec
 from models.synth import library
 from models.synth.engine import Stroke
-from models.synth.physics import PhysicsTable, cushion_name, to_ours, to_pooltool
+from models.synth.physics import PhysicsTable, cushion_name, ensure_numba_cache, to_ours, to_pooltool
 from models.synth.scenario import Scenario, ShotPlan
 from models.synth.truth import LINE_BAND_MM, PhysicsGlitch, Truth, check_shot, run_scenario
 from tracking.events import read_jsonl
+
+ensure_numba_cache()  # before pooltool loads: numba's cache must be writable
+pytest.importorskip("pooltool")
 
 pytestmark = pytest.mark.synth
 
