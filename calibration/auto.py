@@ -10,10 +10,11 @@
 3. **Which end is which.** The long cushions are the pair with a middle pocket: their nose lines break
    off at their middles, or the view across cushion and rail behind their middles differs from the view
    elsewhere along them; failing both, the pair that is longer once the perspective of the default
-   intrinsics is undone (``long_sides_source`` in the quality record says which). The house end is the short end on whose side of the table the
-   house line (x = L/4) is drawn; when no drawn line stands out (``house_end_source: "default"`` in the
-   quality record) the house end is the one on the left of the image, or the bottom one if the table
-   stands upright in the picture. ``flip=True`` swaps the ends (the operator's override).
+   intrinsics is undone (``long_sides_source`` in the quality record says which). The house end is the
+   short end on whose side of the table the house line (x = L/4) is drawn; when no drawn line stands out
+   (``house_end_source: "default"`` in the quality record) the house end is the one on the left of the
+   image, or the bottom one if the table stands upright in the picture. ``flip=True`` swaps the ends
+   (the operator's override).
 4. **Quality.** RMS and maximum distance of the inlier edge points from their fitted lines in pixels,
    the same in millimetres on the cloth, the share of profiles that were inliers, and which pockets show
    as dark holes where the model puts them.
@@ -28,6 +29,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import cv2
 import numpy as np
@@ -130,9 +132,9 @@ def calibration_from_edges(
         cal, offsets = _correct_for_noses(cal, corners_px_und, table, nose_height_mm)
         quality["nose_height_mm"] = float(nose_height_mm)
         quality["nose_offset_mm_max"] = round(max(offsets), 2)
-    quality["house_end_source"] = house_source  # type: ignore[assignment]
-    quality["focal_source"] = f_source  # type: ignore[assignment]
-    quality["long_sides_source"] = long_source  # type: ignore[assignment]
+    quality["house_end_source"] = house_source
+    quality["focal_source"] = f_source
+    quality["long_sides_source"] = long_source
     quality["focal_px"] = float(kmat[0, 0])
     centre = cal.camera_centre_mm()
     height = float(-centre[2])
@@ -490,7 +492,7 @@ def _quality(
     names: list[str],
     cu: np.ndarray,
     edges: TableEdges,
-) -> dict[str, float]:
+) -> dict[str, Any]:
     res_px: list[np.ndarray] = []
     res_mm: list[np.ndarray] = []
     L, W = cal.table.length_mm, cal.table.width_mm

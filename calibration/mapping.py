@@ -41,7 +41,7 @@ class Calibration:
     camera_matrix: np.ndarray = field(default_factory=lambda: np.eye(3))
     k1: float = 0.0
     k2: float = 0.0
-    quality: dict[str, float] = field(default_factory=dict)  # e.g. residual_px, residual_mm
+    quality: dict[str, Any] = field(default_factory=dict)  # residual_px, residual_mm, ... and where figures came from
     source: str = "manual"  # "manual", "auto", "truth"
     # Height of the camera's optical centre above the cloth (mm), when known: it sets the parallax
     # correction of ball centres (a ball's centre is a radius above the cloth).
@@ -59,7 +59,7 @@ class Calibration:
         k1: float = 0.0,
         k2: float = 0.0,
         source: str = "manual",
-        quality: dict[str, float] | None = None,
+        quality: dict[str, Any] | None = None,
         camera_height_mm: float | None = None,
     ) -> Calibration:
         """A calibration from the four playing-field corners in image pixels (the manual fallback)."""
