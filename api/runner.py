@@ -48,8 +48,9 @@ class FramePipeline(Protocol):
     def balls(self) -> dict[str, tuple[float, float]]: ...
 
 
-# (frame index, monotonic time the frame was read, messages published for it)
-StepHook = Callable[[int, float, list[Message]], None]
+# (frame index, monotonic time the frame was read, messages published for it, monotonic time its processing
+# began: later than the read when the frame waited in the queue)
+StepHook = Callable[[int, float, list[Message], float], None]
 
 
 @dataclass(frozen=True)
@@ -235,11 +236,12 @@ class Runner:
         events: list[Event],
         t: float | None,
         positions: dict[str, tuple[float, float]] | None = None,
+        started_at: float | None = None,
     ) -> None:
         msgs = self.service.ingest(frame, events, t=t, positions=positions)
         self.stats.events += sum(1 for m in msgs if m.kind in ("event", "input"))
         if self.on_step is not None:
-            self.on_step(frame, read_at, msgs)
+            self.on_step(frame, read_at, msgs, read_at if started_at is None else started_at)
         if self.on_record is not None:
             for m in msgs:
                 self.on_record(m)
@@ -327,20 +329,21 @@ class Runner:
         assert self._queue is not None and self.fps is not None and self.pipeline_factory is not None
         pipeline = self.pipeline_factory(self.fps)
         _, offset, recorded_until, seen = self._resume
-        last_index, last_t, last_read = -1, 0.0, time.monotonic()
+        last_index, last_t, last_read, last_start = -1, 0.0, time.monotonic(), time.monotonic()
         stored: dict[str, tuple[float, float]] = {}
         while True:
             item = self._queue.get()
             if item is _END:
                 break
             index, t, read_at, frame = item
+            started_at = time.monotonic()
             events = self._renumber(pipeline.step(frame, index, t), offset, recorded_until, seen)
-            last_index, last_t, last_read = index, t, read_at
+            last_index, last_t, last_read, last_start = index, t, read_at, started_at
             balls = pipeline.balls
             moved = _moved(stored, balls)
             if moved:
                 stored = dict(balls)
-            self._step(index, read_at, events, t, balls if moved else None)
+            self._step(index, read_at, events, t, balls if moved else None, started_at)
             self.stats.frames_processed += 1
             self.stats.frames_dropped = self._queue.dropped
             if self.stats.frames_processed % 15 == 0:
@@ -348,7 +351,7 @@ class Runner:
         if not self._stop.is_set():
             tail = self._renumber(pipeline.finish(), offset, recorded_until, seen)
             if tail or last_index >= 0:
-                self._step(max(last_index, recorded_until), last_read, tail, last_t)
+                self._step(max(last_index, recorded_until), last_read, tail, last_t, started_at=last_start)
         self._finished()
 
     @staticmethod

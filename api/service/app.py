@@ -4,6 +4,7 @@ shot review packs, the match protocol and the overlay and review pages."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import secrets
 from collections.abc import AsyncIterator
@@ -112,13 +113,26 @@ def create_app(service: MatchService, settings: ServiceSettings) -> FastAPI:
     async def ws(websocket: WebSocket, since: int = 0) -> None:
         """The stream as JSON text messages `{"seq", "kind", "data"}`; `?since=SEQ` resumes after SEQ."""
         await websocket.accept()
-        try:
+
+        async def pump() -> None:
             async for msg in service.hub.follow(max(since, 0)):
                 await websocket.send_text(msg.to_json())
-        except ClientDropped as exc:
-            await websocket.close(WS_CLOSE_TOO_SLOW, f"too slow; resume with ?since={exc.last_seq}")
-        except (WebSocketDisconnect, RuntimeError, OSError):
-            return  # the client went away
+
+        async def until_disconnect() -> None:
+            # Clients have nothing to say; reading notices at once when one goes away, even between messages.
+            while (await websocket.receive())["type"] != "websocket.disconnect":
+                pass
+
+        sender = asyncio.create_task(pump())
+        receiver = asyncio.create_task(until_disconnect())
+        done, pending = await asyncio.wait({sender, receiver}, return_when=asyncio.FIRST_COMPLETED)
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+        if sender in done and isinstance(sender.exception(), ClientDropped):
+            last = sender.exception().last_seq  # type: ignore[union-attr]
+            with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
+                await websocket.close(WS_CLOSE_TOO_SLOW, f"too slow; resume with ?since={last}")
 
     # ---- operator inputs -----------------------------------------------------------------------------------
     @app.post("/inputs", tags=["operator"], dependencies=[Depends(operator)], status_code=201)
