@@ -29,14 +29,14 @@ from calibration.mapping import Calibration
 from vision.cloth import ClothModel
 from vision.detections import BALL, CUE, Detections
 from vision.detector import check_frame
-from vision.parallax import ball_px_to_table, ball_radius_px, camera_centre_mm
+from vision.parallax import ball_px_to_table, ball_radius_px, camera_centre_mm, toward_camera_px
 from vision.rectify import TableRectifier
 from vision.refine import refine_centres
 
 
 @dataclass(frozen=True)
 class ClassicalSettings:
-    px_per_mm: float = 0.12  # table-frame grid resolution (ball radius 34 mm -> 6.8 px)
+    px_per_mm: float = 0.15  # table-frame grid resolution (ball radius 34 mm -> 5.1 px)
     margin_mm: float = 40.0  # grid margin around the playing field (pocket mouths, parallax)
     edge_threshold: float = 24.0  # Sobel magnitude of the luminance that counts as an edge
     min_votes: float = 0.3  # a peak must gather this fraction of an ideal isolated ball's votes
@@ -60,6 +60,7 @@ class ClassicalDetector:
         self.rectifier = TableRectifier(calibration, s.px_per_mm, s.margin_mm)
         self.cloth = ClothModel()
         self._frames = 0
+        self._cue_seen: tuple[float, ...] | None = None
         self.radius_grid = calibration.table.ball_radius_mm * s.px_per_mm
         self._disc_offsets = self._disc(0.8 * self.radius_grid)
         self._ideal_votes = self._ideal_peak()
@@ -99,7 +100,8 @@ class ClassicalDetector:
         gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
         mag = cv2.magnitude(gx, gy)
         h, w = gray.shape
-        sel = cv2.bitwise_and(cv2.compare(mag, self.settings.edge_threshold, cv2.CMP_GT), near_fg)
+        edges = cv2.compare(mag, np.float32(self.settings.edge_threshold), cv2.CMP_GT)  # type: ignore[call-overload]
+        sel = cv2.bitwise_and(edges, near_fg)
         nz = cv2.findNonZero(sel)
         acc = np.zeros(h * w, np.float32)
         if nz is None:
@@ -234,7 +236,8 @@ class ClassicalDetector:
             # Near a pocket the hole is dark: there darkness does not mean "ball".
             mouths = np.array([pk.mouth_center for pk in t.pockets.values()])
             near_pocket = (np.linalg.norm(on_cloth[:, None] - mouths[None], axis=2) < 2.5 * t.ball_diameter_mm).any(1)
-            res = refine_centres(frame, px, radius_px, self.cloth, dark_counts=~near_pocket)
+            toward = toward_camera_px(cal, on_cloth)
+            res = refine_centres(frame, px, radius_px, self.cloth, dark_counts=~near_pocket, toward_camera=toward)
             px, _, colour, radius_px, support = (
                 res.px,
                 res.edge_fraction,
@@ -258,20 +261,22 @@ class ClassicalDetector:
         cls = np.full(len(colour), BALL, np.int64)
         if len(colour) == 0 or not s.refine:
             return cls
-        if s.cue_colour_bgr is not None:
-            d = np.linalg.norm(colour - np.asarray(s.cue_colour_bgr, float), axis=1)
+        known = s.cue_colour_bgr if s.cue_colour_bgr is not None else self._cue_seen
+        if len(colour) >= 3:
+            # The one ball whose colour stands apart while the rest agree (a set of like balls and a cue ball).
+            med = np.median(colour, axis=0)
+            d = np.linalg.norm(colour - med, axis=1)
+            order = np.argsort(-d)
+            if d[order[0]] > s.cue_min_distance and d[order[1]] < 0.5 * s.cue_min_distance:
+                cls[order[0]] = CUE
+                if s.cue_colour_bgr is None:
+                    self._cue_seen = tuple(float(v) for v in colour[order[0]])  # remembered for later frames
+                return cls
+        if known is not None:
+            d = np.linalg.norm(colour - np.asarray(known, float), axis=1)
             best = int(np.argmin(d))
-            if d[best] < s.cue_min_distance:
+            if d[best] < 0.5 * s.cue_min_distance:
                 cls[best] = CUE
-            return cls
-        if len(colour) < 3:
-            return cls
-        # The one ball whose colour stands apart while the rest agree (a set of like balls and a cue ball).
-        med = np.median(colour, axis=0)
-        d = np.linalg.norm(colour - med, axis=1)
-        order = np.argsort(-d)
-        if d[order[0]] > s.cue_min_distance and d[order[1]] < 0.5 * s.cue_min_distance:
-            cls[order[0]] = CUE
         return cls
 
 

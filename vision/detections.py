@@ -18,7 +18,7 @@ BALL, CUE = 0, 1
 
 
 def _as(a: Any, dtype: type, shape_tail: tuple[int, ...]) -> np.ndarray:
-    arr = np.asarray(a, dtype=dtype)
+    arr: np.ndarray = np.asarray(a, dtype=dtype)
     if arr.size == 0:
         arr = arr.reshape((0, *shape_tail))
     return arr

@@ -96,8 +96,8 @@ class NeuralDetector:
         if len(pred) == 0:
             return np.zeros((0, 6))
         boxes = np.column_stack([pred[:, 0] - pred[:, 2] / 2, pred[:, 1] - pred[:, 3] / 2, pred[:, 2], pred[:, 3]])
-        idx = cv2.dnn.NMSBoxes(boxes.tolist(), conf.tolist(), self.conf_threshold, self.iou_threshold)
-        idx = np.asarray(idx, dtype=np.int64).reshape(-1)
+        kept = cv2.dnn.NMSBoxes(boxes.tolist(), conf.tolist(), self.conf_threshold, self.iou_threshold)
+        idx = np.asarray(kept, dtype=np.int64).reshape(-1)
         b = boxes[idx]
         return np.column_stack([b[:, 0], b[:, 1], b[:, 0] + b[:, 2], b[:, 1] + b[:, 3], conf[idx], cls[idx]])
 

@@ -56,3 +56,20 @@ def ball_radius_px(cal: Calibration, on_cloth: np.ndarray, radius_mm: float | No
     bx = cal.table_to_image(p + np.array([r / s, 0.0]))
     by = cal.table_to_image(p + np.array([0.0, r / s]))
     return np.asarray(np.maximum(np.linalg.norm(bx - a, axis=1), np.linalg.norm(by - a, axis=1)))
+
+
+def toward_camera_px(cal: Calibration, on_cloth: np.ndarray, min_tan: float = 0.2) -> np.ndarray:
+    """Unit image vectors (N x 2) pointing from balls (centre rays meeting the cloth at ``on_cloth``) toward
+    the camera, where the view is oblique enough (tan of the angle from vertical over ``min_tan``) for a
+    nearer ball to hide part of a farther one's rim; zero vectors elsewhere."""
+    p = np.asarray(on_cloth, dtype=np.float64).reshape(-1, 2)
+    c = camera_centre_mm(cal)
+    to_cam = c[:2] - p
+    dist = np.linalg.norm(to_cam, axis=1)
+    out = np.zeros_like(p)
+    sel = dist / max(-c[2], 1e-9) > min_tan
+    if sel.any():
+        step = p[sel] + 10.0 * to_cam[sel] / dist[sel, None]
+        d = cal.table_to_image(step) - cal.table_to_image(p[sel])
+        out[sel] = d / np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-9)
+    return out

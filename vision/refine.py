@@ -44,8 +44,9 @@ def refine_centres(
     radii: np.ndarray,
     cloth: ClothModel,
     dark_counts: np.ndarray | None = None,
-    n_rays: int = 32,
-    n_samples: int = 24,
+    toward_camera: np.ndarray | None = None,
+    n_rays: int = 20,
+    n_samples: int = 16,
     iterations: int = 1,
 ) -> RefineResult:
     centres = np.asarray(centres, dtype=np.float64).reshape(-1, 2).copy()
@@ -112,6 +113,9 @@ def refine_centres(
         g_out = gray[:, :, int(np.searchsorted(rho, 1.4))]
         beyond = score[:, :, int(np.searchsorted(rho, 1.4))]
         valley = ~ok & (g1 < 0.8 * np.minimum(g_in, g_out)) & (beyond > 0.8)
+        if toward_camera is not None:
+            # In an oblique view a nearer ball hides the rim on the camera's side: no valleys there.
+            valley &= (toward_camera @ dirs.T) < 0.3
         vden = g0 - 2 * g1 + g2
         voff = np.clip(
             np.where(np.abs(vden) > 1e-6, 0.5 * (g0 - g2) / np.where(np.abs(vden) > 1e-6, vden, 1.0), 0.0), -1, 1

@@ -159,7 +159,7 @@ def bench_cases(racks: int = 20, scale: float = 1.0) -> list[Case]:
         light = str(rng.choice(["even", "uneven"]))
         cases.append(
             Case("break", i % break_seeds, RESOLUTIONS["1080p"], moments=(0.0,), lighting=light, tags=("1080p",),
-                 render_seed=i, **cam())
+                 render_seed=i, **cam())  # type: ignore[arg-type]
         )  # fmt: skip
     kinds = [
         ("break", (0.0, 0.3, 1.0)),  # the rack, the spread just after, the balls at rest
