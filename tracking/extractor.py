@@ -44,7 +44,6 @@ class ExtractorSettings:
     contact_tol_mm: float = 14.0
     cushion_tol_mm: float = 14.0
     frozen_tol_mm: float = 5.0  # neighbours this close to touching pass a hit on (a chain)
-    chain_cone_deg: float = 80.0  # a frozen neighbour within this of the impulse direction is pushed
     pot_depth_fraction: float = 0.5  # a ball falls when its centre is this many radii past the mouth line
     graze_tol_mm: float = 5.0  # a straight path this close to a nose line (then away) touched it
     shot_end_hold_s: float = 0.25
@@ -52,6 +51,7 @@ class ExtractorSettings:
     review_below: float = 0.5
     ghost_below: float = 0.5  # a track whose detections average a lower confidence is not a ball
     rest_radius_mm: float = 2.5
+    unseen_strike_s: float = 1.0  # a striker may be out of sight for this long before its first contact
     start_min_mm: float = 10.0  # a resting ball must get this far from its place to have moved
     line_margin_mm: float = 0.75  # a path must start and end this far off a line to cross it
 
@@ -390,8 +390,27 @@ class EventExtractor:
         moved = max((float(np.linalg.norm(b.xy[i] - a)) for i in br.new.idx if b.sid[i] >= 0), default=0.0)
         if moved < max(self.s.start_min_mm, 6 * self.s.meas_sigma_mm):
             return  # detection jitter (a blurred or half-hidden ball), not a ball set moving
+        if br.t_hi - br.t_lo > 4 * dt and b.last_event_t is not None and b.last_event_t >= br.t_lo - dt:
+            return  # back in sight after moving unseen; its start was already accounted for
         if not self.shot_active:
-            if speed >= self.s.start_speed_mm_s:
+            striker = self._unseen_striker(b, t_s, a, new.vel(t_s))
+            if striker is not None and speed >= self.s.start_speed_mm_s:
+                # struck too fast to be seen (or under the player's arm), it hit this ball
+                s_ball = self.balls[striker]
+                assert s_ball.rest_pos is not None
+                t_gone = s_ball.ts[-1] + 0.5 * dt
+                self._start_shot(s_ball, t_gone, s_ball.rest_pos, 0.45, out)
+                # in a frozen cluster it hit the ball of the cluster nearest to where it came from
+                sp = s_ball.rest_pos
+                target = min(
+                    self._frozen_cluster(b.id, t_s),
+                    key=lambda k: float(np.linalg.norm(self.balls[k].rest_pos - sp)),
+                )
+                q = self.balls[target].rest_pos
+                assert q is not None
+                u = (sp - q) / max(float(np.linalg.norm(sp - q)), 1e-9)
+                self._contact(striker, target, t_s, q + u * self.table.ball_radius_mm, 0.45, out)
+            elif speed >= self.s.start_speed_mm_s:
                 self._start_shot(b, t_s, a, 0.95 if new.n >= 3 else 0.6, out)
             else:
                 out.append(self._event("disturbed", t_s, ball=b.id, pos=_pt(a), confidence=0.7, shot=None))
@@ -439,6 +458,22 @@ class EventExtractor:
         q = pb[0].at(t_c) if pb is not None else a
         mid = (np.asarray(q) + a) / 2
         self._contact(other, b.id, t_c, mid, conf, out)
+
+    def _unseen_striker(self, b: _Ball, t_s: float, a: np.ndarray, v: np.ndarray) -> str | None:
+        """A resting ball that vanished shortly before ``b`` started, from a place behind ``b``'s new
+        direction of travel: the struck ball, unseen while it ran (blur, or under the player's arm)."""
+        best, best_t = None, -math.inf
+        for o in self.balls.values():
+            if o is b or not o.on_table or o.rest_pos is None or not o.ts or not o.segs or o.seg.kind != "rest":
+                continue
+            gone = o.ts[-1]
+            if not (t_s - self.s.unseen_strike_s <= gone <= t_s - 1.5 * self._dt):
+                continue
+            if float((a - o.rest_pos) @ v) <= 0:
+                continue
+            if gone > best_t:
+                best, best_t = o.id, gone
+        return best
 
     def _explain_kink(self, b: _Ball, br: _Break, out: list[Event]) -> None:
         dt = self._dt
@@ -519,38 +554,46 @@ class EventExtractor:
         if chain:
             self._propagate(a, b, t, out)
 
-    def _propagate(self, hitter: str, hit: str, t: float, out: list[Event]) -> None:
-        """A hit on a ball of a frozen cluster passes through it: each frozen neighbour lying ahead (within
-        ``chain_cone_deg`` of the impulse) is touched in turn, most of them without visibly moving, so these
-        contacts are inferred from the rest positions and the impulse direction (lower confidence)."""
+    def _frozen_cluster(self, ball: str, t: float) -> list[str]:
+        """The balls resting at ``t`` that touch ``ball`` directly or through other touching balls."""
         D = self.table.ball_diameter_mm
-        hb = self.balls[hitter]
-        start = self.balls[hit].rest_pos
-        pb = self._path_before(hb, t)
-        if start is None or pb is None or not self._resting_at(self.balls[hit], t):
-            return
-        n = start - pb[0].at(t)
-        if float(np.linalg.norm(n)) < 1e-6:
-            return
-        n = n / float(np.linalg.norm(n))
-        cos_lim = math.cos(math.radians(self.s.chain_cone_deg))
-        frontier = [hit]
-        seen = {hitter, hit}
+        rest = {
+            k: o.rest_pos
+            for k, o in self.balls.items()
+            if o.on_table and o.rest_pos is not None and (k == ball or self._resting_at(o, t))
+        }
+        if ball not in rest:
+            return [ball]
+        out, frontier = [ball], [ball]
         while frontier:
-            cur = frontier.pop(0)
-            cp = self.balls[cur].rest_pos
-            assert cp is not None
-            for o in self.balls.values():
-                if o.id in (hitter, cur) or o.rest_pos is None or not o.on_table or not self._resting_at(o, t):
+            cur = frontier.pop()
+            for k, p in rest.items():
+                if k not in out and float(np.linalg.norm(p - rest[cur])) <= D + self.s.frozen_tol_mm:
+                    out.append(k)
+                    frontier.append(k)
+        return out
+
+    def _propagate(self, hitter: str, hit: str, t: float, out: list[Event]) -> None:
+        """A hit on a ball of a frozen cluster passes through the whole cluster: every pair of touching balls
+        in it is in contact at that instant (as the physics resolves it), though most of them do not visibly
+        move, so these contacts are inferred from the rest positions (lower confidence)."""
+        if not self._resting_at(self.balls[hit], t):
+            return
+        cluster = self._frozen_cluster(hit, t)
+        if len(cluster) < 2:
+            return
+        D = self.table.ball_diameter_mm
+        origin = self.balls[hit].rest_pos
+        assert origin is not None
+        # nearer the struck ball first, so each pair reads (pusher, pushed)
+        cluster.sort(key=lambda k: float(np.linalg.norm(self.balls[k].rest_pos - origin)))
+        for i, a in enumerate(cluster):
+            pa = self.balls[a].rest_pos
+            for c in cluster[i + 1 :]:
+                pc = self.balls[c].rest_pos
+                if pa is None or pc is None or float(np.linalg.norm(pa - pc)) > D + self.s.frozen_tol_mm:
                     continue
-                d = o.rest_pos - cp
-                dist = float(np.linalg.norm(d))
-                if dist > D + self.s.frozen_tol_mm or float(d @ n) < cos_lim * dist:
-                    continue
-                if o.id not in seen:
-                    seen.add(o.id)
-                    frontier.append(o.id)
-                self._contact(cur, o.id, t, (cp + o.rest_pos) / 2, 0.6, out, chain=False)
+                self._contact(a, c, t, (pa + pc) / 2, 0.6, out, chain=False)
 
     def _resting_at(self, b: _Ball, t: float) -> bool:
         """Was the ball resting just before ``t`` (its last sample by then in a resting segment)?"""

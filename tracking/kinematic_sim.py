@@ -192,8 +192,40 @@ def simulate_shot(
     sample_until(end_t + tail_s)
     final = {b.id: (float(b.p[0]), float(b.p[1])) for b in bs if b.on}
     ev("shot_end", end_t, positions=final)
+    events.extend(_cluster_contacts(table, positions0, events, fps))
     events.sort(key=lambda e: e.t or 0.0)
     return SimResult(events, frames, fps)
+
+
+def _cluster_contacts(
+    table: TableModel, start: dict[str, tuple[float, float]], events: list[Event], fps: float
+) -> list[Event]:
+    """The truth convention of the rendered synth (pooltool): when a group of touching balls is first hit,
+    every touching pair in it is in contact at that instant. The sequential collisions above find only the
+    pairs the impulse travels along; this adds the others."""
+    D = table.ball_diameter_mm
+    ids = list(start)
+    touch = [(a, b) for i, a in enumerate(ids) for b in ids[i + 1 :] if math.dist(start[a], start[b]) <= D + 0.5]
+    groups: list[set[str]] = []
+    for a, b in touch:
+        hit = [x for x in groups if a in x or b in x]
+        merged = {a, b}.union(*hit)
+        groups = [x for x in groups if x not in hit] + [merged]
+    out: list[Event] = []
+    contacts = sorted((e for e in events if e.type == "contact"), key=lambda e: e.t or 0.0)
+    for g in groups:
+        first = next((e for e in contacts if set(e.balls or ()) & g), None)
+        if first is None or first.t is None:
+            continue
+        t0 = first.t
+        for a, b in touch:
+            if a not in g:
+                continue
+            if any(set(e.balls or ()) == {a, b} and abs((e.t or 0) - t0) <= 0.010 for e in contacts):
+                continue
+            mid = ((start[a][0] + start[b][0]) / 2, (start[a][1] + start[b][1]) / 2)
+            out.append(Event(type="contact", t=t0, frame=round(t0 * fps), shot=0, balls=(a, b), pos=mid))
+    return out
 
 
 def _at(b: _Ball, dt: float, s: SimSettings) -> tuple[float, float]:

@@ -58,13 +58,14 @@ class TrackerSettings:
     tentative_max_misses: int = 2
     min_confidence: float = 0.25  # weaker detections are ignored
     new_track_confidence: float = 0.55  # weaker ones may update a known ball but never start a new one
-    rest_window_s: float = 0.08  # a ball whose detections stay within rest_radius for this long rests
+    rest_window_s: float = 0.25  # a ball whose detections stay within rest_radius for this long rests
     rest_radius_mm: float = 2.5
     anchor_gate_mm: float = 5.0  # a resting ball's detection farther than this sets it moving
     pot_confirm_s: float = 0.35  # gone this long after vanishing in a pocket mouth -> potted
     late_pot_confirm_s: float = 1.0  # a ball resting in the mouth that vanishes (hanging ball falls)
     reacquire_radius_mm: float = 150.0  # a hidden resting ball reappearing within this keeps its id
     moving_reacquire_s: float = 1.5  # a hidden moving ball is looked for this long along its path
+    blur_adopt_s: float = 3.0  # a ball that vanished from rest this recently may come back anywhere in a shot
 
 
 @dataclass(frozen=True)
@@ -404,7 +405,9 @@ class Tracker:
 
     def _check_rest(self, tr: _Track, t: float) -> None:
         pts = [(rt, x, y) for rt, x, y in tr.recent if rt >= t - self.s.rest_window_s - 1e-9]
-        if len(pts) < 3 or tr.recent[0][0] > t - self.s.rest_window_s + 1e-6:
+        covered = tr.recent[0][0] <= t - self.s.rest_window_s + 1e-6
+        young = len(pts) == len(tr.recent) and tr.hits <= len(tr.recent)  # its whole life is in the window
+        if len(pts) < 4 or not (covered or young):
             return
         a = np.array([[x, y] for _, x, y in pts])
         mean = a.mean(axis=0)
@@ -442,6 +445,13 @@ class Tracker:
                 d = abs(float(back[0] * u[1] - back[1] * u[0]))
             if d < best_d:
                 best, best_d = old, d
+        if best is None and self.shot_active:
+            # A ball that vanished from rest just before this shot and has not been seen since was struck
+            # too fast for the detector (a break shot's blur): the one that vanished last is this ball.
+            hidden = [o for o in self._tracks if o is not tr and o.state == TrackState.OCCLUDED and o.id is not None]
+            hidden = [o for o in hidden if o.resting and tr.last_t - o.last_t <= self.s.blur_adopt_s]
+            if hidden:
+                best = max(hidden, key=lambda o: o.last_t)
         if best is None:
             return None
         name = best.id

@@ -101,7 +101,8 @@ def run_suite(root: Path, detector: str) -> dict[float, tuple[Scores, float]]:
     from api.commands.analyze import scenario_calibration
 
     out: dict[float, tuple[Scores, float]] = {}
-    folders = sorted(p.parent for p in root.rglob("video.mp4") if (p.parent / "truth" / "events.jsonl").exists())
+    candidates = [root, *sorted(p for p in root.iterdir() if p.is_dir())] if root.is_dir() else []
+    folders = [p for p in candidates if (p / "video.mp4").exists() and (p / "truth" / "events.jsonl").exists()]
     if not folders:
         raise ValueError(f"no scenario folders (video.mp4 + truth/events.jsonl) under {root}")
     import cv2
