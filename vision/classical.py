@@ -100,7 +100,7 @@ class ClassicalDetector:
         gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
         mag = cv2.magnitude(gx, gy)
         h, w = gray.shape
-        edges = cv2.compare(mag, np.float32(self.settings.edge_threshold), cv2.CMP_GT)  # type: ignore[call-overload]
+        edges = cv2.compare(mag, float(self.settings.edge_threshold), cv2.CMP_GT)  # type: ignore[call-overload]
         sel = cv2.bitwise_and(edges, near_fg)
         nz = cv2.findNonZero(sel)
         acc = np.zeros(h * w, np.float32)
