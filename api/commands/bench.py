@@ -1,0 +1,202 @@
+"""``tableref bench NAME [OPTIONS]`` runs one benchmark (``api/bench/NAME.py``); ``tableref bench all`` runs
+every one with its defaults, writes each printed table and the plots into a folder, and regenerates the
+README's "Measured" section (between ``<!-- measured:start -->`` and ``<!-- measured:end -->``) with the date
+and the machine, so the figures there are never typed by hand."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime as dt
+import importlib
+import io
+import json
+import os
+import pkgutil
+import platform
+import sys
+import time
+import traceback
+from pathlib import Path
+from types import ModuleType
+from typing import Any, TextIO
+
+import api.bench
+
+START, END = "<!-- measured:start -->", "<!-- measured:end -->"
+REPO = Path(__file__).resolve().parent.parent.parent
+
+
+class UnknownBenchmark(ValueError):
+    pass
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("name", help=f"a benchmark ({', '.join(available()) or 'none yet'}) or 'all'")
+    p.add_argument(
+        "options",
+        nargs=argparse.REMAINDER,
+        help="the benchmark's own options; for 'all': --out DIR, --only A,B, --skip A,B, --no-readme",
+    )
+
+
+def available() -> list[str]:
+    return sorted(m.name for m in pkgutil.iter_modules(api.bench.__path__) if not m.name.startswith("_"))
+
+
+def load(name: str) -> ModuleType:
+    if name not in available():
+        raise UnknownBenchmark(f"no benchmark '{name}' (available: {', '.join(available())})")
+    module = importlib.import_module(f"api.bench.{name}")
+    if not (hasattr(module, "add_arguments") and hasattr(module, "run")):
+        raise UnknownBenchmark(f"api/bench/{name}.py is not a benchmark (no add_arguments/run)")
+    return module
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.name != "all":
+        module = load(args.name)
+        parser = argparse.ArgumentParser(prog=f"tableref bench {args.name}")
+        module.add_arguments(parser)
+        return int(module.run(parser.parse_args(args.options)) or 0)
+    parser = argparse.ArgumentParser(prog="tableref bench all")
+    parser.add_argument("--out", default=str(REPO / "measured"), help="folder for the tables and plots")
+    parser.add_argument("--only", default=None, help="comma-separated benchmarks to run (default: all)")
+    parser.add_argument("--skip", default="", help="comma-separated benchmarks to leave out")
+    parser.add_argument("--readme", default=str(REPO / "README.md"), help="README to update")
+    parser.add_argument("--no-readme", action="store_true", help="do not touch the README")
+    opts = parser.parse_args(args.options)
+    names = [n.strip() for n in opts.only.split(",")] if opts.only else available()
+    names = [n for n in names if n and n not in set(opts.skip.split(","))]
+    return run_all(names, Path(opts.out), None if opts.no_readme else Path(opts.readme))
+
+
+class _Tee(io.TextIOBase):
+    def __init__(self, *streams: TextIO) -> None:
+        self.streams = streams
+
+    def write(self, s: str) -> int:
+        for st in self.streams:
+            st.write(s)
+        return len(s)
+
+    def flush(self) -> None:
+        for st in self.streams:
+            st.flush()
+
+
+def run_all(names: list[str], out: Path, readme: Path | None) -> int:
+    out.mkdir(parents=True, exist_ok=True)
+    results: list[dict[str, Any]] = []
+    for name in names:
+        module = load(name)
+        parser = argparse.ArgumentParser(prog=f"tableref bench {name}")
+        module.add_arguments(parser)
+        ns = parser.parse_args([])
+        if hasattr(ns, "out") and ns.out is None:
+            ns.out = str(out)
+        print(f"== tableref bench {name}", file=sys.stderr, flush=True)
+        buf = io.StringIO()
+        start = time.monotonic()
+        status = "ok"
+        try:
+            with contextlib.redirect_stdout(_Tee(sys.stdout, buf)):
+                code = int(module.run(ns) or 0)
+            if code:
+                status = f"exit {code}"
+        except Exception as exc:  # one benchmark failing must not lose the others' figures
+            status = f"failed: {type(exc).__name__}: {exc}"
+            traceback.print_exc()
+        wall = time.monotonic() - start
+        (out / f"{name}.txt").write_text(buf.getvalue())
+        results.append({"name": name, "status": status, "wall_s": round(wall, 1), "output": buf.getvalue()})
+    machine = machine_info()
+    when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    (out / "summary.json").write_text(json.dumps({"date": when, "machine": machine, "benchmarks": [
+        {k: r[k] for k in ("name", "status", "wall_s")} for r in results]}, indent=2))  # fmt: skip
+    (out / "bench-times.svg").write_text(times_svg(results))
+    if readme is not None:
+        update_readme(readme, measured_section(results, out, readme.parent, when, machine))
+        print(f"tableref bench: README section updated ({readme})", file=sys.stderr)
+    failed = [r["name"] for r in results if r["status"] != "ok"]
+    if failed:
+        print(f"tableref bench: failed: {', '.join(failed)}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def machine_info() -> dict[str, Any]:
+    cpu = platform.processor() or platform.machine()
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    mem_gib = None
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        kb = next(int(x.split()[1]) for x in Path("/proc/meminfo").read_text().splitlines() if x.startswith("MemTotal"))
+        mem_gib = round(kb / 2**20, 1)
+    try:
+        cores: int | None = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cores = os.cpu_count()
+    return {"cpu": cpu, "cores": cores, "memory_gib": mem_gib, "os": platform.platform(),
+            "python": platform.python_version()}  # fmt: skip
+
+
+def measured_section(results: list[dict[str, Any]], out: Path, root: Path, when: str, machine: dict[str, Any]) -> str:
+    def rel(p: Path) -> str:
+        try:
+            return str(p.resolve().relative_to(root.resolve()))
+        except ValueError:
+            return str(p)
+
+    lines = [
+        "## Measured",
+        "",
+        f"Regenerated by `tableref bench all` on {when}; machine: {machine['cpu']}, {machine['cores']} cores, "
+        f"{machine['memory_gib']} GiB, {machine['os']}, Python {machine['python']}. Tables and plots: "
+        f"`{rel(out)}/`.",
+        "",
+    ]
+    for r in results:
+        lines += [f"### {r['name']}", "", f"`tableref bench {r['name']}` ({r['wall_s']} s, {r['status']})", ""]
+        lines += ["```text", r["output"].rstrip() or "(no output)", "```", ""]
+        svg = out / f"{r['name']}-latency.svg"
+        if svg.exists():
+            lines += [f"![{r['name']} latency]({rel(svg)})", ""]
+    lines += [f"![benchmark wall times]({rel(out / 'bench-times.svg')})", ""]
+    return "\n".join(lines)
+
+
+def update_readme(readme: Path, section: str) -> None:
+    """Replace the text between the markers (only that); add the markers at the end when absent."""
+    text = readme.read_text() if readme.exists() else ""
+    block = f"{START}\n{section.rstrip()}\n{END}"
+    if START in text and END in text and text.index(START) < text.index(END):
+        head, rest = text.split(START, 1)
+        _, tail = rest.split(END, 1)
+        text = head + block + tail
+    else:
+        text = text.rstrip("\n") + ("\n\n" if text else "") + block + "\n"
+    readme.write_text(text)
+
+
+def times_svg(results: list[dict[str, Any]]) -> str:
+    """Bar chart of each benchmark's wall time, as a standalone SVG."""
+    w, bar, left = 560, 26, 110
+    h = 40 + bar * len(results) + 30
+    top = max([r["wall_s"] for r in results] + [1.0])
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">',
+        f'<rect width="{w}" height="{h}" fill="white"/>',
+        '<text x="10" y="20" font-size="14">tableref bench all: wall time per benchmark (s)</text>',
+    ]
+    for i, r in enumerate(results):
+        y = 36 + i * bar
+        length = (w - left - 70) * r["wall_s"] / top
+        colour = "#1d7a3a" if r["status"] == "ok" else "#b3261e"
+        parts.append(f'<text x="{left - 8}" y="{y + 16}" text-anchor="end">{r["name"]}</text>')
+        parts.append(f'<rect x="{left}" y="{y + 4}" width="{length:.1f}" height="{bar - 8}" fill="{colour}"/>')
+        parts.append(f'<text x="{left + length + 6:.1f}" y="{y + 16}">{r["wall_s"]}</text>')
+    parts.append("</svg>")
+    return "\n".join(parts)

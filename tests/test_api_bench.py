@@ -1,0 +1,48 @@
+"""``tableref bench``: the dispatcher finds the benchmarks, refuses unknown ones, and regenerates only the
+README's "Measured" section between its markers."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from api.bench import service as service_bench
+from api.cli import main
+from api.commands.bench import END, START, available, measured_section, times_svg, update_readme
+
+RESULTS = [
+    {"name": "service", "status": "ok", "wall_s": 12.5, "output": "clients | fps\n      1 |  41.9\n"},
+    {"name": "rules", "status": "failed: ValueError: x", "wall_s": 1.0, "output": ""},
+]
+MACHINE = {"cpu": "Test CPU", "cores": 2, "memory_gib": 24.0, "os": "Linux", "python": "3.11.7"}
+
+
+def test_the_service_benchmark_is_found_and_an_unknown_one_is_refused(capsys):
+    assert "service" in available()
+    assert main(["bench", "no-such-bench"]) == 2
+    assert "no benchmark 'no-such-bench'" in capsys.readouterr().err
+
+
+def test_readme_markers_are_added_once_then_only_their_content_changes(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text("# tableref\n\nIntro.\n")
+    section = measured_section(RESULTS, tmp_path / "measured", tmp_path, "2026-11-30 06:00 UTC", MACHINE)
+    update_readme(readme, section)
+    text = readme.read_text()
+    assert text.startswith("# tableref\n\nIntro.\n\n" + START)
+    assert text.rstrip().endswith(END)
+    assert "Test CPU, 2 cores" in text and "2026-11-30 06:00 UTC" in text
+    assert "`tableref bench service` (12.5 s, ok)" in text and "      1 |  41.9" in text
+    readme.write_text(text + "\n## Licence\n\nOurs.\n")
+    update_readme(readme, section.replace("41.9", "43.0"))
+    again = readme.read_text()
+    assert again.count(START) == 1 and again.count(END) == 1
+    assert "43.0" in again and "41.9" not in again
+    assert again.startswith("# tableref\n\nIntro.\n\n") and again.endswith("## Licence\n\nOurs.\n")
+
+
+def test_plots_are_well_formed_svg():
+    bars = ET.fromstring(times_svg(RESULTS))
+    assert bars.tag.endswith("svg") and len([e for e in bars.iter() if e.tag.endswith("rect")]) == 3
+    cdf = ET.fromstring(service_bench.latency_svg({"pots, 1 client": [10.0, 20.0, 30.0], "none": []}, "t"))
+    lines = [e for e in cdf.iter() if e.tag.endswith("polyline")]
+    assert len(lines) == 1 and len(lines[0].get("points", "").split()) == 3
