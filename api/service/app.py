@@ -17,6 +17,7 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Redirect
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
 
+from api.service.apidoc import openapi_html
 from api.service.hub import ClientDropped
 from api.service.match import InputRejected, MatchService
 from api.service.protocol import match_protocol, protocol_html
@@ -38,6 +39,7 @@ The live referee: what the camera sees and what the rules make of it.
   `Authorization: Bearer <TABLEREF_OPERATOR_TOKEN>`. Viewers need no token.
 * **Review**: `GET /shots`, `GET /shots/{n}` (review pack), `/shots/{n}/picture.png`, `/shots/{n}/clip`;
   `GET /protocol` and `/protocol.html` (протокол встречи).
+* **Pages**: `/overlay` (broadcast overlay), `/review`, and `/api` (this description, offline).
 """
 
 
@@ -80,6 +82,11 @@ def create_app(service: MatchService, settings: ServiceSettings) -> FastAPI:
     def review() -> FileResponse:
         """The referee's review page: the shots and each shot's pack."""
         return FileResponse(STATIC_DIR / "review.html", media_type="text/html")
+
+    @app.get("/api", response_class=HTMLResponse, tags=["pages"])
+    def api_page() -> HTMLResponse:
+        """This API described from its OpenAPI schema, on one page that needs nothing from the internet."""
+        return HTMLResponse(openapi_html(app.openapi()))
 
     # ---- state and stream ------------------------------------------------------------------------------
     @app.get("/state", tags=["stream"])
