@@ -20,7 +20,8 @@
    as dark holes where the model puts them.
 5. **Raised noses** (``nose_height_mm``, default 0). From a camera above the field the innermost edge
    of each cushion is its foot on the cloth, the field's edge; a cushion the camera is beyond hides that
-   behind its nose, so its line is moved to where the nose projects onto the cloth, using the pose.
+   behind its nose, so its line is moved to where the nose projects onto the cloth, using the pose
+   (skipped, and said so in the quality record, where the focal length, hence the pose, is unknown).
 6. **Camera.** The focal length the homography implies (square pixels, principal point at the centre),
    where the view is tilted enough to observe it; otherwise the default. With it the camera centre and
    height above the cloth, for the parallax of ball centres (``Calibration.ball_px_to_table``).
@@ -128,7 +129,10 @@ def calibration_from_edges(
     corners = {n: (float(dist_px[i, 0]), float(dist_px[i, 1])) for i, n in enumerate(CORNER_NAMES)}
     cal = Calibration.from_corners(corners, size, table, camera_matrix=kmat, k1=k1n, k2=k2n, source="auto")
     quality = _quality(cal, sides, und, lines, names, cu, edges)
-    if nose_height_mm > 0:
+    if nose_height_mm > 0 and f_source == "default":
+        # Where the camera is beyond a cushion depends on the pose, which needs the focal length.
+        quality["nose_correction"] = "skipped: focal length not observable in this view"
+    elif nose_height_mm > 0:
         cal, offsets = _correct_for_noses(cal, corners_px_und, table, nose_height_mm)
         quality["nose_height_mm"] = float(nose_height_mm)
         quality["nose_offset_mm_max"] = round(max(offsets), 2)
