@@ -70,9 +70,12 @@ class ClothModel:
         cloth. Also returns nothing more: the caller adapts the model with ``adapt``."""
         k, chroma = self.describe(rect_bgr)
         thr = self.chroma_threshold()
-        fg = (chroma > thr) | (k > self.bright_k)
-        dark = (k < self.dark_k) & (dark_ok > 0)
-        mask = ((fg | dark) & (surface > 0)).astype(np.uint8) * 255
+        fg = cv2.bitwise_or(
+            cv2.compare(chroma, thr, cv2.CMP_GT),  # type: ignore[call-overload]
+            cv2.compare(k, self.bright_k, cv2.CMP_GT),  # type: ignore[call-overload]
+        )
+        dark = cv2.bitwise_and(cv2.compare(k, self.dark_k, cv2.CMP_LT), dark_ok)  # type: ignore[call-overload]
+        mask = cv2.bitwise_and(cv2.bitwise_or(fg, dark), surface)
         n_surface = max(int(np.count_nonzero(surface)), 1)
         cloth_fraction = 1.0 - float(np.count_nonzero(mask)) / n_surface
         return mask, cloth_fraction

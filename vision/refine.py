@@ -45,9 +45,9 @@ def refine_centres(
     cloth: ClothModel,
     dark_counts: np.ndarray | None = None,
     toward_camera: np.ndarray | None = None,
-    n_rays: int = 20,
-    n_samples: int = 16,
-    iterations: int = 1,
+    n_rays: int = 24,
+    n_samples: int = 20,
+    iterations: int = 2,
 ) -> RefineResult:
     centres = np.asarray(centres, dtype=np.float64).reshape(-1, 2).copy()
     radii = np.asarray(radii, dtype=np.float64).reshape(-1)
