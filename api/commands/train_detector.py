@@ -23,6 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batch", type=int, default=16)
     parser.add_argument("--width", type=float, default=0.125, help="YOLOv8 width multiple (v8n: 0.25; default 0.125)")
     parser.add_argument("--work", help="folder for the dataset and the training run (default: a temporary one)")
+    parser.add_argument("--reuse-data", action="store_true", help="train on the dataset already in --work/data")
     parser.add_argument("--weights", help="where to write the ONNX model (default models/detector/ball_yolo.onnx)")
 
 
@@ -36,7 +37,9 @@ def run(args: argparse.Namespace) -> int:
 
     weights = Path(args.weights) if args.weights else WEIGHTS
     if args.work:
-        card = train(Path(args.work), args.scenes, args.epochs, weights, sys.stderr, args.batch, args.width)
+        card = train(
+            Path(args.work), args.scenes, args.epochs, weights, sys.stderr, args.batch, args.width, args.reuse_data
+        )
     else:
         with tempfile.TemporaryDirectory(prefix="tableref-train-") as tmp:
             card = train(Path(tmp), args.scenes, args.epochs, weights, sys.stderr, args.batch, args.width)

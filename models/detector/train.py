@@ -71,15 +71,20 @@ def train(
     progress: TextIO | None = None,
     batch: int = 16,
     width: float = 0.125,
+    reuse_data: bool = False,
 ) -> dict[str, Any]:
+    """Render (or, with ``reuse_data``, take the dataset already in ``out_dir/data``), train, export."""
     os.environ.setdefault("YOLO_OFFLINE", "1")
     from ultralytics import YOLO  # the train extra
 
     spec = NeuralInput()
     t0 = time.time()
-    frames = list(render_cases(training_cases(scenes)))
     data_dir = out_dir / "data"
-    counts = write_dataset(frames, data_dir, spec)
+    if reuse_data and (data_dir / "data.yaml").exists():
+        counts = _count_dataset(data_dir)
+    else:
+        frames = list(render_cases(training_cases(scenes)))
+        counts = write_dataset(frames, data_dir, spec)
     t_data = time.time() - t0
     if progress:
         progress.write(f"data: {counts} in {t_data:.0f} s\n")
@@ -114,6 +119,12 @@ def train(
     weights.with_suffix(".json").write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
     (weights.parent / "MODEL_CARD.md").write_text(model_card_markdown(card), encoding="utf-8")
     return card
+
+
+def _count_dataset(data_dir: Path) -> dict:
+    labels = {split: sorted((data_dir / "labels" / split).glob("*.txt")) for split in ("train", "val")}
+    boxes = sum(len(p.read_text(encoding="utf-8").split("\n")) - 1 for v in labels.values() for p in v)
+    return {"train": len(labels["train"]), "val": len(labels["val"]), "balls": boxes}
 
 
 def _network_yaml(out_dir: Path, width: float) -> Path:
