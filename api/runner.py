@@ -48,6 +48,9 @@ class FramePipeline(Protocol):
     def balls(self) -> dict[str, tuple[float, float]]: ...
 
 
+# Makes the pipeline for a video: (frame rate, the balls known by id at the resume point, or None).
+PipelineFactory = Callable[[float, dict[str, tuple[float, float]] | None], FramePipeline]
+
 # (frame index, monotonic time the frame was read, messages published for it, monotonic time its processing
 # began: later than the read when the frame waited in the queue)
 StepHook = Callable[[int, float, list[Message], float], None]
@@ -155,7 +158,7 @@ class Runner:
         source: SourceSpec,
         *,
         fast: bool = False,
-        pipeline_factory: Callable[[float], FramePipeline] | None = None,
+        pipeline_factory: PipelineFactory | None = None,
         frame_queue: int = 8,
         on_step: StepHook | None = None,
         on_record: Callable[[Message], None] | None = None,
@@ -175,6 +178,7 @@ class Runner:
         self.fps: float | None = None
         self.frame_count: int | None = None
         self._resume: tuple[int, int, int, set[tuple[Any, ...]]] = (0, 0, -1, set())
+        self._known_ids: dict[str, tuple[float, float]] | None = None
 
     # ---- control ------------------------------------------------------------------------------------
     def start(self) -> None:
@@ -285,6 +289,8 @@ class Runner:
         shots = [s for s in self.service.store.shots(mid) if s["end_frame"] is not None]
         first = (shots[-1]["end_frame"] + 1) if shots else 0
         offset = (shots[-1]["shot"] + 1) if shots else 0
+        if shots:  # the new pipeline names the balls where the last shot left them, as they were named then
+            self._known_ids = {b: (float(p[0]), float(p[1])) for b, p in shots[-1]["end_positions"].items()}
         seen: set[tuple[Any, ...]] = set()
         after = 0
         while True:
@@ -327,7 +333,7 @@ class Runner:
 
     def _vision(self) -> None:
         assert self._queue is not None and self.fps is not None and self.pipeline_factory is not None
-        pipeline = self.pipeline_factory(self.fps)
+        pipeline = self.pipeline_factory(self.fps, self._known_ids)
         _, offset, recorded_until, seen = self._resume
         last_index, last_t, last_read, last_start = -1, 0.0, time.monotonic(), time.monotonic()
         stored: dict[str, tuple[float, float]] = {}

@@ -15,7 +15,7 @@ from typing import Any
 import uvicorn
 from fastapi import FastAPI
 
-from api.runner import FramePipeline, Runner, SourceError, SourceSpec, parse_source
+from api.runner import FramePipeline, PipelineFactory, Runner, SourceError, SourceSpec, parse_source
 from api.service.app import create_app
 from api.service.match import MatchService
 from api.service.referee import RefereeSession, open_referee
@@ -81,7 +81,7 @@ def _calibration_info(spec: SourceSpec, calibration: str | None) -> tuple[dict[s
     return {"status": "missing"}, None
 
 
-def pipeline_factory(calibration: Path | None, game: str) -> Callable[[float], FramePipeline] | None:
+def pipeline_factory(calibration: Path | None, game: str) -> PipelineFactory | None:
     """A maker of the live pipeline for a video of a given frame rate, or None in a build without it."""
     try:
         module = importlib.import_module("api.pipeline")
@@ -99,8 +99,8 @@ def pipeline_factory(calibration: Path | None, game: str) -> Callable[[float], F
 
     cal = Calibration.load(calibration)
 
-    def make(fps: float) -> FramePipeline:
-        return module.Pipeline(cal, game=game)
+    def make(fps: float, known_ids: dict[str, tuple[float, float]] | None) -> FramePipeline:
+        return module.Pipeline(cal, game=game, known_ids=known_ids)
 
     return make
 
