@@ -8,6 +8,7 @@ from pathlib import Path
 import cv2
 import httpx
 import numpy as np
+import pytest
 
 from api.service.launch import BackgroundServer, build
 from api.service.settings import ServiceSettings
@@ -58,6 +59,7 @@ def test_shot_pack_picture_protocol_and_api_page(tmp_path):
         assert state["source"]["status"] == "finished" and state["source"]["frames_dropped"] == 0
 
 
+@pytest.mark.slow
 def test_shot_clip_is_cut_from_the_match_video(tmp_path):
     """A match on the demo video; its shot records come straight through the match service."""
     settings = ServiceSettings.load({"db": tmp_path / "m.db"}, env={})
