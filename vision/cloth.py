@@ -37,6 +37,10 @@ class ClothModel:
 
     def _basis(self) -> tuple[np.ndarray, float]:
         assert self.colour is not None
+        key = self.colour.tobytes()
+        cached = self.__dict__.get("_basis_cache")
+        if cached is not None and cached[0] == key:
+            return cached[1], cached[2]
         c = np.maximum(self.colour, 1e-3)
         n = float(np.linalg.norm(c))
         e0 = c / n
@@ -45,7 +49,9 @@ class ClothModel:
         e1 = np.cross(e0, a)
         e1 /= np.linalg.norm(e1)
         e2 = np.cross(e0, e1)
-        return np.stack([e0 / n, e1, e2]), n
+        basis = np.stack([e0 / n, e1, e2])
+        self.__dict__["_basis_cache"] = (key, basis, n)
+        return basis, n
 
     def usable(self) -> bool:
         return self.colour is not None and float(np.linalg.norm(self.colour)) / np.sqrt(3) >= self.min_brightness

@@ -145,11 +145,11 @@ def _fit_centres(pts: np.ndarray, ok: np.ndarray, radius: np.ndarray, guess: np.
     (B, R), all balls at once (Gauss-Newton on the 2 x 2 normal equations), trimming outliers once."""
     c = guess.astype(np.float64).copy()
     w = ok.astype(np.float64)
-    for it in range(6):
+    for it in range(4):
         v = pts - c[:, None, :]
         dist = np.maximum(np.linalg.norm(v, axis=2), 1e-9)
         res = dist - radius[:, None]
-        if it == 3:
+        if it == 2:
             mad = np.median(np.where(ok, np.abs(res), np.nan), axis=1)
             mad = np.nan_to_num(mad, nan=0.0) + 0.15
             trimmed = ok & (np.abs(res) < 3.0 * mad[:, None])
