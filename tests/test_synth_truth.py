@@ -21,7 +21,7 @@ from calibration.table import CUSHIONS, TableModel, TableSpec
 from models.synth import library
 from models.synth.engine import Stroke
 from models.synth.physics import PhysicsTable, cushion_name, ensure_numba_cache, to_ours, to_pooltool
-from models.synth.scenario import Scenario, ShotPlan
+from models.synth.scenario import NUDGE_S, Scenario, ShotPlan
 from models.synth.truth import LINE_BAND_MM, PhysicsGlitch, Truth, check_shot, run_scenario
 from tracking.events import read_jsonl
 
@@ -81,7 +81,9 @@ def test_truth_is_true(compiled: None, name: str) -> None:
     R, D = TABLE.ball_radius_mm, TABLE.ball_diameter_mm
     ts = [e.t for e in tr.events]
     assert ts == sorted(ts), "events out of time order"
-    assert tr.events[0].type == "shot_start" and tr.events[-1].type == "shot_end"
+    in_shots = [e for e in tr.events if e.shot is not None]
+    assert in_shots[0].type == "shot_start" and tr.events[-1].type == "shot_end"
+    assert all(e.type == "disturbed" for e in tr.events if e.shot is None)
     assert sum(e.type == "shot_start" for e in tr.events) == len(tr.scenario.shots)
     for ev in tr.events:
         t = float(ev.t or 0.0)
@@ -105,6 +107,11 @@ def test_truth_is_true(compiled: None, name: str) -> None:
             assert np.isnan(tr.ball_positions(ev.ball or "", np.array([t + 1e-6]))[0]).all()
             end = next(e for e in tr.events if e.type == "shot_end" and e.shot == ev.shot)
             assert ev.ball not in (end.positions or {})
+        elif ev.type == "disturbed":
+            p = tr.ball_positions(ev.ball or "", np.array([t, t + 0.5 * NUDGE_S, t + NUDGE_S]))
+            assert math.dist(p[0], ev.pos or (0, 0)) < 0.01
+            assert math.dist(p[1], p[0]) > 5.0 and math.dist(p[2], p[1]) > 5.0  # it slides
+            assert not any(e.type == "contact" and abs((e.t or 0) - t) < 1.0 for e in tr.events)
         elif ev.type == "line_cross":
             axis = 0 if TABLE.lines[ev.line or ""].axis == "x" else 1
             v = TABLE.lines[ev.line or ""].value_mm

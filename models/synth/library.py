@@ -427,6 +427,34 @@ def lag(ctx: Context) -> Scenario:
     return _try(ctx, cands, ok, "lag")
 
 
+def disturbed(ctx: Context) -> Scenario:
+    """A resting ball pushed 30-70 mm with no ball touching it (hand, cue or clothes) before a pot."""
+    t = ctx.table
+    base = _pot_into(ctx, str(ctx.rng.choice(POCKETS)), "disturbed", cut_deg=5.0, extra=2)
+    plan = base.shots[0]
+    others = [b for b in base.layout if b not in ("1", plan.stroke.ball)]
+    for _attempt in range(30):
+        ball = str(ctx.rng.choice(others))
+        ang, dist = ctx.rng.uniform(0, 2 * math.pi), ctx.rng.uniform(30, 70)
+        d = (float(dist * math.cos(ang)), float(dist * math.sin(ang)))
+        p = base.layout[ball]
+        q = (p[0] + d[0], p[1] + d[1])
+        if any(_near_segment(o, p, q, t.ball_diameter_mm + 2) for b, o in base.layout.items() if b != ball):
+            continue
+        sc = replace(
+            base,
+            shots=(replace(plan, nudge={ball: d}),),
+            description=f"ball {ball} pushed {dist:.0f} mm by the player before ball 1 is potted",
+        )
+        try:
+            tr = run_scenario(sc, t, ctx.ptable)
+        except (PhysicsGlitch, ValueError):
+            continue
+        if _pots(tr, "1"):
+            return sc
+    raise ScenarioError(f"no clear push found for seed {ctx.seed}")
+
+
 def random_layout(ctx: Context, game: str = "moscow", name: str = "random") -> Scenario:
     """Random layout (2..16 balls) and a random stroke at a random ball."""
     t = ctx.table
@@ -575,6 +603,7 @@ LIBRARY: dict[str, Builder] = {
     "cluster-hit": cluster_hit,
     "stop-in-mouth": stop_in_mouth,
     "lag": lag,
+    "disturbed": disturbed,
     "frame": whole_frame,
     "frame-short": lambda ctx: whole_frame(ctx, "moscow", "frame-short", shots=3),
     "random": random_layout,

@@ -28,6 +28,13 @@ class ShotPlan:
     stroke: Stroke
     place: dict[str, Point] = field(default_factory=dict)
     also: tuple[Stroke, ...] = ()  # other balls set rolling at the same instant (a lag)
+    # Resting balls pushed by hand, cue or clothes before the stroke: ball -> displacement (mm). Each slides
+    # smoothly over ``NUDGE_S`` seconds starting ``NUDGE_LEAD_S`` before the stroke (a ``disturbed`` event).
+    nudge: dict[str, Point] = field(default_factory=dict)
+
+
+NUDGE_LEAD_S = 0.9
+NUDGE_S = 0.3
 
 
 @dataclass(frozen=True)

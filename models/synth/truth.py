@@ -36,7 +36,7 @@ import numpy as np
 from calibration.table import TableModel
 from models.synth.engine import POCKETED, SimulatedShot, SimulationFailed, simulate_stroke
 from models.synth.physics import POCKET_NAMES, PhysicsTable, cushion_name
-from models.synth.scenario import Point, Scenario
+from models.synth.scenario import NUDGE_LEAD_S, NUDGE_S, Point, Scenario
 from tracking.events import Event, write_jsonl
 
 LineName = Literal["house", "center", "long"]
@@ -66,6 +66,11 @@ class ShotRecord:
     placed_at: float  # video time the balls in ``place`` appear
     place: dict[str, Point]
     sim: SimulatedShot
+    nudged_from: dict[str, Point] = field(default_factory=dict)  # where nudged balls rested before
+
+    @property
+    def nudge_start(self) -> float:
+        return self.t0 - NUDGE_LEAD_S
 
     @property
     def end(self) -> float:
@@ -106,6 +111,13 @@ class Truth:
                 sel = (times >= lo) & (times < hi)
                 if sel.any() and ball_id in where:
                     out[sel] = where[ball_id]
+            if ball_id in shot.nudged_from:
+                # A nudged ball slides from where it rested to where the stroke finds it (smoothstep).
+                a, b = np.asarray(shot.nudged_from[ball_id]), np.asarray(shot.sim.start[ball_id])
+                sel = (times >= shot.nudge_start) & (times < shot.t0)
+                f = np.clip((times[sel] - shot.nudge_start) / NUDGE_S, 0.0, 1.0)
+                f = f * f * (3 - 2 * f)
+                out[sel] = a + f[:, None] * (b - a)
             nxt = self.shots[k + 1].placed_at if k + 1 < len(self.shots) else math.inf
             sel = (times >= shot.t0) & (times < nxt)
             if sel.any() and ball_id in shot.sim.histories:
@@ -192,13 +204,20 @@ def run_scenario(
         if k > 0:
             t += scenario.gap_s
         positions.update(plan.place)
+        nudged_from = {b: positions[b] for b in plan.nudge}
+        for b, (dx, dy) in plan.nudge.items():
+            positions[b] = (positions[b][0] + dx, positions[b][1] + dy)
         _check_layout(table, positions)
+        if plan.nudge and (
+            (scenario.lead_in_s if k == 0 else scenario.gap_s) < NUDGE_LEAD_S or set(plan.nudge) & set(plan.place)
+        ):
+            raise ValueError("a nudge needs balls at rest (not just placed) for NUDGE_LEAD_S before the stroke")
         try:
             sim = simulate_stroke(ptable, positions, plan.stroke, plan.also)
         except SimulationFailed as exc:
             raise PhysicsGlitch(f"shot {k}: {exc}") from None
         placed_at = t - scenario.gap_s / 2 if k > 0 else 0.0
-        records.append(ShotRecord(k, t, placed_at, dict(plan.place), sim))
+        records.append(ShotRecord(k, t, placed_at, dict(plan.place), sim, nudged_from))
         check_shot(sim, table, ptable, settings, k)
         t += sim.duration
         positions = sim.final_positions()
@@ -328,6 +347,11 @@ def shot_events(rec: ShotRecord, table: TableModel, st: TruthSettings) -> list[E
             p = ev.agents[0].initial.state.rvw[0][:2]
             pos = (round(float(p[1]) * 1000.0, 3), round(float(p[0]) * 1000.0, 3))
             out.append(Event(type="pot", t=t, shot=k, ball=bid, pocket=POCKET_NAMES[pid], pos=pos))
+    for bid, p in rec.nudged_from.items():
+        # Before the stroke: outside any shot (CONTRACT.md section 3).
+        out.append(
+            Event(type="disturbed", t=rec.nudge_start, shot=None, ball=bid, pos=(round(p[0], 3), round(p[1], 3)))
+        )
     out.extend(line_crossings(rec, table, st))
     out.append(Event(type="shot_end", t=t0 + sim.duration, shot=k, positions=_rounded(sim.final_positions())))
     return out
