@@ -1,7 +1,7 @@
 """Named sets of synthetic scenes used by the benchmarks and by detector training.
 
 ``events-1080p60`` / ``events-1080p30`` / ``events-720p25``: the whole scenario library, seed after seed
-(7 rounds of 24 scenarios, 33 shots a round: about 230 shots; a seed whose search fails is skipped),
+(7 rounds of 25 scenarios, 34 shots a round: about 238 shots; a seed whose search fails is skipped),
 each scene under its own camera (tilt 0..30 degrees, barrel distortion, the player and cue over the
 table, motion blur), written as scenario folders ``DIR/<name>-s<seed>/``.
 ``detect``: single JPEG frames from many cameras and resolutions with every ball's pixel centre, radius,
@@ -80,7 +80,7 @@ def _detect_settings(i: int) -> RenderSettings:
 
 SUITES: dict[str, Suite] = {
     "events-1080p60": Suite(
-        "events-1080p60", "the library x 7 seeds (~230 shots), 1080p60, random cameras, player, blur",
+        "events-1080p60", "the library x 7 seeds (~238 shots), 1080p60, random cameras, player, blur",
         "video", _library_rounds(7), _video_settings((1920, 1080), 60.0),
     ),
     "events-1080p30": Suite(
