@@ -115,7 +115,8 @@ class Pipeline:
         cls = np.asarray(dets.cls).reshape(-1)
         is_cue = cls == CUE_CLASS if cls.dtype.kind in "iu" else cls == "cue"
         self.tracker.shot_active = self.extractor.shot_active
-        tf = self.tracker.step(index, float(t), dets.pos_mm, dets.confidence, is_cue)
+        colour = getattr(dets, "colour", None)
+        tf = self.tracker.step(index, float(t), dets.pos_mm, dets.confidence, is_cue, colour)
         self.last = tf
         if self.keep_tracks:
             ghost = self.extractor.s.ghost_below

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from calibration.table import Cushion, Jaw, TableModel
+from calibration.table import Cushion, Jaw, Pocket, TableModel
 from tracking.events import Event
 from tracking.tracker import Loss, Reappearance, TrackerFrame
 from tracking.trajectory import PathFit, closest_time, fit_path, intersect_paths, solve_root
@@ -44,6 +44,7 @@ class ExtractorSettings:
     contact_tol_mm: float = 14.0
     cushion_tol_mm: float = 14.0
     frozen_tol_mm: float = 5.0  # neighbours this close to touching pass a hit on (a chain)
+    jaw_touch_mm: float = 2.0  # a potted ball whose path passes this close to a jaw touched it
     pot_depth_fraction: float = 0.5  # a ball falls when its centre is this many radii past the mouth line
     graze_tol_mm: float = 5.0  # a straight path this close to a nose line (then away) touched it
     shot_end_hold_s: float = 0.25
@@ -688,6 +689,8 @@ class EventExtractor:
                 if root is not None:
                     t_ev = root
                     p_ev = f.at(root)
+            if f is not None:
+                self._jaw_touch(b, pk, f, loss.last_t - 2 * dt, t_ev, out)
             if b.segs and b.seg.kind == "move":
                 self._close_move(b, (t_ev, p_ev), out)
             shot = self.shot if self.shot >= 0 else None
@@ -700,6 +703,25 @@ class EventExtractor:
             out.append(self._event("off_table", t_ev, ball=b.id, pos=_pt(p_ev), confidence=loss.confidence))
             if self.shot_active:
                 self._shot_last_t = max(self._shot_last_t, t_ev)
+
+    def _jaw_touch(self, b: _Ball, pk: Pocket, f: PathFit, lo: float, hi: float, out: list[Event]) -> None:
+        """A ball dropping into a narrow pocket brushes a jaw on the way in: its path comes within a radius
+        (plus the path's uncertainty) of the jaw segment just before the drop."""
+        R = self.table.ball_radius_mm
+        if hi <= lo:
+            return
+        for jaw in pk.jaws:
+            name = f"jaw:{pk.name}"
+            t_min = closest_time(_gap_to_jaw(f, jaw, 0.0), lo, hi)
+            if jaw.distance(_pt(f.at(t_min))) > R + self.s.jaw_touch_mm:
+                continue
+            if any(e.type == "cushion" and e.ball == b.id and e.cushion == name for e in out):
+                continue
+            root = solve_root(_gap_to_jaw(f, jaw, R + 0.5 * self.s.jaw_touch_mm), lo, t_min)
+            tc = root if root is not None else t_min
+            self._cushion_times.append((b.id, tc))
+            out.append(self._event("cushion", tc, ball=b.id, cushion=name, pos=_pt(f.at(tc)), confidence=0.6))
+            return
 
     def _reappeared(self, re: Reappearance, out: list[Event]) -> None:
         # A hidden resting ball came back elsewhere: someone moved it.

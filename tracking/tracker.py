@@ -65,6 +65,8 @@ class TrackerSettings:
     late_pot_confirm_s: float = 1.0  # a ball resting in the mouth that vanishes (hanging ball falls)
     reacquire_radius_mm: float = 150.0  # a hidden resting ball reappearing within this keeps its id
     moving_reacquire_s: float = 1.5  # a hidden moving ball is looked for this long along its path
+    colour_sigma: float = 25.0  # colour difference (grey levels) of one ball between frames: blur, light
+    colour_cost: float = 80.0  # most a colour mismatch adds to an association's cost
     blur_adopt_s: float = 3.0  # a ball that vanished from rest this recently may come back anywhere in a shot
 
 
@@ -133,6 +135,7 @@ class _Track:
     misses: int = 0
     cue_votes: int = 0
     quality: float = 1.0
+    colour: np.ndarray | None = None
     resting: bool = False
     anchor: np.ndarray | None = None
     anchor_n: int = 0
@@ -178,12 +181,19 @@ class Tracker:
         pos_mm: np.ndarray,
         confidence: np.ndarray | None = None,
         is_cue: np.ndarray | None = None,
+        colour: np.ndarray | None = None,
     ) -> TrackerFrame:
+        """One frame's detections: table positions (N x 2), and optionally their confidence, whether each is
+        the distinguishable cue ball, and their mean colour (N x 3, any colour space), which keeps two balls
+        of different colours from trading ids where their paths meet."""
         z = np.asarray(pos_mm, dtype=float).reshape(-1, 2)
         conf = np.ones(len(z)) if confidence is None else np.asarray(confidence, dtype=float).reshape(-1)
         cue = np.zeros(len(z), bool) if is_cue is None else np.asarray(is_cue, dtype=bool).reshape(-1)
+        col = None if colour is None else np.asarray(colour, dtype=float).reshape(-1, 3)
         keep = (conf >= self.s.min_confidence) & np.all(np.isfinite(z), axis=1)
         z, conf, cue = z[keep], conf[keep], cue[keep]
+        col = None if col is None or len(col) != len(keep) else col[keep]
+        self._colour = col
         dt = 0.0 if self._t is None else max(t - self._t, 1e-6)
         self._t = t
 
@@ -198,6 +208,8 @@ class Tracker:
         for r, c, tier in zip(rows, cols, tiers, strict=True):
             tr = active[r]
             tr.quality += 0.1 * (float(conf[c]) - tr.quality)
+            if col is not None:
+                tr.colour = col[c].copy() if tr.colour is None else tr.colour + 0.1 * (col[c] - tr.colour)
             self._update(tr, z[c], bool(cue[c]), t, tier)
             matched_t.add(r)
             matched_d.add(c)
@@ -223,6 +235,7 @@ class Tracker:
             if c not in matched_d and conf[c] >= self.s.new_track_confidence:
                 self._tracks.append(self._new_track(z[c], bool(cue[c]), t))
                 self._tracks[-1].quality = float(conf[c])
+                self._tracks[-1].colour = None if col is None else col[c].copy()
 
         balls = []
         for tr in self._tracks:
@@ -300,6 +313,11 @@ class Tracker:
                     cost[i, d_last > 2 * self.table.ball_diameter_mm] = big
             if tr.state == TrackState.TENTATIVE:
                 cost[i, cost[i] < big] += 1.0  # confirmed tracks take precedence over tentative ones
+            if tr.colour is not None and self._colour is not None:
+                # a ball keeps its colour: a differently coloured detection costs up to colour_cost more
+                dc = np.linalg.norm(self._colour - tr.colour, axis=1) / self.s.colour_sigma
+                ok = cost[i] < big
+                cost[i, ok] += np.minimum(dc[ok] ** 2, self.s.colour_cost)
         r, c = linear_sum_assignment(cost)
         ok = cost[r, c] < big
         return list(r[ok]), list(c[ok]), list(tier[r[ok], c[ok]])

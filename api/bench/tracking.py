@@ -97,7 +97,7 @@ def _print_misses(k: int, name: str, pred: list[Event], truth: list[Event], tol:
                 print(f"  shot {k} {name}: extra {kind} {event_key(p)} at {p.t:.4f} conf {p.confidence}")
 
 
-def run_suite(root: Path, detector: str) -> dict[float, tuple[Scores, float]]:
+def run_suite(root: Path, detector: str, verbose: bool = False) -> dict[float, tuple[Scores, float]]:
     from api.commands.analyze import scenario_calibration
 
     out: dict[float, tuple[Scores, float]] = {}
@@ -131,6 +131,8 @@ def run_suite(root: Path, detector: str) -> dict[float, tuple[Scores, float]]:
         work = time.perf_counter() - t0
         scores, speed_acc = out.get(fps, (Scores(), 0.0))
         scores.add_shot(pipe.sorted_events(), truth, 1.0 / fps)
+        if verbose:
+            _print_misses(0, folder.name, pipe.sorted_events(), truth, 1.0 / fps)
         scores.add_tracks(((r.frame, r.ball, r.x, r.y) for r in pipe.track_rows()), truth_rows)
         out[fps] = (scores, speed_acc + (i / fps) / max(work, 1e-9))
         print(f"  {folder.name}: {i} frames at {fps:g} fps, {(i / fps) / max(work, 1e-9):.2f}x real time")
@@ -162,7 +164,8 @@ def print_scores(title: str, s: Scores, fps: float, speed: float) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.suite:
-        for fps, (scores, _speed) in sorted(run_suite(Path(args.suite), args.detector).items(), reverse=True):
+        results = run_suite(Path(args.suite), args.detector, args.verbose)
+        for fps, (scores, _speed) in sorted(results.items(), reverse=True):
             print_scores(f"synth suite {args.suite}", scores, fps, 0.0)
         return 0
     for fps in (float(f) for f in str(args.fps).split(",") if f.strip()):
