@@ -104,6 +104,7 @@ def test_truth_is_true(compiled: None, name: str) -> None:
             before = tr.ball_positions(ev.ball or "", np.array([t - 1e-7]))[0]
             assert abs(math.dist(before, centre) - radius) < 0.5, f"{ev.ball} not at {ev.pocket}'s circle"
             assert TABLE.pockets[ev.pocket or ""].depth(tuple(before)) > 0
+            assert math.dist(before, ev.pos or (0, 0)) < 0.01
             assert np.isnan(tr.ball_positions(ev.ball or "", np.array([t + 1e-6]))[0]).all()
             end = next(e for e in tr.events if e.type == "shot_end" and e.shot == ev.shot)
             assert ev.ball not in (end.positions or {})
