@@ -392,6 +392,7 @@ class EventExtractor:
         if moved < max(self.s.start_min_mm, 6 * self.s.meas_sigma_mm):
             return  # detection jitter (a blurred or half-hidden ball), not a ball set moving
         if br.t_hi - br.t_lo > 4 * dt and b.last_event_t is not None and b.last_event_t >= br.t_lo - dt:
+            br.new.start_t = b.last_event_t  # it left its place when it was struck, unseen
             return  # back in sight after moving unseen; its start was already accounted for
         if not self.shot_active:
             striker = self._unseen_striker(b, t_s, a, new.vel(t_s))
