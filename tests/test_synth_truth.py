@@ -224,6 +224,7 @@ def test_unknown_scenario_is_a_clear_error() -> None:
         library.build("nope", 0)
 
 
+@pytest.mark.slow
 def test_other_ball_sizes(compiled: None) -> None:
     small = TableModel(TableSpec(ball_diameter_mm=60.0, corner_mouth_mm=65.0, middle_mouth_mm=74.0))
     pt_small = PhysicsTable(small)
