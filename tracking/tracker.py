@@ -65,6 +65,8 @@ class TrackerSettings:
     late_pot_confirm_s: float = 1.0  # a ball resting in the mouth that vanishes (hanging ball falls)
     reacquire_radius_mm: float = 150.0  # a hidden resting ball reappearing within this keeps its id
     moving_reacquire_s: float = 1.5  # a hidden moving ball is looked for this long along its path
+    cloth_slack_mm: float = 12.0  # detections this far outside the cushion noses still count (noise)
+    dropped_depth_mm: float = 25.0  # a detection this far past a pocket's mouth line is a dropped ball
     colour_sigma: float = 25.0  # colour difference (grey levels) of one ball between frames: blur, light
     colour_cost: float = 80.0  # most a colour mismatch adds to an association's cost
     blur_adopt_s: float = 3.0  # a ball that vanished from rest this recently may come back anywhere in a shot
@@ -190,7 +192,7 @@ class Tracker:
         conf = np.ones(len(z)) if confidence is None else np.asarray(confidence, dtype=float).reshape(-1)
         cue = np.zeros(len(z), bool) if is_cue is None else np.asarray(is_cue, dtype=bool).reshape(-1)
         col = None if colour is None else np.asarray(colour, dtype=float).reshape(-1, 3)
-        keep = (conf >= self.s.min_confidence) & np.all(np.isfinite(z), axis=1)
+        keep = (conf >= self.s.min_confidence) & np.all(np.isfinite(z), axis=1) & self._on_cloth(z)
         z, conf, cue = z[keep], conf[keep], cue[keep]
         col = None if col is None or len(col) != len(keep) else col[keep]
         self._colour = col
@@ -255,6 +257,21 @@ class Tracker:
                 )
             )
         return TrackerFrame(frame, t, tuple(balls), tuple(losses), tuple(reappeared))
+
+    def _on_cloth(self, z: np.ndarray) -> np.ndarray:
+        """Detections a ball on the table can make: inside the cushion noses (a little slack for noise),
+        and not past a pocket's mouth, where a ball already dropped (or the rail, a caption, a spectator)
+        would be."""
+        tb = self.table
+        m = self.s.cloth_slack_mm
+        ok = (z[:, 0] >= -m) & (z[:, 0] <= tb.length_mm + m) & (z[:, 1] >= -m) & (z[:, 1] <= tb.width_mm + m)
+        # a centre inside the field is never past a mouth line, so only the slack band needs the pocket test
+        for pk in tb.pockets.values():
+            mc, out = np.array(pk.mouth_center), np.array(pk.outward)
+            depth = (z - mc) @ out
+            lateral = np.abs((z - mc) @ np.array([-out[1], out[0]]))
+            ok &= ~((depth > self.s.dropped_depth_mm) & (lateral <= pk.mouth_width_mm))
+        return ok
 
     def rename(self, old: str, new: str) -> None:
         """Operator correction: the ball now called ``old`` is ``new`` (swapped with any holder of ``new``)."""
