@@ -248,3 +248,21 @@ def test_cluster_truth_is_refereed(compiled: None, tmp_path, capsys) -> None:
     assert main(["referee", "--game", "cluster", str(tmp_path / "truth" / "events.jsonl")]) == 0
     verdicts = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [v["shot"] for v in verdicts] == [0]
+
+
+@pytest.mark.slow
+def test_frame_opening_truth_carries_frame_start(compiled: None, tmp_path, capsys) -> None:
+    from api.cli import main
+
+    tr = truth_of("break")
+    tr.write(tmp_path, 30.0)
+    inputs = read_jsonl(tmp_path / "truth" / "inputs.jsonl")
+    assert [(e.type, e.game, e.breaker, e.shot) for e in inputs] == [("frame_start", "moscow", "A", 0)]
+    stream = tmp_path / "stream.jsonl"
+    stream.write_text(
+        (tmp_path / "truth" / "inputs.jsonl").read_text() + (tmp_path / "truth" / "events.jsonl").read_text()
+    )
+    assert main(["referee", "--game", "moscow", str(stream)]) == 0
+    assert [json.loads(line)["shot"] for line in capsys.readouterr().out.splitlines()] == [0]
+    truth_of("pot-house-left").write(tmp_path / "pot", 30.0)
+    assert not (tmp_path / "pot" / "truth" / "inputs.jsonl").exists()

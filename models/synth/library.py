@@ -111,7 +111,8 @@ def opening_break(ctx: Context) -> Scenario:
                  "opening break from the house into the racked pyramid")
         for v in speeds for d in _fan(base, 0.05, 10)
     )  # fmt: skip
-    return _try(ctx, cands, lambda tr: sum(e.type == "contact" for e in tr.events) >= 10, "break")
+    sc = _try(ctx, cands, lambda tr: sum(e.type == "contact" for e in tr.events) >= 10, "break")
+    return replace(sc, frame_start=True)
 
 
 def _pot_into(ctx: Context, pocket: str, name: str, cut_deg: float, extra: int, game: str = "moscow") -> Scenario:
@@ -537,7 +538,9 @@ def whole_frame(ctx: Context, game: str = "moscow", name: str = "frame", shots: 
         if nxt is None:
             break
         plan = nxt
-    sc = Scenario(name, game, layout, tuple(plans), ctx.seed, f"a short {game} frame of {len(plans)} shots")
+    sc = Scenario(
+        name, game, layout, tuple(plans), ctx.seed, f"a short {game} frame of {len(plans)} shots", frame_start=True
+    )
     run_scenario(sc, t, ctx.ptable)  # raises PhysicsGlitch: the frame is rejected
     return sc
 

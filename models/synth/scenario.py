@@ -45,6 +45,7 @@ class Scenario:
     shots: tuple[ShotPlan, ...]
     seed: int = 0
     description: str = ""
+    frame_start: bool = False  # the video opens a new frame (racked balls, the break): truth/inputs.jsonl
     lead_in_s: float = 1.0  # video before the first stroke (the cue comes in)
     gap_s: float = 1.2  # pause between one shot's end and the next stroke
     tail_s: float = 0.6  # video after the last shot ends

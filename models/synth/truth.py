@@ -162,6 +162,11 @@ class Truth:
             w.writerow(["frame", "t", "ball", "x", "y", "visible"])
             for fr, t, bid, x, y in self.tracks(fps):
                 w.writerow([fr, f"{t:.6f}", bid, f"{x:.3f}", f"{y:.3f}", 1])
+        if self.scenario.frame_start:
+            # The operator input that opens the frame, so `tableref referee` can be run on the truth:
+            # cat truth/inputs.jsonl truth/events.jsonl | tableref referee --game GAME -
+            start = Event(type="frame_start", shot=0, game=self.scenario.game, breaker="A")
+            write_jsonl(d / "inputs.jsonl", [start])
         meta = {
             "scenario": self.scenario.name,
             "seed": self.scenario.seed,
