@@ -41,7 +41,7 @@ class ClassicalSettings:
     edge_threshold: float = 24.0  # Sobel magnitude of the luminance that counts as an edge
     min_votes: float = 0.3  # a peak must gather this fraction of an ideal isolated ball's votes
     min_cover: float = 0.55  # share of the disc (0.8 radius) that must be not-cloth
-    min_rim_support: float = 0.4  # share of rim rays that must find the rim, for balls split from a blob
+    min_rim_support: float = 0.3  # share of rim rays that must find the rim, for balls split from a blob
     outside_mm: float = 17.0  # how far a centre may lie outside the field rectangle (pocket mouths)
     refine: bool = True
     cue_colour_bgr: tuple[float, float, float] | None = None  # the cue ball's colour when known
