@@ -50,7 +50,7 @@ def test_resting_ball_centres_project_onto_blob_centroids(tmp_path, cam: dict) -
     write = r.camera_json()
     camera = CameraModel.from_json(json.loads(json.dumps(write))["camera"])
     diff = np.abs(frame.astype(np.int16) - r.background.astype(np.int16)).max(axis=2)
-    mask = (diff > 25).astype(np.uint8)
+    mask = (diff > 3).astype(np.uint8)  # noise-free frames: every touched pixel, edges included
     _n, labels, stats, _centroids = cv2.connectedComponentsWithStats(mask, 8)
     start = tr.positions_at(0.0)
     proj = camera.project(np.array(list(start.values())), TABLE.ball_radius_mm)
