@@ -3,6 +3,7 @@ README's "Measured" section between its markers."""
 
 from __future__ import annotations
 
+import json
 import xml.etree.ElementTree as ET
 
 from api.bench import service as service_bench
@@ -38,6 +39,21 @@ def test_readme_markers_are_added_once_then_only_their_content_changes(tmp_path)
     assert again.count(START) == 1 and again.count(END) == 1
     assert "43.0" in again and "41.9" not in again
     assert again.startswith("# tableref\n\nIntro.\n\n") and again.endswith("## Licence\n\nOurs.\n")
+
+
+def test_the_readme_section_can_be_rebuilt_from_an_earlier_run(tmp_path):
+    out = tmp_path / "measured"
+    out.mkdir()
+    (out / "service.txt").write_text("fps 41.9\n")
+    (out / "summary.json").write_text(json.dumps({
+        "date": "2026-11-30 06:00 UTC", "machine": MACHINE,
+        "benchmarks": [{"name": "service", "status": "ok", "wall_s": 3.0}],
+    }))  # fmt: skip
+    readme = tmp_path / "README.md"
+    readme.write_text("# x\n")
+    assert main(["bench", "all", "--out", str(out), "--readme", str(readme), "--readme-only"]) == 0
+    text = readme.read_text()
+    assert "fps 41.9" in text and "2026-11-30 06:00 UTC" in text and "Tables and plots: `measured/`" in text
 
 
 def test_plots_are_well_formed_svg():

@@ -65,7 +65,12 @@ def run(args: argparse.Namespace) -> int:
     parser.add_argument("--skip", default="", help="comma-separated benchmarks to leave out")
     parser.add_argument("--readme", default=str(REPO / "README.md"), help="README to update")
     parser.add_argument("--no-readme", action="store_true", help="do not touch the README")
+    parser.add_argument(
+        "--readme-only", action="store_true", help="rewrite the README section from the tables in --out; run nothing"
+    )
     opts = parser.parse_args(args.options)
+    if opts.readme_only:
+        return readme_from_results(Path(opts.out), Path(opts.readme))
     names = [n.strip() for n in opts.only.split(",")] if opts.only else available()
     names = [n for n in names if n and n not in set(opts.skip.split(","))]
     return run_all(names, Path(opts.out), None if opts.no_readme else Path(opts.readme))
@@ -122,6 +127,15 @@ def run_all(names: list[str], out: Path, readme: Path | None) -> int:
     if failed:
         print(f"tableref bench: failed: {', '.join(failed)}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def readme_from_results(out: Path, readme: Path) -> int:
+    """The README section from a results folder written by an earlier ``bench all`` (its date and machine)."""
+    summary = json.loads((out / "summary.json").read_text())
+    results = [{**b, "output": (out / f"{b['name']}.txt").read_text()} for b in summary["benchmarks"]]
+    update_readme(readme, measured_section(results, out, readme.parent, summary["date"], summary["machine"]))
+    print(f"tableref bench: README section rewritten from {out}", file=sys.stderr)
+    return 0
 
 
 def machine_info() -> dict[str, Any]:
