@@ -114,7 +114,9 @@ def first_contacts(pred: Sequence[Event], truth: Sequence[Event], tol_s: float) 
 
 @dataclass
 class Scores:
-    events: dict[str, Tally] = field(default_factory=lambda: {k: Tally() for k in (*SCORED, "first_contact")})
+    events: dict[str, Tally] = field(
+        default_factory=lambda: {k: Tally() for k in (*SCORED, "first_contact", "cushion_segment")}
+    )
     pos_err: list[float] = field(default_factory=list)
     rows_truth: int = 0
     rows_matched: int = 0
@@ -124,6 +126,10 @@ class Scores:
         for k in SCORED:
             self.events[k].add(match_events(pred, truth, k, tol_s))
         self.events["first_contact"].add(first_contacts(pred, truth, tol_s))
+        # cushion segments alone (a jaw touch is the other kind of cushion event)
+        seg_p = [e for e in pred if e.type == "cushion" and not (e.cushion or "").startswith("jaw:")]
+        seg_t = [e for e in truth if e.type == "cushion" and not (e.cushion or "").startswith("jaw:")]
+        self.events["cushion_segment"].add(match_events(seg_p, seg_t, "cushion", tol_s))
         self.shots += sum(1 for e in truth if e.type == "shot_start")
 
     def add_tracks(

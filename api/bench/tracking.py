@@ -141,13 +141,13 @@ def run_suite(root: Path, detector: str, verbose: bool = False) -> dict[float, t
 
 def print_scores(title: str, s: Scores, fps: float, speed: float) -> None:
     print(f"\n{title}: {s.shots} shots at {fps:g} fps (tolerance one frame = {1000 / fps:.1f} ms)")
-    print(f"{'event':<14}{'F1':>8}{'precision':>11}{'recall':>9}{'truth':>8}{'found':>8}{'median |dt| (frames)':>23}")
-    for k in ("pot", "first_contact", "contact", "cushion", "line_cross", "off_table"):
+    print(f"{'event':<16}{'F1':>8}{'precision':>11}{'recall':>9}{'truth':>8}{'found':>8}{'median |dt| (frames)':>23}")
+    for k in ("pot", "first_contact", "contact", "cushion", "cushion_segment", "line_cross", "off_table"):
         t = s.events[k]
         if t.tp + t.fn + t.fp == 0:
             continue
         med = float(np.median(np.abs(t.dt))) * fps if t.dt else float("nan")
-        print(f"{k:<14}{t.f1:>8.4f}{t.precision:>11.4f}{t.recall:>9.4f}{t.tp + t.fn:>8}{t.tp:>8}{med:>23.3f}")
+        print(f"{k:<16}{t.f1:>8.4f}{t.precision:>11.4f}{t.recall:>9.4f}{t.tp + t.fn:>8}{t.tp:>8}{med:>23.3f}")
     timing = s.timing()
     if timing:
         med = float(np.median(timing))
