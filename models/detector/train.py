@@ -94,6 +94,7 @@ def train(
         data=str(data_dir / "data.yaml"), epochs=epochs, imgsz=spec.width, batch=batch, device="cpu",
         pretrained=False, amp=False, workers=0, project=str(out_dir), name="run", exist_ok=True,
         rect=True, mosaic=0.5, fliplr=0.5, flipud=0.5, degrees=0.0, scale=0.2, plots=False, verbose=False,
+        nbs=batch, warmup_epochs=1.0,  # an optimiser step per batch: few frames, few epochs
     )  # fmt: skip
     t_train = time.time() - t0 - t_data
     metrics = {k: round(float(v), 4) for k, v in getattr(results, "results_dict", {}).items()}
