@@ -215,6 +215,7 @@ class EventExtractor:
         elif b.seg.kind == "move":
             b.pending = None
             stop_t, stop_p = self._stop_of(b, p)
+            self._rest_touch(b, stop_t, out)
             self._close_move(b, (stop_t, stop_p), out)
             b.stop_t = stop_t
             self._shot_last_t = max(self._shot_last_t, stop_t)
@@ -705,6 +706,35 @@ class EventExtractor:
             if self.shot_active:
                 self._shot_last_t = max(self._shot_last_t, t_ev)
 
+    def _rest_touch(self, b: _Ball, stop_t: float, out: list[Event]) -> None:
+        """A slow ball that rolls into a cushion and stops against it barely rebounds, so no kink shows: its
+        last moving samples reach one radius from the nose line (within the touch tolerance), having moved
+        toward it."""
+        R = self.table.ball_radius_mm
+        good = [i for i in b.seg.idx if b.sid[i] >= 0][-4 * self.s.window :]
+        if len(good) < 4:
+            return
+        pts = np.array([b.xy[i] for i in good])
+        ts = [b.ts[i] for i in good]
+        for cu in self.table.cushions.values():
+            off = (pts - np.array(cu.start)) @ np.array(cu.inward) - R
+            k = int(np.argmin(off))
+            if (
+                off[k] > self.s.jaw_touch_mm
+                or off[0] - off[k] < 3.0
+                or not (0 <= cu.along(_pt(pts[k])) <= cu.length_mm)
+            ):
+                continue
+            if any(bb == b.id and abs(tt - ts[k]) < 6 * self._dt for bb, tt in self._cushion_times):
+                continue
+            f = fit_path(np.array(ts[max(0, k - self.s.window) : k + 1]), pts[max(0, k - self.s.window) : k + 1])
+            root = solve_root(_gap_to_cushion(f, cu, R), ts[max(0, k - 3)], ts[k] + self._dt)
+            tc = root if root is not None else ts[k]
+            self._cushion_times.append((b.id, tc))
+            touch = f.at(tc) - np.array(cu.inward) * R
+            out.append(self._event("cushion", tc, ball=b.id, cushion=cu.name, pos=_pt(touch), confidence=0.55))
+            return
+
     def _jaw_touch(self, b: _Ball, pk: Pocket, f: PathFit, lo: float, hi: float, out: list[Event]) -> None:
         """A ball dropping into a narrow pocket brushes a jaw on the way in: its path comes within a radius
         (plus the path's uncertainty) of the jaw segment just before the drop."""
@@ -714,11 +744,13 @@ class EventExtractor:
         for jaw in pk.jaws:
             name = f"jaw:{pk.name}"
             t_min = closest_time(_gap_to_jaw(f, jaw, 0.0), lo, hi)
-            if jaw.distance(_pt(f.at(t_min))) > R + self.s.jaw_touch_mm:
+            d_min = jaw.distance(_pt(f.at(t_min)))
+            if d_min > R + self.s.jaw_touch_mm:
                 continue
             if any(e.type == "cushion" and e.ball == b.id and e.cushion == name for e in out):
                 continue
-            root = solve_root(_gap_to_jaw(f, jaw, R + 0.5 * self.s.jaw_touch_mm), lo, t_min)
+            # touching where the path reaches one radius; a path that only grazes it touches at its closest
+            root = solve_root(_gap_to_jaw(f, jaw, R), lo, t_min) if d_min < R else None
             tc = root if root is not None else t_min
             self._cushion_times.append((b.id, tc))
             out.append(self._event("cushion", tc, ball=b.id, cushion=name, pos=_pt(f.at(tc)), confidence=0.6))
