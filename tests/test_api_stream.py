@@ -7,6 +7,7 @@ import asyncio
 import base64
 import json
 import os
+import re
 import socket
 import struct
 import time
@@ -209,3 +210,46 @@ def test_a_slow_client_does_not_delay_a_fast_one_and_is_dropped_with_a_reason(tm
             return svc.match.hub.dropped_clients
 
         asyncio.run(main())
+
+
+def test_a_slow_sse_client_is_dropped_with_a_resume_point_and_resumes_without_loss(tmp_path):
+    from tracking.events import Event
+
+    big = {str(i): (100.0 + 20 * i, 200.0 + 10 * i) for i in range(1, 16)}
+    with running_service(tmp_path, client_queue=50) as (svc, base):
+        port = int(base.rsplit(":", 1)[1])
+        slow = socket.socket()
+        slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+        slow.connect(("127.0.0.1", port))
+        slow.sendall(f"GET /events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAccept: text/event-stream\r\n\r\n".encode())
+        try:
+            deadline = time.monotonic() + 30
+            while svc.match.hub.client_count < 1:
+                assert time.monotonic() < deadline
+                time.sleep(0.01)
+            for i in range(5000):  # until the kernel's buffers and then the client's own are full
+                if svc.match.hub.dropped_clients:
+                    break
+                evs = [Event(type="shot_start", t=i / 30, frame=i, shot=20 * i + k, ball="cue", positions=big)
+                       for k in range(20)]  # fmt: skip
+                svc.match.ingest(i, evs, t=i / 30)
+            assert svc.match.hub.dropped_clients == 1
+            slow.settimeout(30)
+            raw = b""
+            while not raw.endswith(b"\r\n0\r\n\r\n"):  # the end of the chunked response
+                chunk = slow.recv(65536)
+                if not chunk:
+                    break
+                raw += chunk
+        finally:
+            slow.close()
+        text = raw.decode()
+        ids = [int(m) for m in re.findall(r"^id: (\d+)$", text, flags=re.M)]
+        assert ids == list(range(1, len(ids) + 1))
+        dropped = re.search(r"^event: dropped\ndata: (.*)$", text, flags=re.M)
+        assert dropped is not None
+        info = json.loads(dropped.group(1))
+        assert info["resume_after"] == (ids[-1] if ids else 0) and "too slow" in info["reason"]
+        total = svc.store.last_seq(svc.match.match_id)
+        rest = asyncio.run(read_sse(base, total - info["resume_after"], last_event_id=info["resume_after"]))
+        assert [i for i, _ in rest] == list(range(info["resume_after"] + 1, total + 1))
