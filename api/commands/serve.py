@@ -6,6 +6,7 @@ import argparse
 import signal
 import sys
 import threading
+import time
 
 import uvicorn
 
@@ -46,6 +47,18 @@ def run(args: argparse.Namespace) -> int:
     state = "resumed" if svc.match.resumed else "new"
     print(f"tableref serve: match {svc.match.match_id} ({state}) · {args.game} · source {svc.runner.source.location}",
           file=sys.stderr)  # fmt: skip
+
+    def announce() -> None:
+        while not server.started and not server.should_exit:
+            time.sleep(0.02)
+        if not server.started:
+            return
+        port = server.servers[0].sockets[0].getsockname()[1] if server.servers else settings.port
+        base = f"http://{settings.host}:{port}"
+        print(f"tableref serve: overlay {base}/overlay · review {base}/review · API {base}/api · stream {base}/ws",
+              file=sys.stderr, flush=True)  # fmt: skip
+
+    threading.Thread(target=announce, daemon=True).start()
     svc.runner.start()
     if args.exit_when_done:
 
