@@ -40,8 +40,12 @@ POOL_TABLE = TableSpec(length_mm=2540.0, width_mm=1270.0, ball_diameter_mm=57.15
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--detectors", default="classical,neural,hough", help="comma-separated (default: all)")
     parser.add_argument("--racks", type=int, default=20, help="rendered racked pyramids (default 20)")
-    parser.add_argument("--scale", type=float, default=1.0, help="thins the rest of the rendered suite (e.g. 0.25)")
-    parser.add_argument("--realdata", default=None, help="folder of the padova frames (default: ../shared/realdata)")
+    parser.add_argument(
+        "--scale", type=float, default=0.5, help="size of the rest of the suite (default 0.5; 1: 164 frames)"
+    )
+    parser.add_argument(
+        "--realdata", default=None, help="folder of the padova frames (default: ../shared/realdata/padova)"
+    )
     parser.add_argument("--no-rendered", action="store_true", help="only the real frames")
     parser.add_argument("--no-real", action="store_true", help="only the rendered suite")
     parser.add_argument("--repeat", type=int, default=3, help="timed detect() calls per 1080p frame (median)")
