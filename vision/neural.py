@@ -59,7 +59,7 @@ class NeuralDetector:
         self,
         calibration: Calibration,
         weights: str | Path | None = None,
-        conf_threshold: float = 0.35,
+        conf_threshold: float = 0.25,
         iou_threshold: float = 0.45,
         refine: bool = True,
         threads: int = 1,
