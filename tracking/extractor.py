@@ -290,6 +290,8 @@ class EventExtractor:
         else:
             out.append(ev)
         b.last_event_t = t_s
+        # struck while frozen to other balls: the stroke's push passes through them at once
+        self._propagate(b.id, b.id, t_s, self._deferred if out is None else out)
 
     def _split(self, b: _Ball, t: float, p: np.ndarray, first: int | None) -> None:
         old = b.seg
@@ -414,7 +416,17 @@ class EventExtractor:
                 u = (sp - q) / max(float(np.linalg.norm(sp - q)), 1e-9)
                 self._contact(striker, target, t_s, q + u * self.table.ball_radius_mm, 0.45, out)
             elif speed >= self.s.start_speed_mm_s:
-                self._start_shot(b, t_s, a, 0.95 if new.n >= 3 else 0.6, out)
+                # a struck ball frozen to others sets them off together: the struck one is the rearmost
+                vhat = new.vel(t_s) / max(speed, 1e-9)
+                set_off = [
+                    k
+                    for k in self._frozen_cluster(b.id, br.t_lo)
+                    if self.balls[k].segs and self.balls[k].seg.kind == "move" and self.balls[k].rest_pos is not None
+                ]
+                first = min(set_off, key=lambda k: float(self.balls[k].rest_pos @ vhat)) if set_off else b.id  # type: ignore[operator]
+                fb = self.balls[first]
+                fpos = fb.rest_pos if fb.rest_pos is not None else a
+                self._start_shot(fb, t_s, fpos, 0.95 if new.n >= 3 else 0.6, out)
             else:
                 out.append(self._event("disturbed", t_s, ball=b.id, pos=_pt(a), confidence=0.7, shot=None))
             return
