@@ -91,6 +91,8 @@ class _Ball:
     last_event_t: float | None = None  # last contact or start, for chains through frozen clusters
     stop_t: float | None = None
     checked_unseen_start: bool = False
+    waypoint: tuple[float, np.ndarray] | None = None  # where an unseen ball is known to have been
+    unseen_seg: _Seg | None = None  # the path it came back on after running unseen
 
     @property
     def seg(self) -> _Seg:
@@ -371,7 +373,7 @@ class EventExtractor:
                 n = len([i for i in br.new.idx if b.sid[i] >= 0])
                 closed = br.new is not b.seg or b.seg.kind == "rest" or not b.on_table
                 if n >= self.s.new_path_samples or ((force or closed) and n >= 1):
-                    ready.append((br.t_lo, b, br))
+                    ready.append((br.t_hi, b, br))  # by first sighting: a ball that ran unseen comes last
                 else:
                     keep.append(br)
             b.breaks = keep
@@ -396,26 +398,21 @@ class EventExtractor:
             return  # detection jitter (a blurred or half-hidden ball), not a ball set moving
         if br.t_hi - br.t_lo > 4 * dt and b.last_event_t is not None and b.last_event_t >= br.t_lo - dt:
             br.new.start_t = b.last_event_t  # it left its place when it was struck, unseen
+            if b.waypoint is not None:
+                br.new.start_t, br.new.start_p = b.waypoint[0], b.waypoint[1].copy()
             return  # back in sight after moving unseen; its start was already accounted for
+        striker = self._unseen_striker(b, t_s, a, new.vel(t_s))
+        if striker is not None and speed >= self.s.start_speed_mm_s and self.balls[striker].waypoint is None:
+            # struck too fast to be seen (or under the player's arm), it hit this ball's cluster
+            self._hit_by_unseen(self.balls[striker], b, t_s, out)
+            return
+        if not self.shot_active and br.t_hi - br.t_lo > 4 * dt and speed >= self.s.start_speed_mm_s:
+            # it ran unseen from its place and its first contact is not known yet: the shot starts with it
+            self._start_shot(b, br.t_lo + 0.5 * dt, a, 0.45, out)
+            b.unseen_seg = br.new  # its path starts where it hits something, once that is known
+            return
         if not self.shot_active:
-            striker = self._unseen_striker(b, t_s, a, new.vel(t_s))
-            if striker is not None and speed >= self.s.start_speed_mm_s:
-                # struck too fast to be seen (or under the player's arm), it hit this ball
-                s_ball = self.balls[striker]
-                assert s_ball.rest_pos is not None
-                t_gone = s_ball.ts[-1] + 0.5 * dt
-                self._start_shot(s_ball, t_gone, s_ball.rest_pos, 0.45, out)
-                # in a frozen cluster it hit the ball of the cluster nearest to where it came from
-                sp = s_ball.rest_pos
-                target = min(
-                    self._frozen_cluster(b.id, t_s),
-                    key=lambda k: float(np.linalg.norm(self.balls[k].rest_pos - sp)),
-                )
-                q = self.balls[target].rest_pos
-                assert q is not None
-                u = (sp - q) / max(float(np.linalg.norm(sp - q)), 1e-9)
-                self._contact(striker, target, t_s, q + u * self.table.ball_radius_mm, 0.45, out)
-            elif speed >= self.s.start_speed_mm_s:
+            if speed >= self.s.start_speed_mm_s:
                 # a struck ball frozen to others sets them off together: the struck one is the rearmost
                 vhat = new.vel(t_s) / max(speed, 1e-9)
                 set_off = [
@@ -474,14 +471,46 @@ class EventExtractor:
         mid = (np.asarray(q) + a) / 2
         self._contact(other, b.id, t_c, mid, conf, out)
 
+    def _hit_by_unseen(self, s_ball: _Ball, b: _Ball, t_s: float, out: list[Event]) -> None:
+        """``s_ball`` left its resting place unseen and set ``b`` moving at ``t_s``: it starts the shot (if
+        none is in play) and hits the ball of ``b``'s frozen cluster nearest to where it came from; its run
+        is a straight leg from its place to that contact, on which the lines it crossed are solved."""
+        dt = self._dt
+        sp = s_ball.rest_pos
+        assert sp is not None
+        rest = next(sg for sg in reversed(s_ball.segs) if sg.kind == "rest" and sg.idx)
+        t_gone = s_ball.ts[rest.idx[-1]] + 0.5 * dt
+        if not self.shot_active:
+            self._start_shot(s_ball, t_gone, sp, 0.45, out)
+        target = min(
+            self._frozen_cluster(b.id, t_s),
+            key=lambda k: float(np.linalg.norm(self.balls[k].rest_pos - sp)),
+        )
+        q = self.balls[target].rest_pos
+        assert q is not None
+        u = (sp - q) / max(float(np.linalg.norm(sp - q)), 1e-9)
+        self._contact(s_ball.id, target, t_s, q + u * self.table.ball_radius_mm, 0.45, out)
+        centre = q + u * self.table.ball_diameter_mm
+        self._close_move_seg(s_ball, _Seg(-1, "move", t_gone, sp.copy()), (t_s, centre), out)
+        s_ball.waypoint = (t_s, centre)
+        s_ball.last_event_t = t_s
+        if s_ball.unseen_seg is not None and s_ball.unseen_seg.end_t is None:
+            s_ball.unseen_seg.start_t, s_ball.unseen_seg.start_p = t_s, centre.copy()
+
     def _unseen_striker(self, b: _Ball, t_s: float, a: np.ndarray, v: np.ndarray) -> str | None:
         """A resting ball that vanished shortly before ``b`` started, from a place behind ``b``'s new
         direction of travel: the struck ball, unseen while it ran (blur, or under the player's arm)."""
         best, best_t = None, -math.inf
         for o in self.balls.values():
-            if o is b or not o.on_table or o.rest_pos is None or not o.ts or not o.segs or o.seg.kind != "rest":
+            if o is b or not o.on_table or o.rest_pos is None or not o.ts or not o.segs:
                 continue
-            gone = o.ts[-1]
+            rest = next((sg for sg in reversed(o.segs) if sg.kind == "rest" and sg.idx), None)
+            if rest is None:
+                continue
+            gone = o.ts[rest.idx[-1]]
+            later = [o.ts[i] for i in range(rest.idx[-1] + 1, len(o.ts)) if o.sid[i] >= 0]
+            if later and later[0] < t_s - 0.5 * self._dt:
+                continue  # it was seen moving before b started: not unseen
             if not (t_s - self.s.unseen_strike_s <= gone <= t_s - 1.5 * self._dt):
                 continue
             if float((a - o.rest_pos) @ v) <= 0:
