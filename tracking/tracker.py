@@ -65,6 +65,7 @@ class TrackerSettings:
     late_pot_confirm_s: float = 1.0  # a ball resting in the mouth that vanishes (hanging ball falls)
     reacquire_radius_mm: float = 150.0  # a hidden resting ball reappearing within this keeps its id
     moving_reacquire_s: float = 1.5  # a hidden moving ball is looked for this long along its path
+    coast_s: float = 0.25  # a hidden moving ball is extrapolated this long, then held where last seen
     cloth_slack_mm: float = 12.0  # detections this far outside the cushion noses still count (noise)
     dropped_depth_mm: float = 25.0  # a detection this far past a pocket's mouth line is a dropped ball
     colour_sigma: float = 25.0  # colour difference (grey levels) of one ball between frames: blur, light
@@ -201,6 +202,10 @@ class Tracker:
 
         active = [tr for tr in self._tracks if tr.state in ACTIVE]
         for tr in active:
+            if tr.state == TrackState.OCCLUDED and not tr.resting and t - tr.last_t > self.s.coast_s:
+                # hidden too long to extrapolate: hold it where it was last seen (on the table)
+                tr.kf.x = np.array([*self._clamp(tr.last_meas), 0.0, 0.0])
+                continue
             if not tr.resting and dt > 0:
                 predict_dt(tr.kf, dt, self.s.filter)
         rows, cols, tiers = self._associate(active, z, t, conf)
@@ -257,6 +262,10 @@ class Tracker:
                 )
             )
         return TrackerFrame(frame, t, tuple(balls), tuple(losses), tuple(reappeared))
+
+    def _clamp(self, p: np.ndarray) -> np.ndarray:
+        R = self.table.ball_radius_mm
+        return np.clip(p, [R, R], [self.table.length_mm - R, self.table.width_mm - R])
 
     def _on_cloth(self, z: np.ndarray) -> np.ndarray:
         """Detections a ball on the table can make: inside the cushion noses (a little slack for noise),
