@@ -482,10 +482,8 @@ class EventExtractor:
         t_gone = s_ball.ts[rest.idx[-1]] + 0.5 * dt
         if not self.shot_active:
             self._start_shot(s_ball, t_gone, sp, 0.45, out)
-        target = min(
-            self._frozen_cluster(b.id, t_s),
-            key=lambda k: float(np.linalg.norm(self.balls[k].rest_pos - sp)),
-        )
+        cluster = [k for k in self._frozen_cluster(b.id, t_s) if k != s_ball.id] or [b.id]
+        target = min(cluster, key=lambda k: float(np.linalg.norm(self.balls[k].rest_pos - sp)))
         q = self.balls[target].rest_pos
         assert q is not None
         u = (sp - q) / max(float(np.linalg.norm(sp - q)), 1e-9)
@@ -586,6 +584,8 @@ class EventExtractor:
     def _contact(
         self, a: str, b: str, t: float, pos: np.ndarray, conf: float, out: list[Event], chain: bool = True
     ) -> None:
+        if a == b:
+            return
         key = frozenset((a, b))
         for k, tt in self._contacts:
             if k == key and abs(tt - t) <= 2.5 * self._dt:
