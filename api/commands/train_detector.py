@@ -18,9 +18,9 @@ class TrainingUnavailable(ValueError):
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--scenes", type=int, default=60, help="rendered scenes (4 frames each; default 60)")
-    parser.add_argument("--epochs", type=int, default=12, help="training epochs (default 12)")
-    parser.add_argument("--batch", type=int, default=16)
+    parser.add_argument("--scenes", type=int, default=80, help="rendered scenes (4 frames each; default 80)")
+    parser.add_argument("--epochs", type=int, default=24, help="training epochs (default 24)")
+    parser.add_argument("--batch", type=int, default=8)
     parser.add_argument("--width", type=float, default=0.125, help="YOLOv8 width multiple (v8n: 0.25; default 0.125)")
     parser.add_argument("--work", help="folder for the dataset and the training run (default: a temporary one)")
     parser.add_argument("--reuse-data", action="store_true", help="train on the dataset already in --work/data")

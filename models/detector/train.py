@@ -65,11 +65,11 @@ def write_dataset(frames: list[LabelledFrame], out: Path, spec: NeuralInput, val
 
 def train(
     out_dir: Path,
-    scenes: int = 60,
-    epochs: int = 12,
+    scenes: int = 80,
+    epochs: int = 24,
     weights: Path = WEIGHTS,
     progress: TextIO | None = None,
-    batch: int = 16,
+    batch: int = 8,
     width: float = 0.125,
     reuse_data: bool = False,
 ) -> dict[str, Any]:
