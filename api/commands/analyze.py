@@ -13,12 +13,15 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import queue
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import cv2
+import numpy as np
 
 from api.pipeline import Pipeline
 from api.report import write_report
@@ -78,8 +81,6 @@ def scenario_calibration(video: Path, table: TableModel, image_size: tuple[int, 
     obj = json.loads(cam.read_text(encoding="utf-8"))
     lens = obj.get("lens") or {}
     kmat = lens.get("camera_matrix") or obj.get("camera_matrix")
-    import numpy as np
-
     return Calibration.from_corners(
         obj["corners_px"],
         (int(obj["image_size"][0]), int(obj["image_size"][1])),
@@ -124,6 +125,29 @@ def _progress(i: int, n: int, started: float, t_video: float) -> None:
     else:
         sys.stderr.write(f"\r{i} frames  {speed:.2f}x real time ")
     sys.stderr.flush()
+
+
+def _read_frames(
+    cap: cv2.VideoCapture, fps: float, limit: int, out: queue.Queue[tuple[np.ndarray, float] | None]
+) -> None:
+    """Decode frames with their timestamps: the decoder's, where it is sane (variable frame rate, dropped
+    frames), else index / fps; ``None`` marks the end."""
+    last_t = -1.0
+    i = 0
+    try:
+        while not limit or i < limit:
+            ok, frame = cap.read()
+            if not ok:
+                break
+            ms = cap.get(cv2.CAP_PROP_POS_MSEC)
+            t = ms / 1000.0 if ms and ms / 1000.0 > last_t else i / fps
+            if t <= last_t:
+                t = last_t + 1.0 / fps
+            last_t = t
+            out.put((frame, t))
+            i += 1
+    finally:
+        out.put(None)
 
 
 def merge_inputs(events: list[Event], inputs: list[Event]) -> list[Event]:
@@ -176,22 +200,21 @@ def run(args: argparse.Namespace) -> int:
     i = 0
     last_t = -1.0
     limit = args.max_frames if args.max_frames else n_frames
+    # Decoding runs in its own thread (OpenCV releases the GIL), so it overlaps with detection.
+    frames: queue.Queue[tuple[np.ndarray, float] | None] = queue.Queue(maxsize=8)
+    reader = threading.Thread(target=_read_frames, args=(cap, fps, args.max_frames or 0, frames), daemon=True)
+    reader.start()
     while True:
-        if args.max_frames and i >= args.max_frames:
+        item = frames.get()
+        if item is None:
             break
-        ok, frame = cap.read()
-        if not ok:
-            break
-        # The decoder's timestamp, where it is sane (variable frame rate, dropped frames); else index/fps.
-        ms = cap.get(cv2.CAP_PROP_POS_MSEC)
-        t = ms / 1000.0 if ms and ms / 1000.0 > last_t else i / fps
-        if t <= last_t:
-            t = last_t + 1.0 / fps
+        frame, t = item
         last_t = t
         pipe.step(frame, i, t)
         i += 1
         if not args.quiet and (i % 10 == 0):
             _progress(i, limit, started, t)
+    reader.join()
     cap.release()
     pipe.finish()
     wall = time.perf_counter() - started
