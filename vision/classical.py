@@ -153,7 +153,7 @@ class ClassicalDetector:
         whose threshold is set from this frame's single balls where there are some."""
         r = self.radius_grid
         ball_area = math.pi * r * r
-        _, labels, stats, cents = cv2.connectedComponentsWithStats(fg, connectivity=8)
+        _, labels, stats, cents = cv2.connectedComponentsWithStatsWithAlgorithm(fg, 8, cv2.CV_16U, cv2.CCL_BOLELLI)
         area = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
         bw, bh = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
         fill = area / np.maximum(bw * bh, 1)

@@ -143,24 +143,26 @@ def refine_centres(
 def _fit_centres(pts: np.ndarray, ok: np.ndarray, radius: np.ndarray, guess: np.ndarray) -> np.ndarray:
     """Least-squares centres of circles of known radius through rim points ``pts`` (B, R, 2) where ``ok``
     (B, R), all balls at once (Gauss-Newton on the 2 x 2 normal equations), trimming outliers once."""
-    c = guess.astype(np.float64).copy()
+    px, py = pts[..., 0], pts[..., 1]
+    cx, cy = guess[:, 0].astype(np.float64), guess[:, 1].astype(np.float64)
     w = ok.astype(np.float64)
+    r = radius[:, None]
     for it in range(4):
-        v = pts - c[:, None, :]
-        dist = np.maximum(np.linalg.norm(v, axis=2), 1e-9)
-        res = dist - radius[:, None]
+        vx, vy = px - cx[:, None], py - cy[:, None]
+        dist = np.maximum(np.sqrt(vx * vx + vy * vy), 1e-9)
+        res = dist - r
         if it == 2:
-            mad = np.median(np.where(ok, np.abs(res), np.nan), axis=1)
-            mad = np.nan_to_num(mad, nan=0.0) + 0.15
+            # The median absolute residual of balls whose every ray found the rim; 0 for the others.
+            mad = np.where(ok.all(axis=1), np.median(np.abs(res), axis=1), 0.0) + 0.15
             trimmed = ok & (np.abs(res) < 3.0 * mad[:, None])
             w = np.where(trimmed.sum(axis=1, keepdims=True) >= 6, trimmed, ok).astype(np.float64)
-        jac = -v / dist[..., None]  # d(res)/d(centre)
-        jtj = np.einsum("br,bri,brj->bij", w, jac, jac)
-        jtr = np.einsum("br,bri,br->bi", w, jac, res)
-        det = jtj[:, 0, 0] * jtj[:, 1, 1] - jtj[:, 0, 1] * jtj[:, 1, 0]
+        jx, jy = vx / dist, vy / dist  # minus d(res)/d(centre): signs cancel in the step below
+        wjx, wjy = w * jx, w * jy
+        a, b, d = (wjx * jx).sum(axis=1), (wjx * jy).sum(axis=1), (wjy * jy).sum(axis=1)
+        gx, gy = (wjx * res).sum(axis=1), (wjy * res).sum(axis=1)
+        det = a * d - b * b
         good = np.abs(det) > 1e-9
         inv_det = np.where(good, 1.0 / np.where(good, det, 1.0), 0.0)
-        step_x = -(jtj[:, 1, 1] * jtr[:, 0] - jtj[:, 0, 1] * jtr[:, 1]) * inv_det
-        step_y = -(-jtj[:, 1, 0] * jtr[:, 0] + jtj[:, 0, 0] * jtr[:, 1]) * inv_det
-        c = c + np.column_stack([step_x, step_y])
-    return c
+        cx = cx + (d * gx - b * gy) * inv_det
+        cy = cy + (a * gy - b * gx) * inv_det
+    return np.column_stack([cx, cy])
