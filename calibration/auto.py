@@ -38,7 +38,7 @@ from scipy.optimize import least_squares
 
 from calibration.mapping import CORNER_NAMES, Calibration, CalibrationError, default_camera_matrix
 from calibration.table import TableModel
-from vision.table_finder import Side, TableEdges, find_table
+from vision.table_finder import Side, TableEdges, find_table, intersect_lines
 
 
 def auto_calibrate(
@@ -99,7 +99,7 @@ def calibration_from_edges(
     und = [p[m] for p, m in zip(und, keep, strict=True)]
     corners_und = []
     for i in range(4):
-        p = _intersect(lines[i - 1], lines[i])
+        p = intersect_lines(lines[i - 1], lines[i])
         if p is None:
             raise CalibrationError("no table found: two adjacent cushion lines are parallel")
         corners_und.append(p)
@@ -266,15 +266,6 @@ def _fit_line(pts: np.ndarray) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarra
             break
         keep = new
     return (c, d), keep
-
-
-def _intersect(l1: tuple[np.ndarray, np.ndarray], l2: tuple[np.ndarray, np.ndarray]) -> np.ndarray | None:
-    (p, d), (q, e) = l1, l2
-    m = np.array([[d[0], -e[0]], [d[1], -e[1]]])
-    if abs(np.linalg.det(m)) < 1e-9:
-        return None
-    s, _ = np.linalg.solve(m, q - p)
-    return p + s * d
 
 
 # ---- naming the corners -------------------------------------------------------------------------------------

@@ -254,7 +254,7 @@ def _refine_quad(hull: np.ndarray, quad: np.ndarray) -> np.ndarray:
         lines.append(line if line is not None else (a, d))
     out = np.empty((4, 2))
     for i in range(4):
-        p = _intersect(lines[i - 1], lines[i])
+        p = intersect_lines(lines[i - 1], lines[i])
         out[i] = p if p is not None else quad[i]
     return out
 
@@ -284,7 +284,8 @@ def _ransac_line(pts: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray] |
     return c, vt[0]
 
 
-def _intersect(l1: tuple[np.ndarray, np.ndarray], l2: tuple[np.ndarray, np.ndarray]) -> np.ndarray | None:
+def intersect_lines(l1: tuple[np.ndarray, np.ndarray], l2: tuple[np.ndarray, np.ndarray]) -> np.ndarray | None:
+    """Intersection of two lines given as (point, direction); None when they are parallel."""
     (p, d), (q, e) = l1, l2
     m = np.array([[d[0], -e[0]], [d[1], -e[1]]])
     if abs(np.linalg.det(m)) < 1e-9:
