@@ -40,7 +40,9 @@ class ClassicalSettings:
     margin_mm: float = 40.0  # grid margin around the playing field (pocket mouths, parallax)
     edge_threshold: float = 24.0  # Sobel magnitude of the luminance that counts as an edge
     min_votes: float = 0.3  # a peak must gather this fraction of an ideal isolated ball's votes
+    min_votes_packed: float = 0.2  # ... or this much where at least 3 such peaks lie one diameter around it
     min_cover: float = 0.55  # share of the disc (0.8 radius) that must be not-cloth
+    peak_shift: float = 0.69  # vote peaks lie this many radii x tan(view angle) beyond the ball (measured)
     min_rim_support: float = 0.3  # share of rim rays that must find the rim, for balls split from a blob
     outside_mm: float = 17.0  # how far a centre may lie outside the field rectangle (pocket mouths)
     refine: bool = True
@@ -71,6 +73,7 @@ class ClassicalDetector:
         self._grid_shape = (h, w)
         # Obliquity of the view at each grid cell: how much a ball's image is stretched on the cloth plane.
         cam = camera_centre_mm(calibration)
+        self._camera_mm = cam
         jj, ii = np.meshgrid(np.arange(w), np.arange(h))
         xy = self.rectifier.grid_to_table(np.column_stack([jj.ravel(), ii.ravel()]))
         dist = np.linalg.norm(xy - cam[:2], axis=1) / max(-cam[2], 1.0)
@@ -192,7 +195,7 @@ class ClassicalDetector:
     def _peaks(self, acc: np.ndarray, fg: np.ndarray, ref: float) -> tuple[np.ndarray, np.ndarray]:
         """Sub-pixel grid positions (col, row) of accepted vote peaks and their strength."""
         s = self.settings
-        thr = s.min_votes * ref
+        thr = min(s.min_votes, s.min_votes_packed) * ref
         dil = cv2.dilate(acc, self._peak_kernel)
         ys, xs = np.nonzero((acc >= dil) & (acc > thr))
         h, w = acc.shape
@@ -213,7 +216,14 @@ class ClassicalDetector:
         order = np.arange(len(c0))
         stronger = (c0[None, :] > c0[:, None]) | ((c0[None, :] == c0[:, None]) & (order[None, :] < order[:, None]))
         shadowed = ((d < self.radius_grid) & stronger).any(axis=1)
-        return pts[~shadowed], np.clip(c0[~shadowed] / ref, 0.0, 1.0)
+        pts, c0, d = pts[~shadowed], c0[~shadowed], d[~shadowed][:, ~shadowed]
+        # A ball inside a rack shows no rim against cloth, only the valleys to its frozen neighbours: its
+        # peak is weaker, but it sits one diameter from several clear balls (an arm or a hand does not).
+        strong = c0 > s.min_votes * ref
+        r = self.radius_grid
+        packed = ((d > 1.6 * r) & (d < 2.5 * r) & strong[None, :]).sum(axis=1) >= 3
+        keep = strong | packed
+        return pts[keep], np.clip(c0[keep] / ref, 0.0, 1.0)
 
     def _box_cover(self, fg: np.ndarray) -> np.ndarray:
         k = max(3, int(2 * 0.7 * self.radius_grid) | 1)
@@ -228,6 +238,13 @@ class ClassicalDetector:
         cal = self.calibration
         t = cal.table
         on_cloth = self.rectifier.grid_to_table(grid_pts)  # where the ray through the ball centre meets the cloth
+        if (~blob).any():
+            # A vote peak lies beyond the ball, away from the camera: the ball's outline on the cloth plane is
+            # stretched that way, and in a rack its camera side is hidden by the nearer ball. Move it back.
+            away = on_cloth[~blob] - self._camera_mm[:2]
+            dist = np.maximum(np.linalg.norm(away, axis=1, keepdims=True), 1e-9)
+            tan = dist / max(-self._camera_mm[2], 1.0)
+            on_cloth[~blob] -= s.peak_shift * t.ball_radius_mm * tan * away / dist
         px = cal.table_to_image(on_cloth)
         radius_px = ball_radius_px(cal, on_cloth)
         support = np.ones(len(px))
