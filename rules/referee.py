@@ -34,7 +34,8 @@ was, so verdicts already produced stand.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
+from types import MappingProxyType
 from typing import Any
 
 from calibration.table import TableModel
@@ -44,7 +45,8 @@ from rules.lag import judge_lag
 from rules.registry import get_game
 from rules.shot import Shot, ShotBuilder, ShotInputError
 from rules.state import FrameState, MatchState, freeze_positions, idx, other, set_pair
-from rules.verdict import Verdict
+from rules.verdict import SpotPlacement, Verdict
+from rules.warnings import Warning
 from tracking.events import Event
 
 
@@ -54,6 +56,7 @@ class _Judged:
     before: FrameState
     match_before: MatchState
     verdict: Verdict
+    voided: tuple[str, ...] = ()  # balls whose pot the operator voided (void_pot), spotted after judging
 
 
 class Referee:
@@ -224,6 +227,10 @@ class Referee:
             return self._rerack()
         if t == "concede":
             return self._concede(str(ev.player))
+        if t == "rename":
+            return self._rename(str(ev.ball), str(ev.to))
+        if t == "void_pot":
+            return self._void_pot(str(ev.ball), ev.shot)
         if t == "placement_warning":
             if self._open is not None:
                 raise _Reject("placement_warning during a shot")
@@ -265,14 +272,99 @@ class Referee:
         self._commit(_Judged(shot, before, match_before, verdict), after)
         return [verdict]
 
-    def _rejudge(self, shot: Shot) -> list[Verdict]:
+    def _rejudge(self, shot: Shot, voided: tuple[str, ...] | None = None) -> list[Verdict]:
         last = self._last
         assert last is not None
+        voided = last.voided if voided is None else voided
         verdict, after = self.game.judge(last.before, shot)
+        verdict, after = self._spot_voided(verdict, after, shot, voided)
         verdict = replace(verdict, amended=True)
         self.match = last.match_before
-        self._commit(_Judged(shot, last.before, last.match_before, verdict), after)
+        self._commit(_Judged(shot, last.before, last.match_before, verdict, voided), after)
         return [verdict]
+
+    # ---- operator corrections (001 2.1.21, 1.5.4) --------------------------------------------------------
+    def _void_pot(self, ball: str, shot: int | None) -> list[Verdict]:
+        """The pot of ``ball`` in the last shot did not happen (the camera was wrong) or the referee voids
+        it: the shot is judged again without it and the ball goes back on the table on its spot. Only
+        while the verdict is open: 001 1.5.4, a ruling may be changed only before the next stroke."""
+        last = self._last
+        if self._open is not None or last is None or (shot is not None and shot != last.shot.index):
+            which = f"shot {shot}" if shot is not None else "the last shot"
+            raise _Reject(
+                f"the verdict on {which} is final: the next stroke was played (001 1.5.4: a ruling may be "
+                "changed only before the next stroke)"
+            )
+        if last.before.awaiting_lag:
+            raise _Reject(f"shot {last.shot.index} was a lag: it has no pot to void")
+        old = last.shot
+        pots = [e for e in old.events if e.type == "pot" and e.ball == ball]
+        late = [e for e in old.late if e.ball == ball]
+        if not pots and not late:
+            raise _Reject(f"ball '{ball}' was not potted in shot {old.index}")
+        # Judged as if the ball never moved (the pot is gone); spotted afterwards (_spot_voided).
+        end = dict(old.end)
+        end[ball] = old.start[ball]
+        new = replace(
+            old,
+            events=tuple(e for e in old.events if not (e.type == "pot" and e.ball == ball)),
+            late=tuple(e for e in old.late if e.ball != ball),
+            end=freeze_positions(end),
+        )
+        return self._rejudge(new, (*last.voided, ball))
+
+    def _spot_voided(
+        self, verdict: Verdict, after: FrameState, shot: Shot, voided: tuple[str, ...]
+    ) -> tuple[Verdict, FrameState]:
+        """Each voided ball on its spot by the game's own spotting (001 2.1.21(2): the pot is void)."""
+        if not voided:
+            return verdict, after
+        table = {b: p for b, p in (after.table or {}).items() if b not in voided}
+        placed = self.game.spot_positions(list(voided), table, shot)
+        table.update(placed)
+        spots = (*(s for s in verdict.spot if s.ball not in voided), *(SpotPlacement(b, p) for b, p in placed))
+        note = f"pot of {', '.join(voided)} voided by the referee: spotted (001 2.1.21, 1.5.4)"
+        verdict = replace(verdict, spot=spots, notes=(*verdict.notes, note))
+        just = (*(b for b in after.just_spotted if b not in voided), *voided)
+        return verdict, after.evolve(table=freeze_positions(table), just_spotted=just)
+
+    def _rename(self, old: str, new: str) -> list[Verdict]:
+        """ "This ball is number 7": the ball known as ``old`` is ``new`` from now on, in the state, the shot
+        in progress, the inputs waiting for a shot and the open verdict (judged again when it changes)."""
+        known = set(self.state.table or {}) | set(self.state.shelves[0]) | set(self.state.shelves[1])
+        if self._open is not None:
+            known |= set(self._open.start.positions or {})
+        if self._last is not None:
+            known |= set(self._last.shot.start)
+        if old not in known:
+            raise _Reject(f"no ball '{old}' to rename")
+        taken = set(self.state.table or {}) | set(self.state.shelves[0]) | set(self.state.shelves[1])
+        if self._open is not None:
+            taken |= set(self._open.start.positions or {})
+        if new in taken:
+            raise _Reject(f"ball '{new}' is already on the table: a rename never merges two balls")
+        m = {old: new}
+        self.state = relabel_state(self.state, m)
+        self._inputs = {k: [relabel_event(e, m) for e in v] for k, v in self._inputs.items()}
+        if self._open is not None:
+            b = self._open
+            b.start = relabel_event(b.start, m)
+            b.events = [relabel_event(e, m) for e in b.events]
+            b._potted = {m.get(x, x) for x in b._potted}
+            b._gone = {m.get(x, x) for x in b._gone}
+        last = self._last
+        if last is None or old not in last.shot.start:
+            return []
+        shot = relabel_shot(last.shot, m)
+        before = relabel_state(last.before, m)
+        voided = tuple(m.get(b, b) for b in last.voided)
+        verdict, after = self.game.judge(before, shot)
+        verdict, after = self._spot_voided(verdict, after, shot, voided)
+        changed = replace(verdict, notes=()) != replace(last.verdict, notes=(), amended=False)
+        verdict = replace(verdict, amended=True) if changed else last.verdict
+        self.match = last.match_before
+        self._commit(_Judged(shot, before, last.match_before, verdict, voided), after)
+        return [verdict] if changed else []
 
     def _commit(self, judged: _Judged, after: FrameState) -> None:
         self.state = after
@@ -351,6 +443,57 @@ class Referee:
 
 class _Reject(Exception):
     pass
+
+
+# ---- relabelling (rename) -------------------------------------------------------------------------------
+_NOT_BALLS = frozenset({"game", "breaker", "to_play", "winner", "pending_removal"})
+
+
+def _relabel(value: Any, m: dict[str, str]) -> Any:
+    """``value`` with every ball id in ``m`` replaced: strings, tuples, lists, mappings (keys and values),
+    warnings (their balls)."""
+    if isinstance(value, str):
+        return m.get(value, value)
+    if isinstance(value, tuple):
+        return tuple(_relabel(v, m) for v in value)
+    if isinstance(value, list):
+        return [_relabel(v, m) for v in value]
+    if isinstance(value, MappingProxyType):
+        return MappingProxyType({_relabel(k, m): _relabel(v, m) for k, v in value.items()})
+    if isinstance(value, dict):
+        return {_relabel(k, m): _relabel(v, m) for k, v in value.items()}
+    if isinstance(value, Warning):
+        return replace(value, balls=_relabel(value.balls, m))
+    return value
+
+
+def relabel_state(state: FrameState, m: dict[str, str]) -> FrameState:
+    """The frame state with balls renamed (table, shelves, spotted, last potted, game-specific fields)."""
+    changes = {f.name: _relabel(getattr(state, f.name), m) for f in fields(state) if f.name not in _NOT_BALLS}
+    return replace(state, **changes)
+
+
+def relabel_event(ev: Event, m: dict[str, str]) -> Event:
+    upd: dict[str, Any] = {}
+    if ev.ball is not None and ev.ball in m:
+        upd["ball"] = m[ev.ball]
+    if ev.balls is not None:
+        upd["balls"] = tuple(m.get(b, b) for b in ev.balls)
+    if ev.positions is not None:
+        upd["positions"] = {m.get(b, b): p for b, p in ev.positions.items()}
+    return ev.model_copy(update=upd) if upd else ev
+
+
+def relabel_shot(shot: Shot, m: dict[str, str]) -> Shot:
+    return replace(
+        shot,
+        struck=m.get(shot.struck, shot.struck),
+        start=freeze_positions({m.get(b, b): p for b, p in shot.start.items()}),
+        end=freeze_positions({m.get(b, b): p for b, p in shot.end.items()}),
+        events=tuple(relabel_event(e, m) for e in shot.events),
+        inputs=tuple(relabel_event(e, m) for e in shot.inputs),
+        late=tuple(relabel_event(e, m) for e in shot.late),
+    )
 
 
 def _num(b: str) -> tuple[int, str]:

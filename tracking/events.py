@@ -9,6 +9,7 @@ clear error, never a silently wrong record. ``parse_line`` and ``read_jsonl`` na
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal
@@ -20,7 +21,7 @@ from calibration.table import CUSHIONS, POCKETS
 CameraEventType = Literal["shot_start", "contact", "cushion", "line_cross", "pot", "off_table", "disturbed", "shot_end"]
 InputType = Literal[
     "frame_start", "call", "call_any", "reorder", "third_ball", "manual_foul", "play_on", "rerack", "concede",
-    "placement_warning",
+    "placement_warning", "rename", "void_pot",
 ]  # fmt: skip
 
 CAMERA_EVENT_TYPES: tuple[str, ...] = CameraEventType.__args__  # type: ignore[attr-defined]
@@ -77,6 +78,10 @@ _REQUIRED: dict[str, tuple[str, ...]] = {
     "concede": ("player",),
     # 001 2.1.5в: the referee warned the player that the cue ball in hand is placed outside the house.
     "placement_warning": (),
+    # Operator corrections (001 2.1.21, 1.5.4): "this ball is number 7" (the ball seen as ``ball`` is
+    # ``to`` from now on) and "void the last pot of that ball" (amends the open verdict).
+    "rename": ("ball", "to"),
+    "void_pot": ("ball",),
 }
 _OPTIONAL: dict[str, tuple[str, ...]] = {
     "call": ("ball", "pocket", "cue_pocket"),
@@ -84,8 +89,14 @@ _OPTIONAL: dict[str, tuple[str, ...]] = {
 }
 _PAYLOAD = (
     "ball", "balls", "pos", "positions", "cushion", "pocket", "line", "direction",
-    "game", "breaker", "cue_pocket", "code", "player",
+    "game", "breaker", "cue_pocket", "code", "player", "to",
 )  # fmt: skip
+BALL_ID_RE = re.compile(r"^(cue|[1-9]|1[0-5]|t[1-9][0-9]*)$")
+
+
+def is_ball_id(value: str) -> bool:
+    """A CONTRACT.md section 2 ball id: ``"cue"``, ``"1"``..``"15"`` or a tracker id ``"tN"``."""
+    return bool(BALL_ID_RE.match(value))
 
 
 class Event(BaseModel):
@@ -116,6 +127,7 @@ class Event(BaseModel):
     cue_pocket: str | None = None
     code: str | None = None
     player: Literal["A", "B"] | None = None
+    to: str | None = None
 
     confidence: float = 1.0
     review: bool = False
@@ -148,6 +160,13 @@ class Event(BaseModel):
             raise ValueError("a call names a ball and a pocket, or a cue_pocket")
         if self.game is not None and self.game not in GAMES:
             raise ValueError(f"unknown game '{self.game}' (known: {', '.join(GAMES)})")
+        if self.type in ("rename", "void_pot"):
+            for name in ("ball", "to"):
+                v = getattr(self, name)
+                if v is not None and not is_ball_id(v):
+                    raise ValueError(f'\'{name}\' must be a ball id: "cue", "1".."15" or "tN" (got \'{v}\')')
+            if self.type == "rename" and self.ball == self.to:
+                raise ValueError("a rename names two different ids")
         if self.code is not None and self.code not in MANUAL_FOUL_CODES:
             raise ValueError(f"unknown manual foul '{self.code}'")
         return self
