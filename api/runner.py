@@ -179,6 +179,8 @@ class Runner:
         self.frame_count: int | None = None
         self._resume: tuple[int, int, int, set[tuple[Any, ...]]] = (0, 0, -1, set())
         self._known_ids: dict[str, tuple[float, float]] | None = None
+        self._renames: collections.deque[tuple[str, str]] = collections.deque()
+        service.input_hooks.append(self._on_input)
 
     # ---- control ------------------------------------------------------------------------------------
     def start(self) -> None:
@@ -212,6 +214,12 @@ class Runner:
         if not self._threads:
             return True
         return self.done.wait(timeout)
+
+    def _on_input(self, ev: Event) -> None:
+        """An operator's rename reaches the live pipeline before its next frame, so later events carry the
+        new id (an event log is renamed by the match service as it is read)."""
+        if ev.type == "rename" and self.source.kind != "events" and ev.ball and ev.to:
+            self._renames.append((ev.ball, ev.to))
 
     def _guard(self, fn: Callable[[], None]) -> None:
         try:
@@ -273,7 +281,7 @@ class Runner:
                 delay = (t - t0) - (time.monotonic() - start)
                 if delay > 0 and self._stop.wait(delay):
                     break
-            self._step(frame, time.monotonic(), events, t)
+            self._step(frame, time.monotonic(), [self.service.source_event(e) for e in events], t)
             self.stats.frames_processed += 1
             if self.stats.frames_processed % 25 == 0:
                 self._publish_info("playing")
@@ -292,15 +300,24 @@ class Runner:
         if shots:  # the new pipeline names the balls where the last shot left them, as they were named then
             self._known_ids = {b: (float(p[0]), float(p[1])) for b, p in shots[-1]["end_positions"].items()}
         seen: set[tuple[Any, ...]] = set()
+        renames: list[tuple[str, str]] = []  # the operator's renames since the last shot ended
         after = 0
         while True:
             page = self.service.store.messages(mid, after, 1000)
             for m in page:
                 if m.kind == "event" and (m.data.get("frame") or 0) >= first:
                     seen.add(_event_key(m.data))
+                if m.kind == "event" and m.data.get("type") == "shot_end":
+                    renames = []
+                elif m.kind == "input" and m.data.get("type") == "rename":
+                    renames.append((str(m.data["ball"]), str(m.data["to"])))
                 after = m.seq
             if len(page) < 1000:
                 break
+        if self._known_ids is not None:
+            for old, new in renames:
+                if old in self._known_ids and new not in self._known_ids:
+                    self._known_ids[new] = self._known_ids.pop(old)
         return first, offset, progress, seen
 
     def _decode(self, cap: Any) -> None:
@@ -343,6 +360,11 @@ class Runner:
                 break
             index, t, read_at, frame = item
             started_at = time.monotonic()
+            while self._renames:
+                old, new = self._renames.popleft()
+                rename = getattr(pipeline, "rename_ball", None)
+                if rename is not None:
+                    rename(old, new)
             events = self._renumber(pipeline.step(frame, index, t), offset, recorded_until, seen)
             last_index, last_t, last_read, last_start = index, t, read_at, started_at
             balls = pipeline.balls

@@ -41,7 +41,7 @@ class LiveState:
     def default_input_shot(self, kind: str) -> int:
         """The shot an operator input without a ``shot`` applies to: a manual foul or a play-on choice to
         the shot in progress or just played; anything else to the shot in progress or the next one."""
-        if kind in ("manual_foul", "play_on") and self.shot is None and self.last_shot is not None:
+        if kind in ("manual_foul", "play_on", "void_pot") and self.shot is None and self.last_shot is not None:
             return self.last_shot
         return self.next_shot
 
@@ -67,6 +67,8 @@ class LiveState:
             self.video_frame = ev["frame"]
         if kind == "frame_start":
             self.begin_frame(ev.get("breaker"))
+        elif kind == "rename":
+            self.rename(str(ev["ball"]), str(ev["to"]))
         elif kind == "shot_start":
             if self.frame_over:
                 self.game_frame += 1
@@ -88,6 +90,13 @@ class LiveState:
             elif self.shot is not None:
                 self.last_shot = self.shot
             self.shot = None
+
+    def rename(self, old: str, new: str) -> None:
+        """An operator's "this ball is number 7": the ball ``old`` is ``new`` from now on."""
+        self.positions = {new if b == old else b: p for b, p in self.positions.items()}
+        for s in self.pending_spot:
+            if s.get("ball") == old:
+                s["ball"] = new
 
     def apply_verdict(self, v: dict[str, Any]) -> None:
         self.last_verdict = v

@@ -49,6 +49,8 @@ class MatchService:
         self.hub = StreamHub(self._read, client_limit=client_limit)
         self.source_info: dict[str, Any] = {"status": "starting"}
         self._lock = threading.RLock()
+        # Called with each operator input once it is stored (the runner passes renames to the pipeline).
+        self.input_hooks: list[Callable[[Event], None]] = []
         self._rebuild()
 
     # ---- reading ----------------------------------------------------------------------------------
@@ -73,6 +75,7 @@ class MatchService:
         self.live = LiveState(players=dict(self.match.players))
         self._last_summary: dict[str, Any] | None = None
         self.referee_errors: list[str] = []
+        self.source_names: dict[str, str] = {}
         after = 0
         while True:
             page = self.store.messages(self.match.id, after, 1000)
@@ -84,6 +87,8 @@ class MatchService:
                         except ValueError as exc:
                             self._note_referee_error(Event.model_validate(msg.data), exc)
                     self.live.apply_event(msg.data)
+                    if msg.kind == "input" and msg.data.get("type") == "rename":
+                        self._note_rename(str(msg.data["ball"]), str(msg.data["to"]))
                 elif msg.kind == "verdict":
                     self.live.apply_verdict(msg.data)
                 elif msg.kind == "state":
@@ -136,8 +141,37 @@ class MatchService:
             except BaseException:
                 self._rebuild()
                 raise
+            if ev.type == "rename":
+                self._note_rename(str(ev.ball), str(ev.to))
             self.hub.publish(tx.messages)
+            for hook in self.input_hooks:
+                hook(ev)
             return tx.messages
+
+    def _note_rename(self, old: str, new: str) -> None:
+        """Keep ``source_names`` (the id a recorded source uses -> the id it has now) up to date."""
+        names = dict(self.source_names)
+        raw = [r for r, cur in names.items() if cur == old]
+        if old not in names:
+            raw.append(old)
+        for r in raw:
+            names[r] = new
+        self.source_names = {r: cur for r, cur in names.items() if r != cur}
+
+    def source_event(self, ev: Event) -> Event:
+        """A record of a recorded source (an event log) with the operator's renames applied: the log was
+        written with the ids the camera gave, the match goes on with the corrected ones."""
+        names = self.source_names
+        if not names:
+            return ev
+        upd: dict[str, Any] = {}
+        if ev.ball is not None and ev.ball in names:
+            upd["ball"] = names[ev.ball]
+        if ev.balls is not None and any(b in names for b in ev.balls):
+            upd["balls"] = tuple(names.get(b, b) for b in ev.balls)
+        if ev.positions is not None and any(b in names for b in ev.positions):
+            upd["positions"] = {names.get(b, b): p for b, p in ev.positions.items()}
+        return ev.model_copy(update=upd) if upd else ev
 
     def finish(self, status: str = "finished") -> None:
         with self._lock:
