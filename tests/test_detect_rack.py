@@ -2,7 +2,7 @@
 
 The cameras are the ones of the detection benchmark's racks that a plain vote threshold got wrong (a
 middle ball whose vote peak is weak, and peaks that lie a fraction of a radius beyond the balls, away from
-the camera, at a view angle of 40 degrees at the rack)."""
+the camera, at a view angle of 40 degrees at the rack), and whose centres were 2-3 mm off."""
 
 from __future__ import annotations
 
@@ -30,21 +30,24 @@ def racks():
     return [fr for fr in scenes.render_cases(CASES) if "rack" in fr.tags]
 
 
-def _rack_found(fr, **opts: object) -> tuple[bool, float]:
+def _rack_found(fr, **opts: object) -> tuple[bool, np.ndarray]:
     dets = ClassicalDetector(fr.calibration, **opts).detect(fr.image)
     rack = [i for i, b in enumerate(fr.ids) if b.isdigit() and 1 <= int(b) <= 15]
     r, c, _, fp, _ = match(dets.px, fr.px, fr.radius_px, fr.hidden)
     err = np.linalg.norm(dets.pos_mm[r] - fr.pos[c], axis=1)
-    return set(rack) <= set(c.tolist()) and fp == 0, float(np.median(err))
+    return set(rack) <= set(c.tolist()) and fp == 0, err
 
 
 @pytest.mark.slow
 def test_every_racked_ball_is_found_in_steep_views(racks):
     assert len(racks) == len(CASES)
+    errors = []
     for fr in racks:
-        ok, med = _rack_found(fr)
+        ok, err = _rack_found(fr)
         assert ok, fr.name
-        assert med < 4.0, fr.name
+        errors.append(err)
+    err = np.concatenate(errors)
+    assert np.median(err) < 2.0 and np.percentile(err, 95) < 3.0
 
 
 @pytest.mark.slow
@@ -52,3 +55,11 @@ def test_without_the_packed_threshold_and_the_peak_shift_a_ball_is_lost(racks):
     """The two measures are what finds these racks: each alone leaves one of them short of a ball."""
     assert not all(_rack_found(fr, min_votes_packed=0.3)[0] for fr in racks)
     assert not all(_rack_found(fr, peak_shift=0.0)[0] for fr in racks)
+
+
+@pytest.mark.slow
+def test_valleys_to_frozen_neighbours_are_taken_a_little_inside_the_rim(racks):
+    """Taking the darkest point between two frozen balls as the outline itself puts rack balls farther off."""
+    err = np.concatenate([_rack_found(fr)[1] for fr in racks])
+    err_at_rim = np.concatenate([_rack_found(fr, valley_scale=1.0)[1] for fr in racks])
+    assert np.median(err) < 0.8 * np.median(err_at_rim)

@@ -46,6 +46,7 @@ class ClassicalSettings:
     min_rim_support: float = 0.3  # share of rim rays that must find the rim, for balls split from a blob
     outside_mm: float = 17.0  # how far a centre may lie outside the field rectangle (pocket mouths)
     refine: bool = True
+    valley_scale: float = 0.94  # where the valley to a frozen neighbour lies, in rim radii (vision.refine)
     cue_colour_bgr: tuple[float, float, float] | None = None  # the cue ball's colour when known
     cue_min_distance: float = 60.0  # BGR distance that sets a ball's colour apart from the others
     adapt: bool = True
@@ -254,7 +255,15 @@ class ClassicalDetector:
             mouths = np.array([pk.mouth_center for pk in t.pockets.values()])
             near_pocket = (np.linalg.norm(on_cloth[:, None] - mouths[None], axis=2) < 2.5 * t.ball_diameter_mm).any(1)
             toward = toward_camera_px(cal, on_cloth)
-            res = refine_centres(frame, px, radius_px, self.cloth, dark_counts=~near_pocket, toward_camera=toward)
+            res = refine_centres(
+                frame,
+                px,
+                radius_px,
+                self.cloth,
+                dark_counts=~near_pocket,
+                toward_camera=toward,
+                valley_scale=s.valley_scale,
+            )
             px, _, colour, radius_px, support = (
                 res.px,
                 res.edge_fraction,
