@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import numpy as np
 import pytest
 
 from api.pipeline import Pipeline
 from calibration.table import TableModel
 from tracking.events import Event
-from tracking.kinematic_sim import SimResult, detections_from_truth, make_setup, simulate_shot
+from tracking.kinematic_sim import Detection, SimResult, detections_from_truth, make_setup, simulate_shot
 from tracking.metrics import Scores, event_key
 
 TABLE = TableModel()
@@ -125,3 +127,91 @@ def test_small_mixed_suite_meets_the_accuracy_floor() -> None:
     assert scores.events["line_cross"].f1 >= 0.9
     assert scores.events["contact"].f1 >= 0.8
     assert float(np.median(scores.timing())) * 60 <= 0.25
+
+
+def _with_extra_ball(
+    dets: Sequence[tuple[float, Detection]], path: Callable[[float], tuple[float, float] | None]
+) -> list[tuple[float, _Dets]]:
+    """The detections with one more blob, at ``path(t)`` where that is not None."""
+    out = []
+    for t, d in dets:
+        pos, conf, cue = d.pos_mm, d.confidence, d.is_cue
+        p = path(t)
+        if p is not None:
+            pos = np.vstack([pos, np.array([p], dtype=float)])
+            conf = np.append(conf, 0.9)
+            cue = np.append(cue, False)
+        out.append((t, _Dets(pos, conf, cue)))
+    return out
+
+
+def _run(dets: list[tuple[float, _Dets]], balls: dict[str, tuple[float, float]]) -> list[Event]:
+    pipe = Pipeline(table=TABLE, known_ids=balls)
+    for i, (t, d) in enumerate(dets):
+        pipe.step_detections(d, i, t)
+    pipe.finish()
+    return pipe.sorted_events()
+
+
+def test_ball_hit_before_the_struck_ball_is_seen_moving_is_a_contact_not_disturbed() -> None:
+    # 25 fps, the object ball 60 mm beyond touching: the cue ball hits it within a frame of the stroke, so
+    # both are first seen moving in the same frame; the contact is found (sub-frame), and a slow push of a
+    # far ball in the same first frames is still a disturbance.
+    fps = 25.0
+    balls = {"cue": (1000.0, 900.0), "1": (1128.0, 920.0), "5": (2600.0, 1500.0)}
+    sim = simulate_shot(TABLE, balls, "cue", (3000.0, 0.0), fps=fps)
+    truth = next(e for e in sim.events if e.type == "contact")
+    assert truth.balls == ("cue", "1") and (truth.t or 0) - 0.2 < 1 / fps
+    rng = np.random.default_rng(3)
+    raw = detections_from_truth(sim, rng, dropout=0.0)
+    start = 0.2 + 0.5 / fps
+
+    def push(t: float) -> tuple[float, float]:
+        return (3000.0 + 100.0 * max(t - start, 0.0), 300.0)
+
+    pred = _run(_with_extra_ball(raw, push), {**balls, "9": (3000.0, 300.0)})
+    contacts = [e for e in pred if e.type == "contact"]
+    assert contacts and contacts[0].balls == ("cue", "1")
+    assert abs((contacts[0].t or 0) - (truth.t or 0)) <= 0.5 / fps
+    dist = [e for e in pred if e.type == "disturbed"]
+    assert [e.ball for e in dist] == ["9"] and dist[0].shot == 0
+
+
+def test_blob_at_the_next_stroke_does_not_bring_a_potted_ball_back() -> None:
+    # Shot 1 pots ball 3; at shot 2's stroke a ball-like blob (the arm, the cue) rests a few frames far from
+    # that pocket: it must not take the potted ball's id (a respot happens between shots, not mid-shot).
+    fps = 25.0
+    pk = TABLE.pockets["middle-left"]
+    u = np.array(pk.outward)
+    obj = np.array(pk.mouth_center) - u * 500
+    cue = obj - u * 600
+    balls = {"cue": (float(cue[0]), float(cue[1])), "3": (float(obj[0]), float(obj[1]))}
+    sim1 = simulate_shot(TABLE, balls, "cue", (float(u[0] * 2500), float(u[1] * 2500)), fps=fps, tail_s=1.0)
+    assert any(e.type == "pot" and e.ball == "3" for e in sim1.events)
+    after = sim1.frames[-1][1]
+    sim2 = simulate_shot(TABLE, dict(after), "cue", (1500.0, 900.0), fps=fps)
+    rng = np.random.default_rng(5)
+    d1 = detections_from_truth(sim1, rng, dropout=0.0)
+    t_off = sim1.frames[-1][0] + 1 / fps
+    d2 = [(t + t_off, d) for t, d in detections_from_truth(sim2, rng, dropout=0.0)]
+    stroke = t_off + 0.2
+    blob = (2000.0, 180.0)
+
+    def ghost(t: float) -> tuple[float, float] | None:
+        return blob if stroke - 0.5 / fps <= t <= stroke + 5.5 / fps else None
+
+    pipe = Pipeline(table=TABLE, known_ids=balls)
+    seen_in_shot_2: set[str] = set()
+    for i, (t, d) in enumerate(_with_extra_ball(d1 + d2, ghost)):
+        pipe.step_detections(d, i, t)
+        if t >= t_off and pipe.last is not None:
+            seen_in_shot_2 |= {b.id for b in pipe.last.balls}
+    pipe.finish()
+    pred = pipe.sorted_events()
+    assert seen_in_shot_2 == {"cue"}
+    pot = next(e for e in pred if e.type == "pot")
+    assert pot.ball == "3" and pot.pocket == "middle-left"
+    assert [e.shot for e in pred if e.type == "shot_start"] == [0, 1]
+    assert not any(e.type == "disturbed" for e in pred)
+    later = [e for e in pred if (e.t or 0) > (pot.t or 0) and ("3" in (e.balls or ()) or e.ball == "3")]
+    assert later == []

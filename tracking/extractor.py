@@ -87,6 +87,7 @@ class _Ball:
     pending: int | None = None  # first sample off the current fit, awaiting confirmation
     breaks: list[_Break] = field(default_factory=list)
     on_table: bool = True
+    potted: bool = False  # the tracker decided it dropped into a pocket
     rest_pos: np.ndarray | None = None
     last_event_t: float | None = None  # last contact or start, for chains through frozen clusters
     stop_t: float | None = None
@@ -110,6 +111,7 @@ class EventExtractor:
         self.shot_active = False
         self._quiet_since: float | None = None
         self._shot_last_t = 0.0  # latest stop or pot of the current shot
+        self._stroke: tuple[str, float, np.ndarray] | None = None  # the struck ball, when and where it was struck
         self._frames: list[int] = []
         self._times: list[float] = []
         self._dt = 1 / 60
@@ -131,9 +133,12 @@ class EventExtractor:
             if obs.quality < self.s.ghost_below:
                 continue  # not a ball: a blob the detector sees only now and then (a hand, the cue tip)
             b = self.balls.get(obs.id)
+            if b is not None and b.potted and self.shot_active:
+                continue  # a potted ball comes back only when respotted, between shots: not a blob mid-shot
             if b is None:
                 b = self.balls[obs.id] = _Ball(obs.id)
             b.on_table = True
+            b.potted = False
             if obs.meas is None:
                 continue
             if obs.resting:
@@ -292,6 +297,7 @@ class EventExtractor:
         else:
             out.append(ev)
         b.last_event_t = t_s
+        self._stroke = (b.id, t_s, np.asarray(p, dtype=float).copy())
         # struck while frozen to other balls: the stroke's push passes through them at once
         self._propagate(b.id, b.id, t_s, self._deferred if out is None else out)
 
@@ -462,6 +468,11 @@ class EventExtractor:
                     if best is None or score < best[0]:
                         best = (score, o.id, max(te, br.t_lo - dt), 0.8)
         if best is None:
+            hit = self._hit_at_stroke(b, br, a, new, t_s)
+            if hit is not None:
+                striker, t_c, pos = hit
+                self._contact(striker, b.id, t_c, pos, 0.75, out)
+                return
             out.append(self._event("disturbed", t_s, ball=b.id, pos=_pt(a), confidence=0.45))
             return
         _, other, t_c, conf = best
@@ -470,6 +481,41 @@ class EventExtractor:
         q = pb[0].at(t_c) if pb is not None else a
         mid = (np.asarray(q) + a) / 2
         self._contact(other, b.id, t_c, mid, conf, out)
+
+    def _hit_at_stroke(
+        self, b: _Ball, br: _Break, a: np.ndarray, new: PathFit, t_s: float
+    ) -> tuple[str, float, np.ndarray] | None:
+        """A resting ball set moving in the first frames of a shot by the struck ball, which hit it before it
+        was ever seen moving (at 25 fps a ball one diameter away is hit within a frame of the stroke): the
+        struck ball's place at the stroke plus the path it has run by ``b``'s first moving sample reaches
+        one diameter (plus the contact tolerance) from ``b``, and ``b`` leaves away from it. Returns (the
+        struck ball, the contact time, the contact point)."""
+        if self._stroke is None:
+            return None
+        sid, t0, p0 = self._stroke
+        dt = self._dt
+        s_ball = self.balls.get(sid)
+        if s_ball is None or s_ball is b or br.t_lo > t0 + 3 * dt:
+            return None
+        D = self.table.ball_diameter_mm
+        away = a - p0
+        dist = float(np.linalg.norm(away))
+        v_b = new.vel(t_s)
+        if dist < 1e-6 or float(away @ v_b) <= 0:
+            return None  # it leaves toward the struck ball's place, not away from it
+        # the path the struck ball ran up to b's first moving sample (a polyline through its samples)
+        after = bisect.bisect_right(s_ball.ts, t0)
+        upto = bisect.bisect_right(s_ball.ts, br.t_hi + 1e-9)
+        run = [p0] + [s_ball.xy[i] for i in range(after, upto) if s_ball.sid[i] >= 0]
+        travel = float(sum(np.linalg.norm(run[i + 1] - run[i]) for i in range(len(run) - 1)))
+        if dist - D > travel + self.s.contact_tol_mm:
+            return None
+        # b leaves its place at the contact: the time is where b's outgoing path, run back, is nearest its
+        # place (the struck ball's incoming leg was never seen); the struck ball's centre is then one
+        # diameter behind b along b's new direction (the line of centres)
+        u = v_b / max(float(np.linalg.norm(v_b)), 1e-9)
+        t_c = min(max(t_s, t0, br.t_lo - dt), br.t_hi)
+        return sid, t_c, a - u * (D / 2)
 
     def _hit_by_unseen(self, s_ball: _Ball, b: _Ball, t_s: float, out: list[Event]) -> None:
         """``s_ball`` left its resting place unseen and set ``b`` moving at ``t_s``: it starts the shot (if
@@ -720,6 +766,7 @@ class EventExtractor:
         good = [i for i in b.seg.idx if b.sid[i] >= 0] if b.segs else []
         f = self._fit(b, good) if b.segs and b.seg.kind == "move" and len(good) >= 2 else None
         if loss.kind == "pot" and loss.pocket is not None:
+            b.potted = True
             pk = self.table.pockets[loss.pocket]
             if f is not None:
                 # the ball drops once its centre is pot_depth past the mouth line (the near edge of the hole)

@@ -344,8 +344,13 @@ class Tracker:
                 dc = np.linalg.norm(self._colour - tr.colour, axis=1) / self.s.colour_sigma
                 ok = cost[i] < big
                 cost[i, ok] += np.minimum(dc[ok] ** 2, self.s.colour_cost)
-        r, c = linear_sum_assignment(cost)
-        ok = cost[r, c] < big
+        # One "unmatched" column per track: a track with no allowed detection stays unmatched instead of
+        # being forced onto a forbidden cell, which would push another track off its own detection (a
+        # swap of ids through the kink tier).
+        miss = np.full((len(tracks), len(tracks)), big)
+        np.fill_diagonal(miss, _MISS_COST)
+        r, c = linear_sum_assignment(np.hstack([cost, miss]))
+        ok = (c < len(z)) & (cost[r, np.minimum(c, len(z) - 1)] < big)
         return list(r[ok]), list(c[ok]), list(tier[r[ok], c[ok]])
 
     def _reacquire(
@@ -443,7 +448,7 @@ class Tracker:
             tr.state = TrackState.CONFIRMED
             tr.id = adopted
             return
-        if not self.shot_active and tr.resting and tr.hits >= 2 * self.s.confirm_hits:
+        if not self.shot_active and tr.resting and tr.hits >= 2 * self.s.confirm_hits and not self._moving():
             tr.state = TrackState.CONFIRMED
             tr.id = self._claim_id(tr)
 
@@ -507,12 +512,16 @@ class Tracker:
         adopted = self._adopt_hidden(tr)
         if adopted is not None:
             return adopted
-        if not self.shot_active and self._lost_recent and self._t is not None and self._t > 0.5:
+        if not self.shot_active and self._lost_recent and self._t is not None and self._t > 0.5 and not self._moving():
             # A ball placed back on the table between shots (a respotted ball) takes the id of the ball that
             # left most recently; the operator can correct it.
             return self._lost_recent.pop()
         first = np.array(tr.recent[0][1:]) if tr.recent else tr.last_meas  # where it was first seen
         return self.ids.claim(first, tr.cue_votes > 0)
+
+    def _moving(self) -> bool:
+        """Is any public ball in motion (a shot in play, whether or not the extractor has decided so yet)?"""
+        return any(tr.id is not None and tr.state == TrackState.CONFIRMED and not tr.resting for tr in self._tracks)
 
     def _new_track(self, zc: np.ndarray, is_cue: bool, t: float) -> _Track:
         if self._t0 is None:
@@ -595,6 +604,9 @@ class Tracker:
         assert tr.id is not None
         self._lost_recent.append(tr.id)
         return Loss(tr.id, kind, pocket, _pt(tr.last_meas), _pt(v), tr.last_t, conf)
+
+
+_MISS_COST = 1e6  # above any allowed association cost, below the forbidden one
 
 
 def _pt(a: np.ndarray) -> tuple[float, float]:
