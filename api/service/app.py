@@ -145,8 +145,11 @@ def create_app(service: MatchService, settings: ServiceSettings) -> FastAPI:
     @app.post("/inputs", tags=["operator"], dependencies=[Depends(operator)], status_code=201)
     async def post_input(request: Request) -> dict[str, Any]:
         """One operator input record of CONTRACT.md section 3 (`frame_start`, `call`, `call_any`, `reorder`,
-        `third_ball`, `manual_foul`, `play_on`). Without `shot` it applies to the shot in progress or the next
-        one (a manual foul or a play-on choice: the shot just played). Answers with the messages it caused."""
+        `third_ball`, `manual_foul`, `play_on`, and the extensions `rerack`, `concede`, `placement_warning`), or a
+        correction: `rename` (`ball`, `to`: "this ball is number 7") or `void_pot` (`ball`: void the last pot
+        of that ball; 409 once the next stroke is played, 001 1.5.4). Without `shot` it applies to the shot in
+        progress or the next one (a manual foul, a play-on choice or a void: the shot just played). Answers
+        with the messages it caused: the input, amended verdicts, the new state."""
         raw = await request.body()
         try:
             obj = json.loads(raw)
