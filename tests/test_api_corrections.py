@@ -5,13 +5,19 @@ the last pot"). They need the operator token, are stored before they are streame
 from __future__ import annotations
 
 import asyncio
+import time
+from pathlib import Path
 
 import httpx
 import pytest
 
+from api.service.launch import Service, build
+from api.service.settings import ServiceSettings
 from tests.service_support import MATCH_LOG, TOKEN, read_ws, running_service
+from tracking.events import Event
 
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
+DEMO = Path(__file__).resolve().parent.parent / "api" / "data" / "demo"
 
 
 def _played(svc) -> None:
@@ -160,3 +166,44 @@ def test_a_recorded_log_goes_on_with_the_renamed_id_across_a_restart(tmp_path):
         assert [p["ball"] for p in pots] == ["5", "3", "t7"]
         assert svc2.store.verdict_history(mid, 3)[-1]["counted"] == ["t7"]
         assert "7" not in {b["id"] for b in httpx.get(base2 + "/state").json()["balls"]}
+
+
+@pytest.mark.slow
+def test_a_rename_reaches_the_live_pipeline_so_later_events_carry_the_new_id(tmp_path):
+    """On a video source the rename goes to the running pipeline (Pipeline.rename_ball) before its next
+    frame: the next shot starts with the ball under its new id and the referee knows it."""
+    holder: list[Service] = []
+    done: list[dict] = []
+
+    def after_step(frame: int, read_at: float, msgs: list, started_at: float) -> None:
+        ends = [m.data for m in msgs if m.kind == "event" and m.data["type"] == "shot_end"]
+        if ends and not done:
+            svc = holder[0]
+            ball = sorted(b for b in ends[0]["positions"] if b != "cue")[0]
+            svc.match.post_input(Event(type="rename", ball=ball, to="t99"))
+            done.append({"ball": ball, "frame": frame})
+
+    settings = ServiceSettings.load({"db": tmp_path / "m.db"}, env={})
+    svc = build(str(DEMO), "moscow", settings, fast=True, on_step=after_step)
+    holder.append(svc)
+    mid = svc.match.match_id
+    try:
+        svc.runner.start()
+        deadline = time.monotonic() + 120
+        while not any(s["shot"] == 1 for s in svc.store.shots(mid)):
+            assert time.monotonic() < deadline and not svc.runner.done.is_set()
+            time.sleep(0.05)
+        svc.runner.stop()
+        assert svc.runner.join(30)
+        assert done, "the first shot ended"
+        old = done[0]["ball"]
+        start = next(s for s in svc.store.shots(mid) if s["shot"] == 1)["start_positions"]
+        assert "t99" in start and old not in start
+        later = [
+            m.data for m in svc.store.messages(mid, 0, 5000) if m.kind == "event" and m.data["frame"] > done[0]["frame"]
+        ]
+        assert all(old != e.get("ball") and old not in (e.get("balls") or ()) for e in later)
+        assert svc.match.referee_errors == []
+        assert "t99" in {b["id"] for b in svc.match.state()["balls"]}
+    finally:
+        svc.store.close()
