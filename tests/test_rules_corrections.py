@@ -90,3 +90,17 @@ def test_void_pot_of_a_ball_not_potted_is_refused():
     with pytest.raises(RefereeInputError, match="was not potted"):
         ref.feed(Event(type="void_pot", ball="3"))
     assert ref.finals()[0].counted == ("t7",)
+
+
+def test_rename_during_a_shot_relabels_the_shot_in_progress():
+    ref = played()
+    start = {"cue": (2300.0, 890.0), "3": START["3"]}
+    ref.feed(Event(type="call", shot=1, ball="3", pocket="pyramid-right"))
+    ref.feed(Event(type="shot_start", t=5.0, shot=1, ball="cue", positions=start))
+    assert ref.feed(Event(type="rename", ball="3", to="13")) == []
+    # The camera goes on with the new id (the pipeline was renamed too).
+    ref.feed(Event(type="contact", t=5.4, shot=1, balls=("cue", "13"), pos=(2950.0, 420.0)))
+    ref.feed(Event(type="pot", t=6.0, shot=1, ball="13", pocket="pyramid-right"))
+    (v,) = ref.feed(Event(type="shot_end", t=7.0, shot=1, positions={"cue": (2900.0, 500.0)}))
+    assert v.legal and v.counted == ("13",)  # called as 3, relabelled with the ball
+    assert v.score == (13 + 10, 0)  # face value, and +10 for the last ball on the table (001 2.2.4)
