@@ -7,6 +7,7 @@ function describe(e) {
   const bits = [];
   if (e.balls) bits.push(e.balls.join(" → "));
   if (e.ball) bits.push(e.ball);
+  if (e.to) bits.push("is " + e.to);  // a rename: "this ball is number 7"
   if (e.pocket) bits.push("into " + e.pocket);
   if (e.cushion) bits.push(e.cushion);
   if (e.line) bits.push(e.line + " " + e.direction);
