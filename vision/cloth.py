@@ -53,6 +53,10 @@ class ClothModel:
         self.__dict__["_basis_cache"] = (key, basis, n)
         return basis, n
 
+    def basis(self) -> np.ndarray:
+        """The 3 x 3 matrix taking a BGR vector to (k, chroma components): rows e0 / |c|, e1, e2."""
+        return self._basis()[0]
+
     def usable(self) -> bool:
         return self.colour is not None and float(np.linalg.norm(self.colour)) / np.sqrt(3) >= self.min_brightness
 

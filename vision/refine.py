@@ -27,10 +27,17 @@ class RefineResult:
     colour: np.ndarray  # (N, 3) mean BGR of the inner disc
 
 
-def _ballness(cloth: ClothModel, samples: np.ndarray, dark_counts: np.ndarray) -> np.ndarray:
-    """0 on cloth (shadows included), rising to 1 and beyond on anything that is not cloth. Very dark
-    pixels count as not-cloth (a black ball) only for the balls (first axis) where ``dark_counts``."""
-    k, chroma = cloth.describe(samples)
+def _describe(cloth: ClothModel, samp: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(k, chroma, mean of B, G, R) of a BGR sample image, by one ``cv2.transform`` (see ``ClothModel``)."""
+    m = np.vstack([cloth.basis(), np.full((1, 3), 1.0 / 3.0)]).astype(np.float32)
+    t = cv2.transform(samp.astype(np.float32), m)
+    return t[..., 0], np.hypot(t[..., 1], t[..., 2]), t[..., 3]
+
+
+def _ballness(cloth: ClothModel, k: np.ndarray, chroma: np.ndarray, dark_counts: np.ndarray) -> np.ndarray:
+    """0 on cloth (shadows included), rising to 1 and beyond on anything that is not cloth, from the
+    pixels' (k, chroma). Very dark pixels count as not-cloth (a black ball) only for the balls (first
+    axis) where ``dark_counts``."""
     thr = cloth.chroma_threshold()
     s = np.maximum(chroma / thr, (k - 1.0) / (cloth.bright_k - 1.0))
     dark = (1.0 - k) / (1.0 - cloth.dark_k) * (k < cloth.dark_k * 1.6)
@@ -70,7 +77,8 @@ def refine_centres(
         mx = pos[..., 0].reshape(n * n_rays, n_samples).astype(np.float32)
         my = pos[..., 1].reshape(n * n_rays, n_samples).astype(np.float32)
         samp = cv2.remap(frame_bgr, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        score = _ballness(cloth, samp.reshape(n, n_rays, n_samples, 3), dark_counts)
+        k, chroma, gray = (a.reshape(n, n_rays, n_samples) for a in _describe(cloth, samp))
+        score = _ballness(cloth, k, chroma, dark_counts)
         score = np.minimum(score, 2.0)
         drop = score[:, :, :-2] - score[:, :, 2:]  # central difference of the fall, outward
         idx = np.argmax(drop, axis=2)
@@ -108,7 +116,6 @@ def refine_centres(
         # brightness (both balls' limbs are darker than their middles) one radius out: a rim point too. Its
         # darkest point lies a little inside the outline ``ratio`` measures against cloth: ``valley_scale``
         # (0.94, measured on the rendered benchmark suite: p95 centre error 3.0 -> 2.0 mm).
-        gray = samp.reshape(n, n_rays, n_samples, 3).mean(axis=3)
         lo, hi = int(np.searchsorted(rho, 0.75)), int(np.searchsorted(rho, 1.25))
         v = lo + np.argmin(gray[:, :, lo:hi], axis=2)
         g0, g1, g2 = gray[ii, jj, v - 1], gray[ii, jj, v], gray[ii, jj, v + 1]
