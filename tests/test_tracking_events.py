@@ -173,6 +173,8 @@ def test_ball_hit_before_the_struck_ball_is_seen_moving_is_a_contact_not_disturb
     contacts = [e for e in pred if e.type == "contact"]
     assert contacts and contacts[0].balls == ("cue", "1")
     assert abs((contacts[0].t or 0) - (truth.t or 0)) <= 0.5 / fps
+    stroke = next(e for e in pred if e.type == "shot_start")
+    assert stroke.ball == "cue" and 0.2 - 0.5 / fps <= (stroke.t or 0) <= (contacts[0].t or 0)
     dist = [e for e in pred if e.type == "disturbed"]
     assert [e.ball for e in dist] == ["9"] and dist[0].shot == 0
 

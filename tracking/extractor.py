@@ -470,8 +470,10 @@ class EventExtractor:
         if best is None:
             hit = self._hit_at_stroke(b, br, a, new, t_s)
             if hit is not None:
-                striker, t_c, pos = hit
+                striker, t_c, pos, t_stroke = hit
                 self._contact(striker, b.id, t_c, pos, 0.75, out)
+                if t_stroke is not None:
+                    self._retime_shot_start(striker, t_stroke, out)
                 return
             out.append(self._event("disturbed", t_s, ball=b.id, pos=_pt(a), confidence=0.45))
             return
@@ -484,12 +486,12 @@ class EventExtractor:
 
     def _hit_at_stroke(
         self, b: _Ball, br: _Break, a: np.ndarray, new: PathFit, t_s: float
-    ) -> tuple[str, float, np.ndarray] | None:
+    ) -> tuple[str, float, np.ndarray, float | None] | None:
         """A resting ball set moving in the first frames of a shot by the struck ball, which hit it before it
         was ever seen moving (at 25 fps a ball one diameter away is hit within a frame of the stroke): the
         struck ball's place at the stroke plus the path it has run by ``b``'s first moving sample reaches
         one diameter (plus the contact tolerance) from ``b``, and ``b`` leaves away from it. Returns (the
-        struck ball, the contact time, the contact point)."""
+        struck ball, the contact time, the contact point, and the stroke time where it can be solved)."""
         if self._stroke is None:
             return None
         sid, t0, p0 = self._stroke
@@ -515,7 +517,33 @@ class EventExtractor:
         # diameter behind b along b's new direction (the line of centres)
         u = v_b / max(float(np.linalg.norm(v_b)), 1e-9)
         t_c = min(max(t_s, t0, br.t_lo - dt), br.t_hi)
-        return sid, t_c, a - u * (D / 2)
+        return sid, t_c, a - u * (D / 2), self._stroke_time(s_ball, upto, a - u * D, v_b, t_c)
+
+    def _stroke_time(self, s_ball: _Ball, first: int, c: np.ndarray, v_b: np.ndarray, t_c: float) -> float | None:
+        """When the struck ball, never seen before its first contact, was struck: its incoming velocity is
+        the sum of both balls' outgoing ones (equal masses), run back over its leg from its place to the
+        contact centre ``c``; no earlier than its last resting sample. ``first``: its first sample after."""
+        assert self._stroke is not None
+        p0 = self._stroke[2]
+        nxt = [i for i in range(max(first - 1, 0), len(s_ball.ts)) if s_ball.sid[i] >= 0]
+        rest = [s_ball.ts[i] for sg in s_ball.segs if sg.kind == "rest" for i in sg.idx if s_ball.ts[i] <= t_c]
+        if len(nxt) < 2 or not rest:
+            return None
+        i, k = nxt[0], nxt[1]
+        v_s = (s_ball.xy[k] - s_ball.xy[i]) / max(s_ball.ts[k] - s_ball.ts[i], 1e-6)
+        speed = float(np.linalg.norm(v_s + v_b))
+        if speed < self.s.start_speed_mm_s:
+            return None
+        return min(max(t_c - float(np.linalg.norm(c - p0)) / speed, max(rest)), t_c)
+
+    def _retime_shot_start(self, ball: str, t: float, out: list[Event]) -> None:
+        """The shot's start, not yet given out, moved to the stroke time solved from its first contact."""
+        for k, e in enumerate(out):
+            if e.type == "shot_start" and e.shot == self.shot and e.ball == ball:
+                out[k] = self._event("shot_start", t, ball=ball, positions=e.positions, confidence=e.confidence)
+                if self._stroke is not None:
+                    self._stroke = (ball, t, self._stroke[2])
+                return
 
     def _hit_by_unseen(self, s_ball: _Ball, b: _Ball, t_s: float, out: list[Event]) -> None:
         """``s_ball`` left its resting place unseen and set ``b`` moving at ``t_s``: it starts the shot (if
