@@ -319,13 +319,21 @@ class Referee:
         """Each voided ball on its spot by the game's own spotting (001 2.1.21(2): the pot is void)."""
         if not voided:
             return verdict, after
-        table = {b: p for b, p in (after.table or {}).items() if b not in voided}
-        placed = self.game.spot_positions(list(voided), table, shot)
+        notes = list(verdict.notes)
+        cue = self.game.cue_ball
+        if cue is not None and cue in voided:
+            # The cue ball is never spotted: it stays where it lies (the next shot_start shows where).
+            notes.append("pot of the cue ball voided by the referee: it plays from where it lies (001 2.1.21, 1.5.4)")
+        spotted = [b for b in voided if b != cue]
+        if not spotted:
+            return replace(verdict, notes=tuple(notes)), after
+        table = {b: p for b, p in (after.table or {}).items() if b not in spotted}
+        placed = self.game.spot_positions(spotted, table, shot)
         table.update(placed)
-        spots = (*(s for s in verdict.spot if s.ball not in voided), *(SpotPlacement(b, p) for b, p in placed))
-        note = f"pot of {', '.join(voided)} voided by the referee: spotted (001 2.1.21, 1.5.4)"
-        verdict = replace(verdict, spot=spots, notes=(*verdict.notes, note))
-        just = (*(b for b in after.just_spotted if b not in voided), *voided)
+        spots = (*(s for s in verdict.spot if s.ball not in spotted), *(SpotPlacement(b, p) for b, p in placed))
+        notes.append(f"pot of {', '.join(spotted)} voided by the referee: spotted (001 2.1.21, 1.5.4)")
+        verdict = replace(verdict, spot=spots, notes=tuple(notes))
+        just = (*(b for b in after.just_spotted if b not in spotted), *spotted)
         return verdict, after.evolve(table=freeze_positions(table), just_spotted=just)
 
     def _rename(self, old: str, new: str) -> list[Verdict]:

@@ -104,3 +104,20 @@ def test_rename_during_a_shot_relabels_the_shot_in_progress():
     (v,) = ref.feed(Event(type="shot_end", t=7.0, shot=1, positions={"cue": (2900.0, 500.0)}))
     assert v.legal and v.counted == ("13",)  # called as 3, relabelled with the ball
     assert v.score == (13 + 10, 0)  # face value, and +10 for the last ball on the table (001 2.2.4)
+
+
+def test_voiding_a_wrongly_seen_cue_ball_pot_removes_the_foul_and_the_pot_counts_2_1_22_12():
+    """The camera saw the cue ball fall with ball t7: a foul (001 2.1.22(12)) that voids t7. The operator
+    voids the cue ball's pot: judged again, the shot is legal and t7 counts."""
+    ref = played()
+    ref.feed(Event(type="call", shot=1, ball="3", pocket="pyramid-right"))
+    ref.feed(Event(type="shot_start", t=5.0, shot=1, ball="cue", positions={"cue": (2300.0, 890.0), "3": START["3"]}))
+    ref.feed(Event(type="contact", t=5.4, shot=1, balls=("cue", "3"), pos=(2950.0, 420.0)))
+    ref.feed(Event(type="pot", t=6.0, shot=1, ball="3", pocket="pyramid-right"))
+    ref.feed(Event(type="pot", t=6.2, shot=1, ball="cue", pocket="pyramid-right"))
+    (foul,) = ref.feed(Event(type="shot_end", t=7.0, shot=1, positions={}))
+    assert not foul.legal and foul.void == ("3",) and [f.code for f in foul.fouls] == ["cue_potted"]
+    (fixed,) = ref.feed(Event(type="void_pot", ball="cue"))
+    assert fixed.amended and fixed.legal and fixed.counted == ("3",)
+    assert "cue" not in {s.ball for s in fixed.spot}  # the cue ball is not spotted: it plays from where it lies
+    assert any("cue ball voided" in n for n in fixed.notes)
