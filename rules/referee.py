@@ -20,6 +20,11 @@ shot, or a hanging ball that falls (a ``pot`` of that shot after its end, 2.1.15
 same state and yields the amended verdict; once the next shot starts it is frozen (001 1.5.4 L195).
 ``concede`` ends the frame for the other player, credited with the maximum (001 1.5.5).
 
+Corrections (documented extensions). ``rename`` ("this ball is number 7") relabels the ball everywhere
+from then on (the state, the shot in progress, waiting inputs) and judges the open verdict again, amending
+it when it changes; it never merges two balls. ``void_pot`` judges the open verdict again without that pot
+and spots the ball (001 2.1.21); after the next stroke both the void and any amendment are refused.
+
 A lag yields a verdict too: legal, no fouls, nothing counted, ``next_player`` the winner (who also stands
 as ``player``), ``ball_in_hand`` true, and notes that start with "lag won by" or "lag: repeat" and give
 each ball's faults. The 2.1.5в placement warning is the operator input ``placement_warning`` (or
