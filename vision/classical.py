@@ -66,6 +66,8 @@ class ClassicalDetector:
         self._cue_seen: tuple[float, ...] | None = None
         self.radius_grid = calibration.table.ball_radius_mm * s.px_per_mm
         self._disc_offsets = self._disc(0.8 * self.radius_grid)
+        steps = self.radius_grid * np.linspace(0.35, 1.05, 6)
+        self._vote_steps = np.concatenate([steps, -steps]).astype(np.float32)
         self._ideal_votes = self._ideal_peak()
         w, h = self.rectifier.size
         self._peak_kernel = cv2.getStructuringElement(
@@ -107,22 +109,20 @@ class ClassicalDetector:
         edges = cv2.compare(mag, float(self.settings.edge_threshold), cv2.CMP_GT)  # type: ignore[call-overload]
         sel = cv2.bitwise_and(edges, near_fg)
         nz = cv2.findNonZero(sel)
-        acc = np.zeros(h * w, np.float32)
         if nz is None:
-            return acc.reshape(h, w)
+            return np.zeros((h, w), np.float32)
         nz = nz.reshape(-1, 2)
         xs, ys = nz[:, 0], nz[:, 1]
         m = mag[ys, xs]
         ux, uy = gx[ys, xs] / m, gy[ys, xs] / m
-        wgt = np.minimum(m * (1.0 / (4 * self.settings.edge_threshold)), 1.0)
+        wgt = np.minimum(m * np.float32(1.0 / (4 * self.settings.edge_threshold)), np.float32(1.0))
         # Vote along the gradient at distances from the limb (shading) out to the rim, both ways.
-        steps = self.radius_grid * np.linspace(0.35, 1.05, 6)
-        cx = (xs[None, :] + np.concatenate([steps, -steps])[:, None] * ux[None, :]).ravel()
-        cy = (ys[None, :] + np.concatenate([steps, -steps])[:, None] * uy[None, :]).ravel()
-        ww = np.tile(wgt, 2 * len(steps))
-        xi, yi = np.rint(cx).astype(np.int64), np.rint(cy).astype(np.int64)
-        ok = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
-        acc += np.bincount(yi[ok] * w + xi[ok], weights=ww[ok], minlength=h * w).astype(np.float32)
+        steps = self._vote_steps[:, None]
+        xi = np.rint(xs.astype(np.float32)[None, :] + steps * ux[None, :]).astype(np.int32).ravel()
+        yi = np.rint(ys.astype(np.float32)[None, :] + steps * uy[None, :]).astype(np.int32).ravel()
+        ok = (xi.view(np.uint32) < w) & (yi.view(np.uint32) < h)  # negative coordinates wrap to large
+        ww = np.tile(wgt, len(self._vote_steps))
+        acc = np.bincount(yi[ok] * w + xi[ok], weights=ww[ok], minlength=h * w).astype(np.float32)
         return acc.reshape(h, w)
 
     def detect(self, frame_bgr: np.ndarray) -> Detections:
@@ -198,10 +198,16 @@ class ClassicalDetector:
         s = self.settings
         thr = min(s.min_votes, s.min_votes_packed) * ref
         dil = cv2.dilate(acc, self._peak_kernel)
-        ys, xs = np.nonzero((acc >= dil) & (acc > thr))
+        peak = cv2.bitwise_and(
+            cv2.compare(acc, dil, cv2.CMP_GE),
+            cv2.compare(acc, float(thr), cv2.CMP_GT),  # type: ignore[call-overload]
+        )
+        nz = cv2.findNonZero(peak)
         h, w = acc.shape
-        if len(xs) == 0:
+        if nz is None:
             return np.zeros((0, 2)), np.zeros(0)
+        nz = nz.reshape(-1, 2).astype(np.intp)
+        xs, ys = nz[:, 0], nz[:, 1]
         # Disc coverage by not-cloth: a box mean over the disc's inscribed square (fast, and close enough).
         cover = self._box_cover(fg)[ys, xs]
         keep = cover >= s.min_cover
