@@ -122,3 +122,27 @@ def test_unknown_balls_get_stable_tracker_ids() -> None:
     assert sorted(b.id for b in f.balls) == ["t1", "t2", "t3"]
     tracker.rename("t2", "5")
     assert sorted(b.id for b in tracker.step(10, 10 / 30, pts).balls) == ["5", "t1", "t3"]
+
+
+def test_hidden_ball_does_not_take_a_passing_balls_detection() -> None:
+    # Ball 1 rests, then hides; a weak blob (an arm: confidence below what brings a hidden ball back) sits
+    # where it was while the cue ball rolls past 100-150 mm away. The cue ball keeps its own detection and
+    # its id, and ball 1 stays hidden.
+    fps = 25.0
+    a = np.array([2000.0, 180.0])
+    tracker = Tracker(TABLE, known_ids={"1": (2000.0, 180.0), "cue": (2300.0, 100.0)})
+    out = []
+    for i in range(60):
+        t = i / fps
+        cue = np.array([2300.0, 100.0]) if t < 1.2 else np.array([2300.0 - 600.0 * (t - 1.2), 100.0])
+        if t < 1.0:
+            z, conf = np.array([a, cue]), np.array([0.9, 0.9])
+        elif t < 1.2:
+            z, conf = np.array([cue]), np.array([0.9])
+        else:
+            z, conf = np.array([a + 1.0, cue]), np.array([0.4, 0.9])
+        out.append((cue, tracker.step(i, t, z, conf)))
+    for cue, f in out[30:]:
+        ids = f.by_id()
+        assert "cue" in ids and np.hypot(*(np.array(ids["cue"].pos) - cue)) < 10.0
+        assert "1" not in ids or ids["1"].meas is None

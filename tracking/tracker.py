@@ -344,6 +344,13 @@ class Tracker:
                 dc = np.linalg.norm(self._colour - tr.colour, axis=1) / self.s.colour_sigma
                 ok = cost[i] < big
                 cost[i, ok] += np.minimum(dc[ok] ** 2, self.s.colour_cost)
+        # A detection inside a visible ball's statistical gate is that ball's: a hidden ball does not come
+        # back on it through the kink tier (it would take a passing ball's detection and its id).
+        seen = np.array([tr.state == TrackState.CONFIRMED for tr in tracks])
+        gated = ((tier == 0) & (cost < big) & seen[:, None]).any(axis=0)
+        for i, tr in enumerate(tracks):
+            if tr.state == TrackState.OCCLUDED:
+                cost[i, gated & (tier[i] == 1)] = big
         # One "unmatched" column per track: a track with no allowed detection stays unmatched instead of
         # being forced onto a forbidden cell, which would push another track off its own detection (a
         # swap of ids through the kink tier).
