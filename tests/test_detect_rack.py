@@ -63,3 +63,12 @@ def test_valleys_to_frozen_neighbours_are_taken_a_little_inside_the_rim(racks):
     err = np.concatenate([_rack_found(fr)[1] for fr in racks])
     err_at_rim = np.concatenate([_rack_found(fr, valley_scale=1.0)[1] for fr in racks])
     assert np.median(err) < 0.8 * np.median(err_at_rim)
+
+
+@pytest.mark.slow
+def test_a_vote_peak_is_also_refined_from_where_it_lies(racks):
+    """Where the camera pose misplaces the shift (here: a shift far too large), the refinement started
+    from the peak itself finds the balls; with the shifted start alone the rack is lost."""
+    fr = racks[1]
+    assert _rack_found(fr, peak_shift=2.5)[0]
+    assert not _rack_found(fr, peak_shift=2.5, peak_two_starts=False)[0]

@@ -9,6 +9,10 @@ Per frame:
    edges spread theirs along lines.
 4. Peaks of the smoothed votes that are at least ``min_votes`` of a clean ball's, covered by not-cloth
    over ``min_cover`` of the disc, and inside the playing field (a pocket mouth included) are balls.
+   A weaker peak (``min_votes_packed``) is kept where at least three clear ones lie one diameter around
+   it: a ball in the middle of a rack shows only valleys to its neighbours. Vote peaks lie beyond the
+   ball, away from the camera (``peak_shift`` radii x tan of the view angle, measured on rendered racks):
+   they are moved back, and also refined from where they lie (``peak_two_starts``).
 5. Each peak goes back to the recorded frame, is refined to a fraction of a pixel on the ball's rim
    (``vision.refine``), and is corrected for parallax to the cloth point below the ball centre
    (``vision.parallax``).
@@ -43,6 +47,8 @@ class ClassicalSettings:
     min_votes_packed: float = 0.2  # ... or this much where at least 3 such peaks lie one diameter around it
     min_cover: float = 0.55  # share of the disc (0.8 radius) that must be not-cloth
     peak_shift: float = 0.69  # vote peaks lie this many radii x tan(view angle) beyond the ball (measured)
+    peak_shift_max_tan: float = 1.0  # ... measured up to this tan; steeper views get that much shift
+    peak_two_starts: bool = True  # also refine a vote peak from where it lies, keep the clearly better rim
     min_rim_support: float = 0.3  # share of rim rays that must find the rim, for balls split from a blob
     outside_mm: float = 17.0  # how far a centre may lie outside the field rectangle (pocket mouths)
     refine: bool = True
@@ -245,13 +251,19 @@ class ClassicalDetector:
         cal = self.calibration
         t = cal.table
         on_cloth = self.rectifier.grid_to_table(grid_pts)  # where the ray through the ball centre meets the cloth
-        if (~blob).any():
+        n = len(on_cloth)
+        peak = np.flatnonzero(~blob)
+        if len(peak):
             # A vote peak lies beyond the ball, away from the camera: the ball's outline on the cloth plane is
-            # stretched that way, and in a rack its camera side is hidden by the nearer ball. Move it back.
-            away = on_cloth[~blob] - self._camera_mm[:2]
+            # stretched that way, and in a rack its camera side is hidden by the nearer ball. Move it back;
+            # where the camera pose is off (a poor calibration) the refinement also starts from the peak itself.
+            away = on_cloth[peak] - self._camera_mm[:2]
             dist = np.maximum(np.linalg.norm(away, axis=1, keepdims=True), 1e-9)
-            tan = dist / max(-self._camera_mm[2], 1.0)
-            on_cloth[~blob] -= s.peak_shift * t.ball_radius_mm * tan * away / dist
+            tan = np.minimum(dist / max(-self._camera_mm[2], 1.0), s.peak_shift_max_tan)
+            unshifted = on_cloth[peak]
+            on_cloth[peak] -= s.peak_shift * t.ball_radius_mm * tan * away / dist
+            if s.refine and s.peak_shift > 0 and s.peak_two_starts:
+                on_cloth = np.concatenate([on_cloth, unshifted])
         px = cal.table_to_image(on_cloth)
         radius_px = ball_radius_px(cal, on_cloth)
         support = np.ones(len(px))
@@ -270,13 +282,18 @@ class ClassicalDetector:
                 toward_camera=toward,
                 valley_scale=s.valley_scale,
             )
-            px, _, colour, radius_px, support = (
-                res.px,
-                res.edge_fraction,
-                res.colour,
-                res.radius,
-                res.support,
-            )
+            px, colour, radius_px, support = res.px, res.colour, res.radius, res.support
+            if len(px) > n:
+                # Of the two starts of a vote peak, the shifted one unless the other found clearly more of the rim.
+                wins = support[n:] > support[peak] + 0.15
+                better, alt = peak[wins], n + np.flatnonzero(wins)
+                px[better], colour[better], radius_px[better], support[better] = (
+                    px[alt],
+                    colour[alt],
+                    radius_px[alt],
+                    support[alt],
+                )
+                px, colour, radius_px, support = px[:n], colour[:n], radius_px[:n], support[:n]
         pos = ball_px_to_table(cal, px)
         # Inside the playing field (a pocket mouth allowed).
         o = s.outside_mm
