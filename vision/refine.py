@@ -55,7 +55,7 @@ def refine_centres(
     n_rays: int = 24,
     n_samples: int = 20,
     iterations: int = 2,
-    valley_scale: float = 0.94,
+    valley_scale: float = 1.0,
 ) -> RefineResult:
     centres = np.asarray(centres, dtype=np.float64).reshape(-1, 2).copy()
     radii = np.asarray(radii, dtype=np.float64).reshape(-1)
@@ -114,8 +114,8 @@ def refine_centres(
             ratio = float(np.clip(np.median(r_obs), 0.8, 1.4))
         # Where a ray runs into a frozen neighbour instead of cloth, the contact shows as a valley of
         # brightness (both balls' limbs are darker than their middles) one radius out: a rim point too. Its
-        # darkest point lies a little inside the outline ``ratio`` measures against cloth: ``valley_scale``
-        # (0.94, measured on the rendered benchmark suite: p95 centre error 3.0 -> 2.0 mm).
+        # darkest point may lie a little inside the outline ``ratio`` measures against cloth: ``valley_scale``
+        # (the classical detector uses 0.94, measured on the rendered benchmark suite: p95 3.0 -> 2.0 mm).
         lo, hi = int(np.searchsorted(rho, 0.75)), int(np.searchsorted(rho, 1.25))
         v = lo + np.argmin(gray[:, :, lo:hi], axis=2)
         g0, g1, g2 = gray[ii, jj, v - 1], gray[ii, jj, v], gray[ii, jj, v + 1]
