@@ -135,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
             port = server.start()
         base = f"http://{args.host}:{port}"
         print(f"tableref demo: {game} on the bundled clip · overlay {base}/overlay · review {base}/review · "
-              f"API {base}/docs", file=sys.stderr, flush=True)  # fmt: skip
+              f"API {base}/api", file=sys.stderr, flush=True)  # fmt: skip
         print(f"tableref demo: operator token for POST {base}/inputs: {token}", file=sys.stderr, flush=True)
     kind = "observing the video" if svc.runner.source.kind == "file" else "replaying the recorded events"
     print(f"tableref demo: {kind} ({'as fast as possible' if args.fast else 'in real time'})", file=sys.stderr)
