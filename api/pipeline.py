@@ -14,6 +14,7 @@ it is not thread-safe, so a live service runs it in one thread.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
@@ -125,6 +126,15 @@ class Pipeline:
         self.events.extend(new)
         return new
 
+    def run(self, frames: Iterable[np.ndarray], fps: float) -> int:
+        """Feed a whole recording (frame ``i`` at ``i / fps`` seconds), then finish; returns the number of frames.
+        ``frames`` is any iterable of BGR images, e.g. ``video_frames(cv2.VideoCapture(path))``."""
+        n = 0
+        for n, frame in enumerate(frames, start=1):
+            self.step(frame, n - 1, (n - 1) / fps)
+        self.finish()
+        return n
+
     def finish(self) -> list[Event]:
         """End of the stream: decides what is still pending (the last shot's end among it)."""
         if self._finished:
@@ -207,3 +217,16 @@ def noise_settings(
         graze_tol_mm=max(ex.graze_tol_mm, 3.0 * sigma_mm),
     )
     return tr, ex
+
+
+class _FrameSource(Protocol):
+    def read(self) -> tuple[bool, Any]: ...
+
+
+def video_frames(cap: _FrameSource) -> Iterator[np.ndarray]:
+    """The frames of an opened ``cv2.VideoCapture`` (or anything with its ``read``), until it runs out."""
+    while True:
+        ok, frame = cap.read()
+        if not ok:
+            return
+        yield frame

@@ -12,7 +12,7 @@ import cv2
 import pytest
 
 from api.commands.analyze import merge_inputs, run_rules, scenario_calibration, table_from_args
-from api.pipeline import Pipeline
+from api.pipeline import Pipeline, video_frames
 from tracking.events import Event, read_jsonl
 
 DEMO = Path(__file__).resolve().parent.parent / "api" / "data" / "demo"
@@ -29,15 +29,8 @@ def _observe() -> list[Event]:
     cal = scenario_calibration(video, table, size)
     assert cal is not None
     pipe = Pipeline(cal, game=GAME, detector_name="classical")
-    i = 0
-    while True:
-        ok, frame = cap.read()
-        if not ok:
-            break
-        pipe.step(frame, i, i / fps)
-        i += 1
+    i = pipe.run(video_frames(cap), fps)
     cap.release()
-    pipe.finish()
     assert i > 600
     return pipe.sorted_events()
 

@@ -61,21 +61,14 @@ def _game(clip: Path) -> str:
 
 def pipeline_only_fps(clip: Path) -> tuple[float, int]:
     """Decode and run the pipeline with nothing else: the baseline."""
-    from api.pipeline import Pipeline
+    from api.pipeline import Pipeline, video_frames
     from calibration.mapping import Calibration
 
     pipe = Pipeline(Calibration.load(clip / "camera.json"), game=_game(clip))
     cap = cv2.VideoCapture(str(clip / "video.mp4"))
     fps = float(cap.get(cv2.CAP_PROP_FPS) or 25.0)
-    n = 0
     start = time.monotonic()
-    while True:
-        ok, frame = cap.read()
-        if not ok:
-            break
-        pipe.step(frame, n, n / fps)
-        n += 1
-    pipe.finish()
+    n = pipe.run(video_frames(cap), fps)
     wall = time.monotonic() - start
     cap.release()
     return n / wall, n

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from api.pipeline import Pipeline
+from api.pipeline import Pipeline, video_frames
 from calibration.table import TableModel
 from tracking.events import Event, read_jsonl
 from tracking.kinematic_sim import SCENARIOS, detections_from_truth, make_setup, simulate_shot
@@ -120,14 +120,7 @@ def run_suite(root: Path, detector: str, verbose: bool = False) -> dict[float, t
         cal = scenario_calibration(folder / "video.mp4", table, size)
         pipe = Pipeline(cal, game=None, detector_name=detector, known_ids=known)
         t0 = time.perf_counter()
-        i = 0
-        while True:
-            ok, frame = cap.read()
-            if not ok:
-                break
-            pipe.step(frame, i, i / fps)
-            i += 1
-        pipe.finish()
+        i = pipe.run(video_frames(cap), fps)
         work = time.perf_counter() - t0
         scores, speed_acc = out.get(fps, (Scores(), 0.0))
         scores.add_shot(pipe.sorted_events(), truth, 1.0 / fps)
