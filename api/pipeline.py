@@ -14,9 +14,12 @@ it is not thread-safe, so a live service runs it in one thread.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import contextlib
+import queue
+import threading
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -126,12 +129,23 @@ class Pipeline:
         self.events.extend(new)
         return new
 
-    def run(self, frames: Iterable[np.ndarray], fps: float) -> int:
+    def run(
+        self, frames: Iterable[np.ndarray], fps: float, progress: Callable[[int, float], None] | None = None
+    ) -> int:
         """Feed a whole recording (frame ``i`` at ``i / fps`` seconds), then finish; returns the number of frames.
-        ``frames`` is any iterable of BGR images, e.g. ``video_frames(cv2.VideoCapture(path))``."""
+        ``frames`` is any iterable of BGR images, e.g. ``video_frames(cv2.VideoCapture(path))`` (which decodes
+        ahead in its own thread). ``progress(n, t)`` is called after each frame."""
+        return self.run_timed(((f, i / fps) for i, f in enumerate(frames)), progress)
+
+    def run_timed(
+        self, frames: Iterable[tuple[np.ndarray, float]], progress: Callable[[int, float], None] | None = None
+    ) -> int:
+        """Feed ``(frame, t)`` pairs (e.g. ``timed_frames(cap, fps)``), then finish; returns the number of frames."""
         n = 0
-        for n, frame in enumerate(frames, start=1):
-            self.step(frame, n - 1, (n - 1) / fps)
+        for n, (frame, t) in enumerate(frames, start=1):
+            self.step(frame, n - 1, t)
+            if progress is not None:
+                progress(n, t)
         self.finish()
         return n
 
@@ -221,12 +235,106 @@ def noise_settings(
 
 class _FrameSource(Protocol):
     def read(self) -> tuple[bool, Any]: ...
+    def get(self, prop_id: int) -> float: ...
 
 
-def video_frames(cap: _FrameSource) -> Iterator[np.ndarray]:
-    """The frames of an opened ``cv2.VideoCapture`` (or anything with its ``read``), until it runs out."""
+T = TypeVar("T")
+PREFETCH = 4  # frames decoded ahead: enough to ride out one slow frame, little memory (4 x 6 MB at 1080p)
+_CAP_POS_MSEC = 0  # cv2.CAP_PROP_POS_MSEC (api.pipeline does not import cv2)
+
+
+class _Failed:
+    __slots__ = ("exc",)
+
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+
+_DONE = object()
+
+
+def prefetch(items: Iterable[T], depth: int = PREFETCH) -> Iterator[T]:
+    """The items of ``items`` in their order, produced up to ``depth`` ahead in a background thread.
+
+    Meant for a video decoder (OpenCV's ``read`` releases the GIL, so decoding overlaps with the detector in
+    the caller's thread). An exception raised while producing is raised here, in the caller, at the point
+    where the item would have come; leaving the loop early (``break``, an error in the caller) stops the
+    thread before this generator returns."""
+    q: queue.Queue[Any] = queue.Queue(maxsize=max(1, depth))
+    stop = threading.Event()
+
+    def put(item: Any) -> bool:
+        while not stop.is_set():
+            try:
+                q.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        try:
+            for item in items:
+                if not put(item):
+                    return
+        except BaseException as exc:  # handed to the caller, which re-raises it
+            put(_Failed(exc))
+            return
+        put(_DONE)
+
+    worker = threading.Thread(target=produce, name="tableref-decode", daemon=True)
+    worker.start()
+    try:
+        while True:
+            item = q.get()
+            if item is _DONE:
+                return
+            if isinstance(item, _Failed):
+                raise item.exc
+            yield item
+    finally:
+        stop.set()
+        while worker.is_alive():
+            with contextlib.suppress(queue.Empty):
+                q.get(timeout=0.05)
+        worker.join()
+
+
+def _read_frames(cap: _FrameSource) -> Iterator[np.ndarray]:
     while True:
         ok, frame = cap.read()
         if not ok:
             return
         yield frame
+
+
+def video_frames(cap: _FrameSource, depth: int = PREFETCH) -> Iterator[np.ndarray]:
+    """The frames of an opened ``cv2.VideoCapture`` (or anything with its ``read``), until it runs out, decoded
+    ``depth`` frames ahead in a background thread (``depth=0``: in the caller's thread)."""
+    return prefetch(_read_frames(cap), depth) if depth > 0 else _read_frames(cap)
+
+
+def _read_timed(cap: _FrameSource, fps: float, limit: int) -> Iterator[tuple[np.ndarray, float]]:
+    last_t = -1.0
+    i = 0
+    while not limit or i < limit:
+        ok, frame = cap.read()
+        if not ok:
+            return
+        ms = cap.get(_CAP_POS_MSEC)
+        t = ms / 1000.0 if ms and ms / 1000.0 > last_t else i / fps
+        if t <= last_t:
+            t = last_t + 1.0 / fps
+        last_t = t
+        yield frame, t
+        i += 1
+
+
+def timed_frames(
+    cap: _FrameSource, fps: float, limit: int = 0, depth: int = PREFETCH
+) -> Iterator[tuple[np.ndarray, float]]:
+    """``(frame, t)`` for each frame of an opened ``cv2.VideoCapture`` (at most ``limit``; 0: all), decoded
+    ahead like ``video_frames``. ``t`` (seconds) is the decoder's timestamp where it is sane (variable frame
+    rate, dropped frames: it increases), else ``index / fps``; it always increases."""
+    items = _read_timed(cap, fps, limit)
+    return prefetch(items, depth) if depth > 0 else items

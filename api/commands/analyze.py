@@ -13,9 +13,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import queue
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -23,7 +21,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from api.pipeline import Pipeline
+from api.pipeline import Pipeline, timed_frames
 from api.report import write_report
 from calibration.mapping import Calibration, CalibrationError
 from calibration.table import TableModel, TableSpec, TableSpecError
@@ -127,29 +125,6 @@ def _progress(i: int, n: int, started: float, t_video: float) -> None:
     sys.stderr.flush()
 
 
-def _read_frames(
-    cap: cv2.VideoCapture, fps: float, limit: int, out: queue.Queue[tuple[np.ndarray, float] | None]
-) -> None:
-    """Decode frames with their timestamps: the decoder's, where it is sane (variable frame rate, dropped
-    frames), else index / fps; ``None`` marks the end."""
-    last_t = -1.0
-    i = 0
-    try:
-        while not limit or i < limit:
-            ok, frame = cap.read()
-            if not ok:
-                break
-            ms = cap.get(cv2.CAP_PROP_POS_MSEC)
-            t = ms / 1000.0 if ms and ms / 1000.0 > last_t else i / fps
-            if t <= last_t:
-                t = last_t + 1.0 / fps
-            last_t = t
-            out.put((frame, t))
-            i += 1
-    finally:
-        out.put(None)
-
-
 def merge_inputs(events: list[Event], inputs: list[Event]) -> list[Event]:
     """Camera events with operator inputs placed just before the shot they apply to."""
     starts = {e.shot: (e.t or 0.0) for e in events if e.type == "shot_start"}
@@ -197,26 +172,20 @@ def run(args: argparse.Namespace) -> int:
 
     pipe = Pipeline(cal, game=args.game, detector_name=args.detector)
     started = time.perf_counter()
-    i = 0
-    last_t = -1.0
     limit = args.max_frames if args.max_frames else n_frames
-    # Decoding runs in its own thread (OpenCV releases the GIL), so it overlaps with detection.
-    frames: queue.Queue[tuple[np.ndarray, float] | None] = queue.Queue(maxsize=8)
-    reader = threading.Thread(target=_read_frames, args=(cap, fps, args.max_frames or 0, frames), daemon=True)
-    reader.start()
-    while True:
-        item = frames.get()
-        if item is None:
-            break
-        frame, t = item
+    last_t = -1.0
+
+    def progress(n: int, t: float) -> None:
+        nonlocal last_t
         last_t = t
-        pipe.step(frame, i, t)
-        i += 1
-        if not args.quiet and (i % 10 == 0):
-            _progress(i, limit, started, t)
-    reader.join()
-    cap.release()
-    pipe.finish()
+        if not args.quiet and n % 10 == 0:
+            _progress(n, limit, started, t)
+
+    # Decoding runs ahead in its own thread (OpenCV releases the GIL), so it overlaps with detection.
+    try:
+        i = pipe.run_timed(timed_frames(cap, fps, args.max_frames or 0), progress)
+    finally:
+        cap.release()
     wall = time.perf_counter() - started
     if not args.quiet:
         _progress(i, limit, started, last_t)
