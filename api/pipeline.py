@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import queue
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeVar
 
@@ -130,20 +130,35 @@ class Pipeline:
         return new
 
     def run(
-        self, frames: Iterable[np.ndarray], fps: float, progress: Callable[[int, float], None] | None = None
+        self,
+        frames: Iterable[np.ndarray],
+        fps: float,
+        progress: Callable[[int, float], None] | None = None,
+        detect_ahead: bool = True,
     ) -> int:
         """Feed a whole recording (frame ``i`` at ``i / fps`` seconds), then finish; returns the number of frames.
         ``frames`` is any iterable of BGR images, e.g. ``video_frames(cv2.VideoCapture(path))`` (which decodes
-        ahead in its own thread). ``progress(n, t)`` is called after each frame."""
-        return self.run_timed(((f, i / fps) for i, f in enumerate(frames)), progress)
+        ahead in its own thread). ``progress(n, t)`` is called after each frame; ``detect_ahead``: see
+        ``run_timed``."""
+        return self.run_timed(((f, i / fps) for i, f in enumerate(frames)), progress, detect_ahead)
 
     def run_timed(
-        self, frames: Iterable[tuple[np.ndarray, float]], progress: Callable[[int, float], None] | None = None
+        self,
+        frames: Iterable[tuple[np.ndarray, float]],
+        progress: Callable[[int, float], None] | None = None,
+        detect_ahead: bool = True,
     ) -> int:
-        """Feed ``(frame, t)`` pairs (e.g. ``timed_frames(cap, fps)``), then finish; returns the number of frames."""
+        """Feed ``(frame, t)`` pairs (e.g. ``timed_frames(cap, fps)``), then finish; returns the number of frames.
+
+        ``detect_ahead``: the detector runs in a thread of its own, a few frames ahead of tracking (most of its
+        work is OpenCV and numpy, which release the GIL, so with the decoder's thread the three stages overlap
+        on the cores there are). Each stage keeps the frame order, so the events are the same either way."""
+        dets: Iterable[tuple[Any, float]] = ((self.detector.detect(f), t) for f, t in frames)
+        if detect_ahead:
+            dets = prefetch(dets, PREFETCH)
         n = 0
-        for n, (frame, t) in enumerate(frames, start=1):
-            self.step(frame, n - 1, t)
+        for n, (d, t) in enumerate(dets, start=1):
+            self.step_detections(d, n - 1, t)
             if progress is not None:
                 progress(n, t)
         self.finish()
@@ -253,7 +268,7 @@ class _Failed:
 _DONE = object()
 
 
-def prefetch(items: Iterable[T], depth: int = PREFETCH) -> Iterator[T]:
+def prefetch(items: Iterable[T], depth: int = PREFETCH) -> Generator[T, None, None]:
     """The items of ``items`` in their order, produced up to ``depth`` ahead in a background thread.
 
     Meant for a video decoder (OpenCV's ``read`` releases the GIL, so decoding overlaps with the detector in
