@@ -10,6 +10,7 @@ outlier trimming), or the coarse centre where too few rays, or rays on one side 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import cv2
@@ -27,22 +28,57 @@ class RefineResult:
     colour: np.ndarray  # (N, 3) mean BGR of the inner disc
 
 
-def _describe(cloth: ClothModel, samp: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(k, chroma, mean of B, G, R) of a BGR sample image, by one ``cv2.transform`` (see ``ClothModel``)."""
-    m = np.vstack([cloth.basis(), np.full((1, 3), 1.0 / 3.0)]).astype(np.float32)
-    t = cv2.transform(samp.astype(np.float32), m)
-    return t[..., 0], np.hypot(t[..., 1], t[..., 2]), t[..., 3]
+@dataclass(frozen=True)
+class _Rays:
+    """Constants of a ray pattern: directions, sample radii and the sample indices the refinement reads."""
+
+    dirs: np.ndarray  # (R, 2) unit directions
+    rho: np.ndarray  # (S,) sample radii in ball radii
+    rdx: np.ndarray  # (R, S) x offsets of the samples per unit radius
+    rdy: np.ndarray  # (R, S) y offsets
+    lo: int  # valley search from sample lo ...
+    hi: int  # ... to hi (exclusive)
+    i_in: int  # sample inside the rim (0.6 radius)
+    i_out: int  # sample beyond the rim (1.4 radius)
+    inner: np.ndarray  # (S,) bool: samples within 0.75 radius (appearance)
 
 
-def _ballness(cloth: ClothModel, k: np.ndarray, chroma: np.ndarray, dark_counts: np.ndarray) -> np.ndarray:
-    """0 on cloth (shadows included), rising to 1 and beyond on anything that is not cloth, from the
-    pixels' (k, chroma). Very dark pixels count as not-cloth (a black ball) only for the balls (first
-    axis) where ``dark_counts``."""
-    thr = cloth.chroma_threshold()
-    s = np.maximum(chroma / thr, (k - 1.0) / (cloth.bright_k - 1.0))
-    dark = (1.0 - k) / (1.0 - cloth.dark_k) * (k < cloth.dark_k * 1.6)
-    dark = dark * dark_counts.reshape((-1,) + (1,) * (dark.ndim - 1))
-    return np.maximum(s, dark).astype(np.float32)
+@functools.lru_cache(maxsize=8)
+def _rays(n_rays: int, n_samples: int) -> _Rays:
+    ang = np.linspace(0, 2 * np.pi, n_rays, endpoint=False)
+    dirs = np.stack([np.cos(ang), np.sin(ang)], axis=1)
+    rho = np.linspace(0.5, 1.5, n_samples)
+    return _Rays(
+        dirs, rho, dirs[:, 0:1] * rho[None, :], dirs[:, 1:2] * rho[None, :],
+        int(np.searchsorted(rho, 0.75)), int(np.searchsorted(rho, 1.25)), int(np.searchsorted(rho, 0.6)),
+        int(np.searchsorted(rho, 1.4)), rho <= 0.75,
+    )  # fmt: skip
+
+
+def _score_matrix(cloth: ClothModel) -> np.ndarray:
+    """The 4 x 4 ``cv2.transform`` matrix (with offsets) taking BGR samples to ((k - 1) / (bright_k - 1),
+    the two chroma components over the chroma threshold, mean of B, G, R): the ballness terms of
+    ``_ballness`` and the brightness the valley search reads, in one pass (cached per cloth colour)."""
+    key = (cloth.basis().tobytes(), cloth.chroma_threshold(), cloth.bright_k)
+    cached = cloth.__dict__.get("_refine_matrix")
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    basis = cloth.basis()
+    kb = cloth.bright_k - 1.0
+    m = np.zeros((4, 4), np.float64)
+    m[0, :3], m[0, 3] = basis[0] / kb, -1.0 / kb
+    m[1:3, :3] = basis[1:] / cloth.chroma_threshold()
+    m[3, :3] = 1.0 / 3.0
+    m32 = m.astype(np.float32)
+    cloth.__dict__["_refine_matrix"] = (key, m32)
+    return m32
+
+
+def _sub_sample(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Offset (-1..1) of the extremum of a parabola through three equally spaced values."""
+    den = a - 2 * b + c
+    flat = np.abs(den) <= 1e-6
+    return np.clip(0.5 * (a - c) / np.where(flat, 1.0, den) * ~flat, -1.0, 1.0)
 
 
 def refine_centres(
@@ -57,95 +93,95 @@ def refine_centres(
     iterations: int = 2,
     valley_scale: float = 1.0,
 ) -> RefineResult:
-    centres = np.asarray(centres, dtype=np.float64).reshape(-1, 2).copy()
+    centres = np.array(centres, dtype=np.float64).reshape(-1, 2)
     radii = np.asarray(radii, dtype=np.float64).reshape(-1)
     n = len(centres)
     if n == 0:
         return RefineResult(np.zeros((0, 2)), np.zeros(0), np.zeros(0), np.zeros(0), np.zeros((0, 3)))
-    ang = np.linspace(0, 2 * np.pi, n_rays, endpoint=False)
-    dirs = np.stack([np.cos(ang), np.sin(ang)], axis=1)  # (R, 2)
-    rho = np.linspace(0.5, 1.5, n_samples)  # in radii
+    rays = _rays(n_rays, n_samples)
+    dirs, rho, S = rays.dirs, rays.rho, n_samples
     frac = np.zeros(n)
     support = np.zeros(n)
     dark_counts = np.ones(n, bool) if dark_counts is None else np.asarray(dark_counts, bool)
+    m = _score_matrix(cloth)
+    kb = cloth.bright_k - 1.0
+    dark_gain = kb / (1.0 - cloth.dark_k)  # (1 - k) / (1 - dark_k) in units of the first score channel
+    dark_below = (cloth.dark_k * 1.6 - 1.0) / kb  # k < 1.6 dark_k, likewise
+    no_valley = None if toward_camera is None else (np.asarray(toward_camera) @ dirs.T) >= 0.3
     start = centres.copy()
     ratio = 1.0
+    flat = np.arange(n * n_rays) * S  # first sample of each ray in the flattened (n * R * S) arrays
+    rr = radii[:, None, None]
+    step = (rho[1] - rho[0]) * radii[:, None]
+    r0 = rho[0] * radii[:, None]
     for _ in range(iterations):
-        # (n, R, S, 2) sample positions
-        d = rho[None, None, :, None] * radii[:, None, None, None] * dirs[None, :, None, :]
-        pos = centres[:, None, None, :] + d
-        mx = pos[..., 0].reshape(n * n_rays, n_samples).astype(np.float32)
-        my = pos[..., 1].reshape(n * n_rays, n_samples).astype(np.float32)
+        mx = (centres[:, 0, None, None] + rr * rays.rdx).astype(np.float32).reshape(n * n_rays, S)
+        my = (centres[:, 1, None, None] + rr * rays.rdy).astype(np.float32).reshape(n * n_rays, S)
         samp = cv2.remap(frame_bgr, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        k, chroma, gray = (a.reshape(n, n_rays, n_samples) for a in _describe(cloth, samp))
-        score = _ballness(cloth, k, chroma, dark_counts)
-        score = np.minimum(score, 2.0)
+        t = cv2.transform(samp.astype(np.float32), m).reshape(n, n_rays, S, 4)
+        kk = t[..., 0]
+        score = np.maximum(np.hypot(t[..., 1], t[..., 2]), kk)
+        if dark_counts.any():
+            dark = kk * np.float32(-dark_gain)
+            dark *= (kk < dark_below) & dark_counts[:, None, None]
+            np.maximum(score, dark, out=score)
+        np.minimum(score, np.float32(2.0), out=score)
+        gray = t[..., 3]
         drop = score[:, :, :-2] - score[:, :, 2:]  # central difference of the fall, outward
-        idx = np.argmax(drop, axis=2)
-        idx = np.clip(idx, 1, n_samples - 4)
-        ii = np.arange(n)[:, None]
-        jj = np.arange(n_rays)[None, :]
-        d0 = drop[ii, jj, idx - 1]
-        d1 = drop[ii, jj, idx]
-        d2 = drop[ii, jj, idx + 1]
-        den = d0 - 2 * d1 + d2
-        off = np.where(np.abs(den) > 1e-6, 0.5 * (d0 - d2) / np.where(np.abs(den) > 1e-6, den, 1.0), 0.0)
-        off = np.clip(off, -1.0, 1.0)
-        pos_idx = idx + 1 + off  # drop[i] centres on sample i + 1
-        step = (rho[1] - rho[0]) * radii[:, None]
-        r_edge = (rho[0] * radii[:, None]) + pos_idx * step
-        inside = score[ii, jj, np.clip(idx - 1, 0, n_samples - 1)]
-        outside = score[ii, jj, np.clip(idx + 4, 0, n_samples - 1)]
-        ok = (d1 > 0.6) & (outside < 0.6) & (inside > 0.8)
+        idx = np.clip(np.argmax(drop, axis=2), 1, S - 4).reshape(-1)
+        dflat = drop.reshape(-1)
+        at = np.arange(n * n_rays) * (S - 2) + idx
+        d0, d1, d2 = dflat[at - 1], dflat[at], dflat[at + 1]
+        pos_idx = idx + 1 + _sub_sample(d0, d1, d2)  # drop[i] centres on sample i + 1
+        sflat = score.reshape(-1)
+        inside = sflat[flat + idx - 1]
+        outside = sflat[flat + np.minimum(idx + 4, S - 1)]
+        ok = ((d1 > 0.6) & (outside < 0.6) & (inside > 0.8)).reshape(n, n_rays)
+        r_edge = r0 + pos_idx.reshape(n, n_rays) * step
         pts = centres[:, None, :] + r_edge[..., None] * dirs[None, :, :]
-        frac = ok.mean(axis=1)
-        # The rim points must surround the centre, not lie on one side (a half-hidden ball).
-        spread = np.linalg.norm((ok[:, :, None] * dirs[None]).sum(axis=1), axis=1) / np.maximum(ok.sum(axis=1), 1)
         count = ok.sum(axis=1)
+        frac = count / n_rays
+        # The rim points must surround the centre, not lie on one side (a half-hidden ball).
+        spread = np.hypot(*(ok @ dirs).T) / np.maximum(count, 1)
         full = (count >= 16) & (spread < 0.25)
-        usable = (count >= 8) & (spread < 0.8)
         new = centres.copy()
         if full.any():
-            new[full] = _fit_centres(pts[full], ok[full], radii[full], centres[full])
+            okf = ok[full]
+            new[full] = _fit_centres(pts[full], okf, radii[full], centres[full])
             # The rim as this frame shows it (blur, shading) against the radius the calibration predicts:
             # fits on part of the rim (a ball by a pocket's hole or half under an arm) need it right.
             r_obs = np.linalg.norm(pts[full] - new[full][:, None, :], axis=2)
-            r_obs = (r_obs * ok[full]).sum(axis=1) / ok[full].sum(axis=1) / radii[full]
-            ratio = float(np.clip(np.median(r_obs), 0.8, 1.4))
+            r_obs = (r_obs * okf).sum(axis=1) / okf.sum(axis=1) / radii[full]
+            ratio = float(np.clip(_median_rows(r_obs[None, :])[0], 0.8, 1.4))
         # Where a ray runs into a frozen neighbour instead of cloth, the contact shows as a valley of
         # brightness (both balls' limbs are darker than their middles) one radius out: a rim point too. Its
         # darkest point may lie a little inside the outline ``ratio`` measures against cloth: ``valley_scale``
         # (the classical detector uses 0.94, measured on the rendered benchmark suite: p95 3.0 -> 2.0 mm).
-        lo, hi = int(np.searchsorted(rho, 0.75)), int(np.searchsorted(rho, 1.25))
-        v = lo + np.argmin(gray[:, :, lo:hi], axis=2)
-        g0, g1, g2 = gray[ii, jj, v - 1], gray[ii, jj, v], gray[ii, jj, v + 1]
-        g_in = gray[:, :, int(np.searchsorted(rho, 0.6))]
-        g_out = gray[:, :, int(np.searchsorted(rho, 1.4))]
-        beyond = score[:, :, int(np.searchsorted(rho, 1.4))]
-        valley = ~ok & (g1 < 0.8 * np.minimum(g_in, g_out)) & (beyond > 0.8)
-        if toward_camera is not None:
+        v = rays.lo + np.argmin(gray[:, :, rays.lo : rays.hi], axis=2).reshape(-1)
+        gflat = gray.reshape(-1)
+        g0, g1, g2 = gflat[flat + v - 1], gflat[flat + v], gflat[flat + v + 1]
+        g_in = gray[:, :, rays.i_in].reshape(-1)
+        g_out = gray[:, :, rays.i_out].reshape(-1)
+        beyond = score[:, :, rays.i_out].reshape(-1)
+        valley = (~ok) & ((g1 < 0.8 * np.minimum(g_in, g_out)) & (beyond > 0.8)).reshape(n, n_rays)
+        if no_valley is not None:
             # In an oblique view a nearer ball hides the rim on the camera's side: no valleys there.
-            valley &= (toward_camera @ dirs.T) < 0.3
-        vden = g0 - 2 * g1 + g2
-        voff = np.clip(
-            np.where(np.abs(vden) > 1e-6, 0.5 * (g0 - g2) / np.where(np.abs(vden) > 1e-6, vden, 1.0), 0.0), -1, 1
-        )
-        r_valley = valley_scale * ((rho[0] * radii[:, None]) + (v + voff) * step * ratio)
+            valley &= ~no_valley
+        r_valley = valley_scale * (r0 + (v + _sub_sample(g0, g1, g2)).reshape(n, n_rays) * step * ratio)
         both = ok | valley
-        support = both.mean(axis=1)
-        pts_all = np.where(ok[..., None], pts, centres[:, None, :] + r_valley[..., None] * dirs[None, :, :])
         count = both.sum(axis=1)
-        spread = np.linalg.norm((both[:, :, None] * dirs[None]).sum(axis=1), axis=1) / np.maximum(count, 1)
-        usable = (count >= 8) & (spread < 0.8)
-        partial = usable & ~full
+        support = count / n_rays
+        spread = np.hypot(*(both @ dirs).T) / np.maximum(count, 1)
+        partial = (count >= 8) & (spread < 0.8) & ~full
         if partial.any():
+            pts_all = np.where(ok[..., None], pts, centres[:, None, :] + r_valley[..., None] * dirs[None, :, :])
             new[partial] = _fit_centres(pts_all[partial], both[partial], ratio * radii[partial], centres[partial])
-        moved = np.linalg.norm(new - start, axis=1)
+        moved = np.hypot(*(new - start).T)
         far = moved > 0.6 * radii
         new[far] = start[far]
         centres = new
     # Appearance: the inner part of the rays (half to three quarters of the radius).
-    inner = samp.reshape(n, n_rays, n_samples, 3)[:, :, rho <= 0.75].reshape(n, -1, 3)
+    inner = samp.reshape(n, n_rays, S, 3)[:, :, rays.inner].reshape(n, -1, 3)
     colour = inner.mean(axis=1, dtype=np.float64)
     return RefineResult(centres, frac, ratio * radii, support, colour)
 
@@ -163,16 +199,24 @@ def _fit_centres(pts: np.ndarray, ok: np.ndarray, radius: np.ndarray, guess: np.
         res = dist - r
         if it == 2:
             # The median absolute residual of balls whose every ray found the rim; 0 for the others.
-            mad = np.where(ok.all(axis=1), np.median(np.abs(res), axis=1), 0.0) + 0.15
+            mad = np.where(ok.all(axis=1), _median_rows(np.abs(res)), 0.0) + 0.15
             trimmed = ok & (np.abs(res) < 3.0 * mad[:, None])
             w = np.where(trimmed.sum(axis=1, keepdims=True) >= 6, trimmed, ok).astype(np.float64)
         jx, jy = vx / dist, vy / dist  # minus d(res)/d(centre): signs cancel in the step below
         wjx, wjy = w * jx, w * jy
-        a, b, d = (wjx * jx).sum(axis=1), (wjx * jy).sum(axis=1), (wjy * jy).sum(axis=1)
-        gx, gy = (wjx * res).sum(axis=1), (wjy * res).sum(axis=1)
+        a, b, d, gx, gy = np.stack([wjx * jx, wjx * jy, wjy * jy, wjx * res, wjy * res]).sum(axis=2)
         det = a * d - b * b
         good = np.abs(det) > 1e-9
         inv_det = np.where(good, 1.0 / np.where(good, det, 1.0), 0.0)
         cx = cx + (d * gx - b * gy) * inv_det
         cy = cy + (a * gy - b * gx) * inv_det
     return np.column_stack([cx, cy])
+
+
+def _median_rows(a: np.ndarray) -> np.ndarray:
+    """``np.median(a, axis=1)`` of a 2-D array, by one sort (cheaper on the small arrays here)."""
+    k = a.shape[1]
+    srt = np.sort(a, axis=1)
+    if k % 2:
+        return srt[:, k // 2]
+    return (srt[:, k // 2 - 1] + srt[:, k // 2]) * 0.5
