@@ -13,19 +13,29 @@ Ball ids: the pipeline is given the balls' ids at their starting places (what a 
 operator's correction gives it), so that events can be compared id for id.
 Prints one table per frame rate: F1 per event type (tolerance: one frame), precision and recall, the
 median absolute timing error in frames, and the track position error (median, p95) in mm.
+
+With ``--suite``: a line per scene as it is scored (``--jobs N``: N worker processes over the scene folders;
+the lines, tables and figures are the same as serially, in name order), then per frame rate the table above,
+the track position error split by the truth ball's state (resting, moving by speed, near a cushion, in a
+pocket mouth, near another ball) and the scenes that carry the most rows over 3 mm. ``--out FILE`` also
+writes the printed report to FILE.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
+import io
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 import numpy as np
 
-from api.pipeline import Pipeline, video_frames
+from api.pipeline import Pipeline, timed_frames
 from calibration.table import TableModel
 from tracking.events import Event, read_jsonl
 from tracking.kinematic_sim import SCENARIOS, detections_from_truth, make_setup, simulate_shot
@@ -41,6 +51,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--suite", metavar="DIR", help="score rendered synth scenarios in DIR instead")
     parser.add_argument("--detector", default="classical", help="detector for --suite")
     parser.add_argument("--verbose", action="store_true", help="print each shot's misses")
+    parser.add_argument("--jobs", type=int, default=1, help="with --suite: scenes scored at once (processes)")
+    parser.add_argument("--out", metavar="FILE", help="also write the printed report to FILE")
 
 
 @dataclass(frozen=True)
@@ -79,57 +91,268 @@ def run_kinematic(n: int, fps: float, seed: int, noise: float, dropout: float, v
 
 
 def _print_misses(k: int, name: str, pred: list[Event], truth: list[Event], tol: float) -> None:
+    for line in miss_lines(k, name, pred, truth, tol):
+        print(line)
+
+
+def miss_lines(k: int, name: str, pred: list[Event], truth: list[Event], tol: float) -> list[str]:
     from tracking.metrics import SCORED, event_key
 
+    out = []
     tc = [e for e in truth if e.type == "contact"]
     pc = [e for e in pred if e.type == "contact"]
     if tc and (not pc or pc[0].balls != tc[0].balls or abs((pc[0].t or 0) - (tc[0].t or 0)) > tol):
         got = f"{pc[0].balls} at {pc[0].t:.4f}" if pc else "none"
-        print(f"  shot {k} {name}: first contact {tc[0].balls} at {tc[0].t:.4f}, found {got}")
+        out.append(f"  shot {k} {name}: first contact {tc[0].balls} at {tc[0].t:.4f}, found {got}")
     for kind in SCORED:
         ps = [e for e in pred if e.type == kind]
         ts = [e for e in truth if e.type == kind]
         for t in ts:
             if not any(event_key(p) == event_key(t) and abs((p.t or 0) - (t.t or 0)) <= tol for p in ps):
-                print(f"  shot {k} {name}: missed {kind} {event_key(t)} at {t.t:.4f}")
+                out.append(f"  shot {k} {name}: missed {kind} {event_key(t)} at {t.t:.4f}")
         for p in ps:
             if not any(event_key(p) == event_key(t) and abs((p.t or 0) - (t.t or 0)) <= tol for t in ts):
-                print(f"  shot {k} {name}: extra {kind} {event_key(p)} at {p.t:.4f} conf {p.confidence}")
+                out.append(f"  shot {k} {name}: extra {kind} {event_key(p)} at {p.t:.4f} conf {p.confidence}")
+    return out
 
 
-def run_suite(root: Path, detector: str, verbose: bool = False) -> dict[float, tuple[Scores, float]]:
-    from api.commands.analyze import scenario_calibration
+# ---- rendered suites -------------------------------------------------------------------------------------
+REST_MM_S = 20.0  # a truth ball slower than this is resting
+SPEED_BANDS = (1000.0, 3000.0)  # mm/s: rolling slowly / fast / very fast (a streak at 30 fps)
 
-    out: dict[float, tuple[Scores, float]] = {}
+
+@dataclass(frozen=True)
+class RowStates:
+    """Per truth row that the pipeline matched: its position error and the truth ball's circumstances."""
+
+    err_mm: np.ndarray
+    speed_mm_s: np.ndarray
+    cushion_gap_mm: np.ndarray  # from the ball's edge to the nearest cushion nose or jaw
+    ball_gap_mm: np.ndarray  # from the ball's edge to the nearest other ball's edge
+    in_mouth: np.ndarray  # centre in a pocket mouth (bool)
+    frame: np.ndarray
+    ball: np.ndarray  # ids (str)
+
+
+@dataclass
+class SceneResult:
+    name: str
+    fps: float
+    frames: int
+    work_s: float
+    scores: Scores
+    rows: RowStates
+    misses: list[str]
+
+    @property
+    def speed(self) -> float:
+        return (self.frames / self.fps) / max(self.work_s, 1e-9)
+
+    def line(self) -> str:
+        s = self.scores
+        e = self.rows.err_mm
+        pos = f"pos med {np.median(e):.2f} p95 {np.percentile(e, 95):.2f} max {e.max():.1f} mm" if len(e) else "no rows"
+        ev = sum(t.tp for k, t in s.events.items() if k not in ("first_contact", "cushion_segment"))
+        bad = sum(t.fp + t.fn for k, t in s.events.items() if k not in ("first_contact", "cushion_segment"))
+        return (
+            f"  {self.name}: {self.frames} frames at {self.fps:g} fps, {self.speed:.2f}x real time; "
+            f"events matched {ev}, missed+extra {bad}; {pos}; rows {s.rows_matched}/{s.rows_truth}"
+        )
+
+
+def row_states(
+    table: TableModel,
+    fps: float,
+    truth_rows: list[tuple[int, str, float, float]],
+    pred: dict[tuple[int, str], tuple[float, float]],
+) -> RowStates:
+    """Each truth row with a prediction: the error and where the truth ball was, how fast it went."""
+    by_ball: dict[str, dict[int, tuple[float, float]]] = {}
+    by_frame: dict[int, list[tuple[float, float]]] = {}
+    for f, b, x, y in truth_rows:
+        by_ball.setdefault(b, {})[f] = (x, y)
+        by_frame.setdefault(f, []).append((x, y))
+    r = table.ball_radius_mm
+    d = table.ball_diameter_mm
+    noses = list(table.cushions.values()) + [j for pk in table.pockets.values() for j in pk.jaws]
+    cols: dict[str, list[float]] = {k: [] for k in ("err", "speed", "cushion", "ball", "mouth", "frame")}
+    ids: list[str] = []
+    for f, b, x, y in truth_rows:
+        p = pred.get((f, b))
+        if p is None:
+            continue
+        track = by_ball[b]
+        before, after = track.get(f - 1), track.get(f + 1)
+        if before is not None and after is not None:
+            v = np.hypot(after[0] - before[0], after[1] - before[1]) * fps / 2
+        elif before is not None or after is not None:
+            q = before if before is not None else after
+            assert q is not None
+            v = np.hypot(x - q[0], y - q[1]) * fps
+        else:
+            v = 0.0
+        others = np.array(by_frame[f], dtype=float)
+        gaps = np.hypot(others[:, 0] - x, others[:, 1] - y)
+        gaps = gaps[gaps > 1e-6]
+        cols["err"].append(float(np.hypot(p[0] - x, p[1] - y)))
+        cols["speed"].append(float(v))
+        cols["cushion"].append(min(c.distance((x, y)) for c in noses) - r)
+        cols["ball"].append(float(gaps.min()) - d if len(gaps) else np.inf)
+        cols["mouth"].append(1.0 if table.in_pocket_mouth((x, y)) else 0.0)
+        cols["frame"].append(f)
+        ids.append(b)
+    return RowStates(
+        np.array(cols["err"]),
+        np.array(cols["speed"]),
+        np.array(cols["cushion"]),
+        np.array(cols["ball"]),
+        np.array(cols["mouth"]) > 0,
+        np.array(cols["frame"], dtype=int),
+        np.array(ids, dtype=object),
+    )
+
+
+def scene_folders(root: Path) -> list[Path]:
     candidates = [root, *sorted(p for p in root.iterdir() if p.is_dir())] if root.is_dir() else []
     folders = [p for p in candidates if (p / "video.mp4").exists() and (p / "truth" / "events.jsonl").exists()]
     if not folders:
         raise ValueError(f"no scenario folders (video.mp4 + truth/events.jsonl) under {root}")
+    return folders
+
+
+def score_scene(folder: Path, detector: str) -> SceneResult:
+    """One rendered scenario folder through the whole pipeline (as ``analyze`` runs it), scored against its
+    truth."""
     import cv2
 
-    for folder in folders:
-        cap = cv2.VideoCapture(str(folder / "video.mp4"))
-        fps = float(cap.get(cv2.CAP_PROP_FPS) or 30.0)
-        size = (int(cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT)))
-        truth = read_jsonl(folder / "truth" / "events.jsonl")
-        with open(folder / "truth" / "tracks.csv", encoding="utf-8") as f:
-            truth_rows = [(int(r["frame"]), r["ball"], float(r["x"]), float(r["y"])) for r in csv.DictReader(f)]
-        first = min((r[0] for r in truth_rows), default=0)
-        known = {b: (x, y) for fr, b, x, y in truth_rows if fr == first}
-        table = TableModel()
-        cal = scenario_calibration(folder / "video.mp4", table, size)
-        pipe = Pipeline(cal, game=None, detector_name=detector, known_ids=known)
-        t0 = time.perf_counter()
-        i = pipe.run(video_frames(cap), fps)
-        work = time.perf_counter() - t0
-        scores, speed_acc = out.get(fps, (Scores(), 0.0))
-        scores.add_shot(pipe.sorted_events(), truth, 1.0 / fps)
+    from api.commands.analyze import scenario_calibration
+
+    cap = cv2.VideoCapture(str(folder / "video.mp4"))
+    fps = float(cap.get(cv2.CAP_PROP_FPS) or 30.0)
+    size = (int(cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT)))
+    truth = read_jsonl(folder / "truth" / "events.jsonl")
+    with open(folder / "truth" / "tracks.csv", encoding="utf-8") as f:
+        truth_rows = [(int(r["frame"]), r["ball"], float(r["x"]), float(r["y"])) for r in csv.DictReader(f)]
+    first = min((r[0] for r in truth_rows), default=0)
+    known = {b: (x, y) for fr, b, x, y in truth_rows if fr == first}
+    table = TableModel()
+    cal = scenario_calibration(folder / "video.mp4", table, size)
+    pipe = Pipeline(cal, game=None, detector_name=detector, known_ids=known)
+    t0 = time.perf_counter()
+    try:
+        n = pipe.run_timed(timed_frames(cap, fps))
+    finally:
+        cap.release()
+    work = time.perf_counter() - t0
+    scores = Scores()
+    pred_events = pipe.sorted_events()
+    scores.add_shot(pred_events, truth, 1.0 / fps)
+    rows = [(r.frame, r.ball, r.x, r.y) for r in pipe.track_rows()]
+    scores.add_tracks(rows, truth_rows)
+    states = row_states(table, fps, truth_rows, {(f, b): (x, y) for f, b, x, y in rows})
+    misses = miss_lines(0, folder.name, pred_events, truth, 1.0 / fps)
+    return SceneResult(folder.name, fps, n, work, scores, states, misses)
+
+
+def _score_scene_args(job: tuple[Path, str]) -> SceneResult:
+    return score_scene(*job)
+
+
+def merge_scores(into: Scores, other: Scores) -> None:
+    for k, t in other.events.items():
+        into.events.setdefault(k, type(t)()).add(t)
+    into.pos_err.extend(other.pos_err)
+    into.rows_truth += other.rows_truth
+    into.rows_matched += other.rows_matched
+    into.shots += other.shots
+
+
+def run_suite(root: Path, detector: str, verbose: bool = False, jobs: int = 1) -> list[SceneResult]:
+    """Every scenario folder under ``root``, in name order, ``jobs`` at a time in worker processes; prints a
+    line per scene (and its misses with ``verbose``) in that order whatever the finishing order."""
+    folders = scene_folders(root)
+    work = [(f, detector) for f in folders]
+    results: list[SceneResult] = []
+
+    def report(r: SceneResult) -> None:
+        results.append(r)
+        print(r.line(), flush=True)
         if verbose:
-            _print_misses(0, folder.name, pipe.sorted_events(), truth, 1.0 / fps)
-        scores.add_tracks(((r.frame, r.ball, r.x, r.y) for r in pipe.track_rows()), truth_rows)
-        out[fps] = (scores, speed_acc + (i / fps) / max(work, 1e-9))
-        print(f"  {folder.name}: {i} frames at {fps:g} fps, {(i / fps) / max(work, 1e-9):.2f}x real time")
-    return out
+            for line in r.misses:
+                print(line)
+
+    if jobs <= 1 or len(folders) == 1:
+        for job in work:
+            report(_score_scene_args(job))
+        return results
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    ctx = multiprocessing.get_context("spawn")  # no fork of a process that may hold decoder threads
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+        for r in pool.map(_score_scene_args, work):
+            report(r)
+    return results
+
+
+def _concat(rows: list[RowStates]) -> RowStates:
+    return RowStates(*(np.concatenate([getattr(r, k) for r in rows]) for k in RowStates.__dataclass_fields__))
+
+
+def print_states(rows: RowStates) -> None:
+    """The track position error split by what the truth ball was doing."""
+    e = rows.err_mm
+    if not len(e):
+        return
+    slow, fast = SPEED_BANDS
+    moving = rows.speed_mm_s >= REST_MM_S
+    groups = [
+        ("all", np.ones(len(e), bool)),
+        (f"resting (< {REST_MM_S:g} mm/s)", ~moving),
+        (f"moving < {slow / 1000:g} m/s", moving & (rows.speed_mm_s < slow)),
+        (f"moving {slow / 1000:g}-{fast / 1000:g} m/s", (rows.speed_mm_s >= slow) & (rows.speed_mm_s < fast)),
+        (f"moving >= {fast / 1000:g} m/s", rows.speed_mm_s >= fast),
+        ("within a radius of a cushion", rows.cushion_gap_mm < 34.0),
+        ("in a pocket mouth", rows.in_mouth),
+        ("within a radius of a ball", rows.ball_gap_mm < 34.0),
+        ("resting, touching a ball", ~moving & (rows.ball_gap_mm < 2.0)),
+        ("moving, near a ball or cushion", moving & ((rows.ball_gap_mm < 34.0) | (rows.cushion_gap_mm < 34.0))),
+    ]
+    print("track position error by the truth ball's state (a row may be in several groups)")
+    print(f"{'state':<34}{'rows':>8}{'median mm':>11}{'p95 mm':>9}{'max mm':>9}{'> 3 mm':>9}{'share of > 3 mm':>17}")
+    big = max(int((e > 3.0).sum()), 1)
+    for name, m in groups:
+        n = int(m.sum())
+        if n == 0:
+            continue
+        g = e[m]
+        over = int((g > 3.0).sum())
+        print(
+            f"{name:<34}{n:>8}{np.median(g):>11.3f}{np.percentile(g, 95):>9.3f}{g.max():>9.1f}{over:>9}"
+            f"{over / big:>17.1%}"
+        )
+
+
+def print_worst(results: list[SceneResult], k: int = 8) -> None:
+    """The scenes that carry the most rows over 3 mm, with their worst row."""
+    tally = []
+    for r in results:
+        e = r.rows.err_mm
+        if not len(e):
+            continue
+        i = int(np.argmax(e))
+        tally.append((int((e > 3.0).sum()), r, i))
+    tally.sort(key=lambda x: -x[0])
+    print(f"scenes with the most rows over 3 mm (of {sum(t[0] for t in tally)})")
+    for over, r, i in tally[:k]:
+        if over == 0:
+            break
+        rs = r.rows
+        print(
+            f"  {r.name}: {over} rows; worst frame {rs.frame[i]} ball {rs.ball[i]} {rs.err_mm[i]:.1f} mm "
+            f"(speed {rs.speed_mm_s[i] / 1000:.2f} m/s, cushion gap {rs.cushion_gap_mm[i]:.0f} mm, "
+            f"ball gap {rs.ball_gap_mm[i]:.0f} mm)"
+        )
 
 
 def print_scores(title: str, s: Scores, fps: float, speed: float) -> None:
@@ -156,12 +379,47 @@ def print_scores(title: str, s: Scores, fps: float, speed: float) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    out_file = Path(args.out) if getattr(args, "out", None) else None
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(_Tee(sys.stdout, buf)) if out_file else contextlib.nullcontext():
+        code = _run(args)
+    if out_file is not None:
+        if out_file.is_dir():
+            out_file = out_file / "tracking.txt"
+        out_file.write_text(buf.getvalue(), encoding="utf-8")
+    return code
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.suite:
-        results = run_suite(Path(args.suite), args.detector, args.verbose)
-        for fps, (scores, _speed) in sorted(results.items(), reverse=True):
-            print_scores(f"synth suite {args.suite}", scores, fps, 0.0)
+        results = run_suite(Path(args.suite), args.detector, args.verbose, max(1, int(args.jobs)))
+        for fps in sorted({r.fps for r in results}, reverse=True):
+            at = [r for r in results if r.fps == fps]
+            scores = Scores()
+            for r in at:
+                merge_scores(scores, r.scores)
+            work = sum(r.work_s for r in at)
+            speed = sum(r.frames for r in at) / fps / max(work, 1e-9)
+            print_scores(f"synth suite {args.suite}: {len(at)} scenes", scores, fps, 0.0)
+            print(f"whole pipeline (detection included): {speed:.2f}x real time over the {len(at)} scenes")
+            print_states(_concat([r.rows for r in at]))
+            print_worst(at)
         return 0
     for fps in (float(f) for f in str(args.fps).split(",") if f.strip()):
         scores, speed = run_kinematic(args.shots, fps, args.seed, args.noise, args.dropout, args.verbose)
         print_scores("kinematic suite", scores, fps, speed)
     return 0
+
+
+class _Tee(io.TextIOBase):
+    def __init__(self, *streams: TextIO) -> None:
+        self.streams = streams
+
+    def write(self, s: str) -> int:
+        for st in self.streams:
+            st.write(s)
+        return len(s)
+
+    def flush(self) -> None:
+        for st in self.streams:
+            st.flush()

@@ -1,0 +1,104 @@
+"""``tableref bench tracking --suite``: scene folders (a real mp4 decoded by OpenCV, camera.json, truth/) scored
+serially and by worker processes alike, a line per scene, a table per frame rate, errors by ball state, --out."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from api.bench.tracking import row_states
+from api.cli import main
+from calibration.table import TableModel
+from tracking.events import write_jsonl
+from tracking.kinematic_sim import SimSettings, simulate_shot
+
+TABLE = TableModel()
+SIZE = (640, 360)
+
+
+def _scene(folder: Path, fps: float, velocity: tuple[float, float]) -> None:
+    """A drawn scenario folder as ``tableref synth`` writes one: video.mp4, camera.json, truth/."""
+    balls = {"cue": (900.0, 700.0), "1": (2300.0, 1000.0)}
+    sim = simulate_shot(TABLE, balls, "cue", velocity, fps=fps, settings=SimSettings(decel_mm_s2=1500.0), tail_s=0.3)
+    w, h = SIZE
+    m = 24
+    sx = (w - 2 * m) / TABLE.length_mm
+    top = (h - TABLE.width_mm * sx) / 2
+    corners = {
+        "house-left": (m, top),
+        "house-right": (m, top + TABLE.width_mm * sx),
+        "pyramid-left": (w - m, top),
+        "pyramid-right": (w - m, top + TABLE.width_mm * sx),
+    }
+    (folder / "truth").mkdir(parents=True)
+    (folder / "camera.json").write_text(json.dumps({"image_size": list(SIZE), "corners_px": corners}))
+    ring = np.array([corners[k] for k in ("house-left", "pyramid-left", "pyramid-right", "house-right")], np.int32)
+    vw = cv2.VideoWriter(str(folder / "video.mp4"), cv2.VideoWriter.fourcc(*"mp4v"), fps, SIZE)
+    rows = []
+    for i, (t, frame_balls) in enumerate(sim.frames):
+        img = np.zeros((h, w, 3), np.uint8)
+        img[:] = (40, 60, 90)
+        cv2.fillPoly(img, [ring], (60, 140, 30))
+        for b, (x, y) in frame_balls.items():
+            c = (round(m + x * sx), round(top + y * sx))
+            cv2.circle(img, c, round(TABLE.ball_radius_mm * sx), (235, 235, 235), -1, cv2.LINE_AA)
+            rows.append((i, f"{t:.6f}", b, f"{x:.3f}", f"{y:.3f}", 1))
+        vw.write(img)
+    vw.release()
+    with open(folder / "truth" / "tracks.csv", "w", newline="", encoding="utf-8") as f:
+        wr = csv.writer(f)
+        wr.writerow(["frame", "t", "ball", "x", "y", "visible"])
+        wr.writerows(rows)
+    write_jsonl(folder / "truth" / "events.jsonl", sim.events)
+
+
+def _without_speed(text: str) -> str:
+    return re.sub(r"\d+\.\d+x real time", "Nx real time", text)
+
+
+@pytest.mark.slow
+def test_suite_scored_by_two_processes_prints_what_one_prints(tmp_path: Path) -> None:
+    suite = tmp_path / "suite"
+    _scene(suite / "a-30", 30.0, (2800.0, 600.0))
+    _scene(suite / "b-60", 60.0, (2600.0, 700.0))
+    _scene(suite / "c-30", 30.0, (2500.0, 800.0))
+    one, two = tmp_path / "one.txt", tmp_path / "two.txt"
+    assert main(["bench", "tracking", "--suite", str(suite), "--out", str(one)]) == 0
+    assert main(["bench", "tracking", "--suite", str(suite), "--jobs", "2", "--out", str(two)]) == 0
+    a, b = one.read_text(), two.read_text()
+    assert _without_speed(a) == _without_speed(b)
+    lines = a.splitlines()
+    scene_lines = [ln for ln in lines if re.match(r"  [abc]-\d\d: \d+ frames at", ln)]
+    assert [ln.split(":")[0].strip() for ln in scene_lines] == ["a-30", "b-60", "c-30"]
+    assert "2 scenes: 2 shots at 30 fps" in a and "1 scenes: 1 shots at 60 fps" in a
+    assert a.index("at 60 fps (tolerance") < a.index("at 30 fps (tolerance")
+    assert a.count("track position error by the truth ball's state") == 2
+    contact = next(ln for ln in lines if ln.startswith("contact "))
+    assert float(contact.split()[1]) == 1.0  # one contact per shot, found
+    resting = next(ln for ln in lines if ln.startswith("resting"))
+    assert int(resting.split()[-6]) > 0
+
+
+def test_row_states_tell_resting_moving_and_near_balls_apart() -> None:
+    fps = 60.0
+    truth = []
+    for f in range(5):
+        truth.append((f, "a", 1000.0, 800.0))  # resting, touching b
+        truth.append((f, "b", 1068.0, 800.0))
+        truth.append((f, "c", 500.0 + 50.0 * f, 300.0))  # 3 m/s
+    pred = {(f, b): (x + (2.0 if b == "c" else 0.5), y) for f, b, x, y in truth if not (b == "c" and f == 4)}
+    st = row_states(TABLE, fps, truth, pred)
+    assert len(st.err_mm) == 14  # the row with no prediction is left out
+    a = st.ball == "a"
+    c = st.ball == "c"
+    assert np.allclose(st.speed_mm_s[a], 0.0) and np.allclose(st.speed_mm_s[c], 3000.0)
+    assert np.allclose(st.ball_gap_mm[a], 0.0, atol=1e-6)
+    assert np.allclose(st.err_mm[c], 2.0) and np.allclose(st.err_mm[a], 0.5)
+    assert np.all(st.cushion_gap_mm[a] > 600) and np.all(st.cushion_gap_mm[c] > 200)
+    assert not st.in_mouth.any()
