@@ -27,6 +27,7 @@ import argparse
 import contextlib
 import csv
 import io
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -289,9 +290,20 @@ def run_suite(root: Path, detector: str, verbose: bool = False, jobs: int = 1) -
     from concurrent.futures import ProcessPoolExecutor
 
     ctx = multiprocessing.get_context("spawn")  # no fork of a process that may hold decoder threads
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-        for r in pool.map(_score_scene_args, work):
-            report(r)
+    # Each worker's BLAS on one thread: N workers already share the cores, and OpenBLAS's threads make the
+    # last digits of the tracker's sums vary from run to run (a spawned worker reads the variable when it
+    # loads numpy; this process's numpy is loaded already).
+    saved = os.environ.get("OPENBLAS_NUM_THREADS")
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    try:
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+            for r in pool.map(_score_scene_args, work):
+                report(r)
+    finally:
+        if saved is None:
+            os.environ.pop("OPENBLAS_NUM_THREADS", None)
+        else:
+            os.environ["OPENBLAS_NUM_THREADS"] = saved
     return results
 
 
