@@ -24,6 +24,7 @@ The cloth model then adapts slowly from the pixels classified as cloth.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 
 import cv2
@@ -35,7 +36,10 @@ from vision.detections import BALL, CUE, Detections
 from vision.detector import check_frame
 from vision.parallax import ball_px_to_table, ball_radius_px, camera_centre_mm, toward_camera_px
 from vision.rectify import TableRectifier
-from vision.refine import refine_centres
+from vision.refine import RefineResult, refine_centres
+
+STAGES = ("rectify", "cloth", "blobs", "votes", "refine", "output")  # the keys of ``stage_ms``, in order
+TWO_STARTS_MARGIN = 0.15  # the unshifted start of a vote peak wins where it finds this much more of the rim
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,10 @@ class ClassicalDetector:
         self.rectifier = TableRectifier(calibration, s.px_per_mm, s.margin_mm)
         self.cloth = ClothModel()
         self._frames = 0
+        # Milliseconds each stage of the last ``detect`` took (rectify, cloth, blobs, votes, refine, output).
+        self.stage_ms: dict[str, float] = {}
+        self._t_mark = 0.0
+        self._open_kernel = np.ones((2, 2), np.uint8)
         self._cue_seen: tuple[float, ...] | None = None
         self.radius_grid = calibration.table.ball_radius_mm * s.px_per_mm
         self._disc_offsets = self._disc(0.8 * self.radius_grid)
@@ -87,6 +95,9 @@ class ClassicalDetector:
         xy = self.rectifier.grid_to_table(np.column_stack([jj.ravel(), ii.ravel()]))
         dist = np.linalg.norm(xy - cam[:2], axis=1) / max(-cam[2], 1.0)
         self._stretch = np.sqrt(1.0 + dist * dist).reshape(h, w).astype(np.float32)
+        t = calibration.table
+        self._mouths = np.array([pk.mouth_center for pk in t.pockets.values()])
+        self._pocket_reach = 2.5 * t.ball_diameter_mm
 
     # ---- setup ------------------------------------------------------------------------------------------
     @staticmethod
@@ -131,9 +142,18 @@ class ClassicalDetector:
         acc = np.bincount(yi[ok] * w + xi[ok], weights=ww[ok], minlength=h * w).astype(np.float32)
         return acc.reshape(h, w)
 
+    def _mark(self, stage: str) -> None:
+        """Add the time since the previous mark to ``stage`` in ``stage_ms``."""
+        now = time.perf_counter()
+        self.stage_ms[stage] += (now - self._t_mark) * 1000.0
+        self._t_mark = now
+
     def detect(self, frame_bgr: np.ndarray) -> Detections:
+        self.stage_ms = dict.fromkeys(STAGES, 0.0)
+        self._t_mark = time.perf_counter()
         frame = check_frame(frame_bgr, self.calibration)
         rect = self.rectifier.rectify(frame)
+        self._mark("rectify")
         surface = self.rectifier.surface
         if self.cloth.colour is None:
             self.cloth.initialise(rect, surface)
@@ -145,13 +165,15 @@ class ClassicalDetector:
             if self.settings.adapt:
                 self.cloth.colour = None  # no table in view (or the model lost it): start over next frame
             return Detections.empty()
-        fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, self._open_kernel)
+        self._mark("cloth")
         pts, strength, blob = self._candidates(rect, fg)
         dets = self._to_detections(frame, pts, strength, blob)
         self._frames += 1
         if self.settings.adapt and self._frames % self.settings.adapt_every == 0:
             near_fg = cv2.dilate(fg, np.ones((5, 5), np.uint8))
             self.cloth.adapt(rect, cv2.bitwise_and(cv2.bitwise_not(near_fg), surface))
+        self._mark("output")
         return dets
 
     def _candidates(self, rect: np.ndarray, fg: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -178,6 +200,7 @@ class ClassicalDetector:
         pts = [cents[single]]
         blob = [np.ones(int(single.sum()), bool)]
         strength = [np.clip(np.minimum(area[single] / ball_area, 1.0) * 1.25 * fill[single], 0.0, 1.0)]
+        self._mark("blobs")
         if big.any():
             lut = np.where(big, 255, 0).astype(np.uint8)
             big_near = cv2.dilate(lut[labels], np.ones((3, 3), np.uint8))
@@ -197,6 +220,7 @@ class ClassicalDetector:
             pts.append(p)
             strength.append(st)
             blob.append(np.zeros(len(p), bool))
+            self._mark("votes")
         return np.concatenate(pts).reshape(-1, 2), np.concatenate(strength), np.concatenate(blob)
 
     def _peaks(self, acc: np.ndarray, fg: np.ndarray, ref: float) -> tuple[np.ndarray, np.ndarray]:
@@ -253,6 +277,7 @@ class ClassicalDetector:
         on_cloth = self.rectifier.grid_to_table(grid_pts)  # where the ray through the ball centre meets the cloth
         n = len(on_cloth)
         peak = np.flatnonzero(~blob)
+        unshifted = on_cloth[peak]
         if len(peak):
             # A vote peak lies beyond the ball, away from the camera: the ball's outline on the cloth plane is
             # stretched that way, and in a rack its camera side is hidden by the nearer ball. Move it back;
@@ -260,32 +285,21 @@ class ClassicalDetector:
             away = on_cloth[peak] - self._camera_mm[:2]
             dist = np.maximum(np.linalg.norm(away, axis=1, keepdims=True), 1e-9)
             tan = np.minimum(dist / max(-self._camera_mm[2], 1.0), s.peak_shift_max_tan)
-            unshifted = on_cloth[peak]
             on_cloth[peak] -= s.peak_shift * t.ball_radius_mm * tan * away / dist
-            if s.refine and s.peak_shift > 0 and s.peak_two_starts:
-                on_cloth = np.concatenate([on_cloth, unshifted])
-        px = cal.table_to_image(on_cloth)
-        radius_px = ball_radius_px(cal, on_cloth)
+        two_starts = s.refine and len(peak) > 0 and s.peak_shift > 0 and s.peak_two_starts
+        starts = np.concatenate([on_cloth, unshifted]) if two_starts else on_cloth
+        px = cal.table_to_image(starts)
+        radius_px = ball_radius_px(cal, starts)
         support = np.ones(len(px))
         colour = np.zeros((len(px), 3))
         if s.refine:
-            # Near a pocket the hole is dark: there darkness does not mean "ball".
-            mouths = np.array([pk.mouth_center for pk in t.pockets.values()])
-            near_pocket = (np.linalg.norm(on_cloth[:, None] - mouths[None], axis=2) < 2.5 * t.ball_diameter_mm).any(1)
-            toward = toward_camera_px(cal, on_cloth)
-            res = refine_centres(
-                frame,
-                px,
-                radius_px,
-                self.cloth,
-                dark_counts=~near_pocket,
-                toward_camera=toward,
-                valley_scale=s.valley_scale,
-            )
+            self._mark("output")
+            res = self._refine(frame, px, radius_px, starts)
+            self._mark("refine")
             px, colour, radius_px, support = res.px, res.colour, res.radius, res.support
-            if len(px) > n:
+            if two_starts:
                 # Of the two starts of a vote peak, the shifted one unless the other found clearly more of the rim.
-                wins = support[n:] > support[peak] + 0.15
+                wins = support[n:] > support[peak] + TWO_STARTS_MARGIN
                 better, alt = peak[wins], n + np.flatnonzero(wins)
                 px[better], colour[better], radius_px[better], support[better] = (
                     px[alt],
@@ -301,9 +315,24 @@ class ClassicalDetector:
         # A vote peak inside a larger blob (an arm, the cue, a cluster) must show a ball's rim.
         inside &= blob | (support >= s.min_rim_support)
         confidence = np.clip(0.5 * np.minimum(strength, 1.0) + 0.5 * np.maximum(support, 0.3), 0, 1)
-        dets = Detections(px, pos, radius_px, confidence, np.zeros(len(px), np.int64), colour)[inside]
-        dets = dets[_suppress_duplicates(dets.px, dets.radius_px, dets.confidence)]
-        return dets.with_cls(self._classify(dets.colour))
+        sel = np.flatnonzero(inside)
+        sel = sel[_suppress_duplicates(px[sel], radius_px[sel], confidence[sel])]
+        px, colour = px[sel], colour[sel]
+        return Detections(px, pos[sel], radius_px[sel], confidence[sel], self._classify(colour), colour)
+
+    def _refine(self, frame: np.ndarray, px: np.ndarray, radius_px: np.ndarray, on_cloth: np.ndarray) -> RefineResult:
+        cal = self.calibration
+        # Near a pocket the hole is dark: there darkness does not mean "ball".
+        near_pocket = (np.linalg.norm(on_cloth[:, None] - self._mouths[None], axis=2) < self._pocket_reach).any(1)
+        return refine_centres(
+            frame,
+            px,
+            radius_px,
+            self.cloth,
+            dark_counts=~near_pocket,
+            toward_camera=toward_camera_px(cal, on_cloth),
+            valley_scale=self.settings.valley_scale,
+        )
 
     def _classify(self, colour: np.ndarray) -> np.ndarray:
         s = self.settings
@@ -340,6 +369,10 @@ def _suppress_duplicates(px: np.ndarray, radius: np.ndarray, confidence: np.ndar
     if len(px) < 2:
         return np.ones(len(px), bool)
     d = np.linalg.norm(px[:, None, :] - px[None, :, :], axis=2)
+    close_any = d < radius[:, None]
+    np.fill_diagonal(close_any, False)
+    if not close_any.any():
+        return np.ones(len(px), bool)
     order = np.argsort(-confidence, kind="stable")
     keep = np.ones(len(px), bool)
     for i in order:

@@ -60,6 +60,7 @@ class Tally:
     racks: int = 0
     racks_ok: int = 0
     ms_1080: list[float] = field(default_factory=list)
+    stages_1080: dict[str, list[float]] = field(default_factory=dict)  # stage -> per-frame median ms
     frames: int = 0
     failed: int = 0
 
@@ -98,14 +99,19 @@ def _build(name: str, cal: Calibration) -> object:
     return make_detector(name, cal, **opts)
 
 
-def _timed(det: object, img: np.ndarray, repeat: int) -> tuple[Detections, list[float]]:
+def _timed(det: object, img: np.ndarray, repeat: int) -> tuple[Detections, list[float], dict[str, list[float]]]:
+    """The detections, the ms of each of ``repeat`` timed calls after a warming one, and for a detector that
+    reports them (``stage_ms``) the ms of each stage in each timed call."""
     out = det.detect(img)  # type: ignore[attr-defined]  # first call: warms caches and the cloth model
     times = []
+    stages: dict[str, list[float]] = {}
     for _ in range(repeat):
         t0 = time.perf_counter()
         out = det.detect(img)  # type: ignore[attr-defined]
         times.append((time.perf_counter() - t0) * 1000.0)
-    return out, times
+        for k, v in getattr(det, "stage_ms", {}).items():
+            stages.setdefault(k, []).append(v)
+    return out, times, stages
 
 
 def bench_rendered(names: list[str], args: argparse.Namespace, tallies: dict[str, Tally]) -> int:
@@ -120,11 +126,13 @@ def bench_rendered(names: list[str], args: argparse.Namespace, tallies: dict[str
         for name in names:
             t = tallies[name]
             det = _build(name, fr.calibration)
-            dets, ms = _timed(det, fr.image, args.repeat if is_1080 else 0)
+            dets, ms, stages = _timed(det, fr.image, args.repeat if is_1080 else 0)
             r, c, tp, fp, fn = match(dets.px, fr.px, fr.radius_px, fr.hidden)
             t.tp, t.fp, t.fn, t.frames = t.tp + tp, t.fp + fp, t.fn + fn, t.frames + 1
             if is_1080:
                 t.ms_1080.append(statistics.median(ms))
+                for k, v in stages.items():
+                    t.stages_1080.setdefault(k, []).append(statistics.median(v))
                 t.err_1080.extend(np.linalg.norm(dets.pos_mm[r] - fr.pos[c], axis=1).tolist())
             if rack_ids:
                 t.racks += 1
@@ -224,6 +232,13 @@ def print_table(title: str, names: list[str], tallies: dict[str, Tally], rendere
             ratio = base_ms / ms if base_ms and ms else None
             row += f"{_fmt(med, '.2f'):>11}{_fmt(p95, '.2f'):>6}{racks:>9}{_fmt(ms, '.2f'):>10}{_fmt(ratio, '.1f'):>11}"
         print(row)
+    if rendered:
+        for name in names:
+            st = tallies[name].stages_1080
+            if st:
+                # Median over the 1080p frames of each stage's median ms.
+                parts = [f"{k} {statistics.median(v):.2f}" for k, v in st.items()]
+                print(f"  {name} stages, median ms per 1080p frame: {', '.join(parts)}")
 
 
 def run(args: argparse.Namespace) -> int:
