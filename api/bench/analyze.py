@@ -13,9 +13,9 @@ then measures, each ``--repeats`` times, in this one process:
   from the call to its return, imports done before.
 
 Prints the medians as ms per frame (wall clock, and the process CPU time beside it), x real time and the ratio
-to decode-only. ``--profile N`` also runs the whole path once under cProfile (its caller thread: the decoder
-thread is not profiled) and prints the N costliest functions by own time, split into those outside vision/
-and tracking/ and those inside them.
+to decode-only. ``--profile N`` also runs the whole path once under cProfile, all in one thread
+(``analyze --serial``, so that decoding and detection are seen), and prints the N costliest functions by own
+time, split into those outside vision/ and tracking/ and those inside them.
 """
 
 from __future__ import annotations
@@ -119,7 +119,9 @@ def _track_only(cal: Any, game: str, dets: list[_Dets], fps: float) -> tuple[Tim
     return track, rows
 
 
-def _analyze_args(video: Path, out: Path, game: str, detector: str, calibration: str | None) -> argparse.Namespace:
+def _analyze_args(
+    video: Path, out: Path, game: str, detector: str, calibration: str | None, serial: bool = False
+) -> argparse.Namespace:
     from api.commands import analyze
 
     parser = argparse.ArgumentParser()
@@ -127,6 +129,8 @@ def _analyze_args(video: Path, out: Path, game: str, detector: str, calibration:
     argv = [str(video), "--game", game, "--out", str(out), "--detector", detector, "--quiet"]
     if calibration:
         argv += ["--calibration", calibration]
+    if serial:
+        argv.append("--serial")
     return parser.parse_args(argv)
 
 
@@ -223,7 +227,7 @@ def print_profile(prof: cProfile.Profile, top: int) -> None:
     entries.sort(reverse=True)
     total = sum(e[0] for e in entries)
     for title, inside in (("outside vision/ and tracking/", False), ("inside vision/ and tracking/", True)):
-        print(f"\ntop {top} own-time costs {title} (of {total:.2f} s profiled, the caller's thread)")
+        print(f"\ntop {top} own-time costs {title} (of {total:.2f} s profiled: analyze --serial)")
         print(f"{'own s':>8}{'cum s':>8}  function")
         for tt, ct, name, _ in [e for e in entries if e[3] == inside][:top]:
             print(f"{tt:>8.3f}{ct:>8.3f}  {name}")
@@ -284,7 +288,7 @@ def run(args: argparse.Namespace) -> int:
         )
         if args.profile:
             prof = cProfile.Profile()
-            a_args = _analyze_args(video, tmp / "profiled", args.game, args.detector, args.calibration)
+            a_args = _analyze_args(video, tmp / "profiled", args.game, args.detector, args.calibration, serial=True)
             prof.enable()
             _analyze(a_args, n)
             prof.disable()

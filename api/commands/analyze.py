@@ -21,7 +21,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from api.pipeline import Pipeline, timed_frames
+from api.pipeline import PREFETCH, Pipeline, timed_frames
 from api.report import write_report
 from calibration.mapping import Calibration, CalibrationError
 from calibration.table import TableModel, TableSpec, TableSpecError
@@ -44,6 +44,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--detector", default="classical", help="ball detector: classical, neural or hough")
     parser.add_argument("--max-frames", type=int, metavar="N", help="stop after N frames")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--serial", action="store_true", help="decode, detect and track in one thread (slower; for profiling)"
+    )
 
 
 def table_from_args(size: str | None, ball: float | None, mouths: str | None) -> TableModel:
@@ -181,9 +184,12 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet and n % 10 == 0:
             _progress(n, limit, started, t)
 
-    # Decoding runs ahead in its own thread (OpenCV releases the GIL), so it overlaps with detection.
+    # Decoding and detection each run ahead in a thread of their own (OpenCV releases the GIL), so the
+    # decoder, the detector and the tracker overlap.
     try:
-        i = pipe.run_timed(timed_frames(cap, fps, args.max_frames or 0), progress)
+        depth = 0 if args.serial else PREFETCH
+        frames = timed_frames(cap, fps, args.max_frames or 0, depth=depth)
+        i = pipe.run_timed(frames, progress, detect_ahead=not args.serial)
     finally:
         cap.release()
     wall = time.perf_counter() - started
