@@ -44,7 +44,10 @@ class ExtractorSettings:
     contact_tol_mm: float = 14.0
     cushion_tol_mm: float = 14.0
     frozen_tol_mm: float = 5.0  # neighbours this close to touching pass a hit on (a chain)
-    jaw_touch_mm: float = 2.0  # a potted ball whose path passes this close to a jaw touched it
+    jaw_touch_mm: float = 2.0  # a ball stopping this close to a cushion's nose line came to rest against it
+    # a potted ball whose fitted path passes within a radius plus this of a jaw touched it: the corner
+    # mouths are only 5 mm wider than a ball, so a ball running in straight passes 2.5 mm off both jaws
+    jaw_gap_mm: float = 0.5
     pot_depth_fraction: float = 0.5  # a ball falls when its centre is this many radii past the mouth line
     graze_tol_mm: float = 5.0  # a straight path this close to a nose line (then away) touched it
     shot_end_hold_s: float = 0.25
@@ -861,7 +864,7 @@ class EventExtractor:
             name = f"jaw:{pk.name}"
             t_min = closest_time(_gap_to_jaw(f, jaw, 0.0), lo, hi)
             d_min = jaw.distance(_pt(f.at(t_min)))
-            if d_min > R + self.s.jaw_touch_mm:
+            if d_min > R + self.s.jaw_gap_mm:
                 continue
             if any(e.type == "cushion" and e.ball == b.id and e.cushion == name for e in out):
                 continue

@@ -2,9 +2,12 @@
 extractor without video (and a fallback benchmark when the rendered synth suite is not available).
 
 Physics, deliberately plain: balls roll in straight lines with a constant deceleration; ball-ball
-collisions are elastic between equal masses (the normal components are exchanged); cushions reflect the
-normal component with a restitution and keep most of the tangential one; a ball whose centre crosses a
-pocket's mouth line (by half a radius) between the jaws is potted. The step is short (0.5 ms) and every event time is
+collisions are elastic between equal masses (the normal components are exchanged); cushions and pocket
+jaws (segments from the tip into the pocket) reflect the normal component with a restitution and keep most
+of the tangential one; a ball whose centre crosses a pocket's mouth line (by half a radius) between the
+jaws is potted. The mouths are only a few millimetres wider than a ball, so most pots brush a jaw on the
+way in: that touch is a ``cushion`` event ``jaw:<pocket>`` (CONTRACT.md section 3: "a ball touched a
+cushion segment or a pocket jaw"), as in the rendered truth. The step is short (0.5 ms) and every event time is
 solved exactly inside its step from the linear motion, so the truth is good to well under a millisecond.
 
 ``detections_from_truth`` turns the truth positions at frame times into noisy detections with dropouts
@@ -14,6 +17,7 @@ and an occluder (an arm over part of the table for a while).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -97,6 +101,9 @@ def simulate_shot(
         # frames inside this step are sampled from the state at its start
         sample_until(t + h - 1e-12)
         old = {b.id: b.p.copy() for b in bs}
+        # when inside this step each ball got its present velocity: a contact it makes with that velocity
+        # cannot be earlier (a ball set moving against a frozen neighbour touches it at that instant)
+        since = {b.id: t for b in bs}
         for b in moving:
             sp = float(np.linalg.norm(b.v))
             nsp = sp - s.decel_mm_s2 * h
@@ -137,7 +144,9 @@ def simulate_shot(
             disc = qb * qb - 4 * qa * qc
             f = (-qb - math.sqrt(max(disc, 0.0))) / (2 * qa) if qa > 0 else 0.0
             f = min(max(f, 0.0), 1.0)
+            f = max(f, (since[a.id] - t) / h, (since[c.id] - t) / h)
             tc = t + f * h
+            since[a.id] = since[c.id] = tc
             # place both at contact, exchange normal velocity components, run out the step
             pa = old[a.id] + (a.p - old[a.id]) * f
             pc = old[c.id] + (c.p - old[c.id]) * f
@@ -171,6 +180,8 @@ def simulate_shot(
                         end_t = max(end_t, t + f * h)
                         break
             if not b.on:
+                continue
+            if _jaw_touch(table, b, old[b.id], t, h, s, ev):
                 continue
             for cu in table.cushions.values():
                 o0, o1 = cu.offset(_pt(old[b.id])) - R, cu.offset(_pt(b.p)) - R
@@ -226,6 +237,45 @@ def _cluster_contacts(
             mid = ((start[a][0] + start[b][0]) / 2, (start[a][1] + start[b][1]) / 2)
             out.append(Event(type="contact", t=t0, frame=round(t0 * fps), shot=0, balls=(a, b), pos=mid))
     return out
+
+
+def _jaw_touch(
+    table: TableModel, b: _Ball, p0: np.ndarray, t: float, h: float, s: SimSettings, ev: Callable[..., None]
+) -> bool:
+    """The ball's centre came to one radius of a pocket jaw in this step (moving linearly from ``p0``): the
+    touch time is bisected on that motion, the normal (from the touched point of the jaw to the centre)
+    component is reflected like a cushion's, and a ``jaw:<pocket>`` cushion event is recorded."""
+    R = table.ball_radius_mm
+    for pk in table.pockets.values():
+        for jaw in pk.jaws:
+            if jaw.distance(_pt(b.p)) >= R or jaw.distance(_pt(p0)) < R:
+                continue
+            lo, hi = 0.0, 1.0
+            for _ in range(40):
+                mid = 0.5 * (lo + hi)
+                if jaw.distance(_pt(p0 + (b.p - p0) * mid)) >= R:
+                    lo = mid
+                else:
+                    hi = mid
+            q = p0 + (b.p - p0) * lo
+            near = _closest_on(jaw.tip, jaw.inner, q)
+            n = (q - near) / max(float(np.linalg.norm(q - near)), 1e-9)
+            vn = float(b.v @ n)
+            if vn >= 0:
+                continue  # moving away from it
+            vt = b.v - vn * n
+            b.v = vt * s.cushion_tangential - vn * s.cushion_restitution * n
+            b.p = q + b.v * (1 - lo) * h
+            ev("cushion", t + lo * h, ball=b.id, cushion=f"jaw:{pk.name}", pos=(float(near[0]), float(near[1])))
+            return True
+    return False
+
+
+def _closest_on(a: tuple[float, float], c: tuple[float, float], q: np.ndarray) -> np.ndarray:
+    pa, pc = np.array(a, dtype=float), np.array(c, dtype=float)
+    v = pc - pa
+    u = min(max(float((q - pa) @ v) / float(v @ v), 0.0), 1.0)
+    return pa + u * v
 
 
 def _at(b: _Ball, dt: float, s: SimSettings) -> tuple[float, float]:
