@@ -88,6 +88,11 @@ class ClassicalDetector:
             cv2.MORPH_RECT, (2 * int(1.1 * self.radius_grid) + 1, 2 * int(1.1 * self.radius_grid) + 1)
         )
         self._grid_shape = (h, w)
+        self._k3 = np.ones((3, 3), np.uint8)
+        # Around a large blob: votes reach 1.05 radii, the peak test 1.1 radii, the blurs a few cells.
+        self._roi_margin = math.ceil(1.05 * self.radius_grid) + int(1.1 * self.radius_grid) + 6
+        # Around a single ball: its edges (within 1.05 radii + 3 cells of the centre) and their 2-cell filters.
+        self._single_half = math.ceil(1.05 * self.radius_grid) + 6
         # Obliquity of the view at each grid cell: how much a ball's image is stretched on the cloth plane.
         cam = camera_centre_mm(calibration)
         self._camera_mm = cam
@@ -202,30 +207,86 @@ class ClassicalDetector:
         strength = [np.clip(np.minimum(area[single] / ball_area, 1.0) * 1.25 * fill[single], 0.0, 1.0)]
         self._mark("blobs")
         if big.any():
-            lut = np.where(big, 255, 0).astype(np.uint8)
-            big_near = cv2.dilate(lut[labels], np.ones((3, 3), np.uint8))
-            gray = cv2.GaussianBlur(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY), (3, 3), 0)
-            near = big_near if single.sum() < 3 else cv2.dilate(fg, np.ones((3, 3), np.uint8))
-            acc = cv2.GaussianBlur(self._votes(gray, near), (0, 0), 0.8)
+            n_single = int(single.sum())
             ref = self._ideal_votes
-            if single.sum() >= 3:
+            if n_single >= 3:
                 # This frame's own balls: their vote peaks say what a ball looks like here (contrast, blur).
-                ci = np.round(cents[single]).astype(int)
-                ci[:, 0] = np.clip(ci[:, 0], 0, acc.shape[1] - 1)
-                ci[:, 1] = np.clip(ci[:, 1], 0, acc.shape[0] - 1)
-                win = cv2.dilate(acc, np.ones((3, 3), np.uint8))[ci[:, 1], ci[:, 0]]
-                ref = float(np.clip(np.median(win), 0.25 * self._ideal_votes, self._ideal_votes))
-                acc = cv2.bitwise_and(acc, acc, mask=big_near)
-            p, st = self._peaks(acc, fg, ref)
+                ref = float(np.clip(self._single_peaks(rect, fg, cents[single]), 0.25 * ref, ref))
+            lut = np.where(big, 255, 0).astype(np.uint8)
+            # Votes and their maxima only in boxes around the large blobs (the rest of the grid holds none).
+            found = [self._roi_peaks(rect, fg, labels, lut, box, n_single >= 3, ref) for box in self._rois(stats, big)]
+            maxima = np.concatenate([f[0] for f in found])
+            p, st = self._select_peaks(maxima, np.concatenate([f[1] for f in found]), ref)
             pts.append(p)
             strength.append(st)
             blob.append(np.zeros(len(p), bool))
             self._mark("votes")
         return np.concatenate(pts).reshape(-1, 2), np.concatenate(strength), np.concatenate(blob)
 
-    def _peaks(self, acc: np.ndarray, fg: np.ndarray, ref: float) -> tuple[np.ndarray, np.ndarray]:
-        """Sub-pixel grid positions (col, row) of accepted vote peaks and their strength."""
+    def _rois(self, stats: np.ndarray, big: np.ndarray) -> list[tuple[int, int, int, int]]:
+        """Boxes (x0, y0, x1, y1) of the grid around the large blobs, wide enough that votes, peaks and
+        disc cover inside them come out as on the whole grid (overlapping boxes merged)."""
+        h, w = self._grid_shape
+        m = self._roi_margin
+        st = stats[big]
+        boxes = [
+            [max(x - m, 0), max(y - m, 0), min(x + bw + m, w), min(y + bh + m, h)]
+            for x, y, bw, bh in st[:, :4].tolist()
+        ]
+        merged = True
+        while merged and len(boxes) > 1:
+            merged = False
+            for i in range(len(boxes)):
+                for j in range(i + 1, len(boxes)):
+                    a, b = boxes[i], boxes[j]
+                    if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                        boxes[i] = [min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])]
+                        del boxes[j]
+                        merged = True
+                        break
+                if merged:
+                    break
+        return [(a[0], a[1], a[2], a[3]) for a in boxes]
+
+    def _single_peaks(self, rect: np.ndarray, fg: np.ndarray, cents: np.ndarray) -> float:
+        """Median vote peak of the single balls at ``cents`` (grid col, row), from windows around them
+        stacked into one image (each window holds every edge that votes near its ball's centre)."""
+        h, w = self._grid_shape
+        half = self._single_half
+        size = 2 * half + 1
+        ci = np.round(cents).astype(int)
+        ci[:, 0] = np.clip(ci[:, 0], 0, w - 1)
+        ci[:, 1] = np.clip(ci[:, 1], 0, h - 1)
+        ox = np.clip(ci[:, 0] - half, 0, w - size)
+        oy = np.clip(ci[:, 1] - half, 0, h - size)
+        bgr = np.concatenate([rect[y : y + size, x : x + size] for x, y in zip(ox.tolist(), oy.tolist(), strict=True)])
+        mask = np.concatenate([fg[y : y + size, x : x + size] for x, y in zip(ox.tolist(), oy.tolist(), strict=True)])
+        gray = cv2.GaussianBlur(cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY), (3, 3), 0)
+        acc = cv2.GaussianBlur(self._votes(gray, cv2.dilate(mask, self._k3)), (0, 0), 0.8)
+        win = cv2.dilate(acc, self._k3)[np.arange(len(ci)) * size + ci[:, 1] - oy, ci[:, 0] - ox]
+        return float(np.median(win))
+
+    def _roi_peaks(
+        self,
+        rect: np.ndarray,
+        fg: np.ndarray,
+        labels: np.ndarray,
+        lut: np.ndarray,
+        box: tuple[int, int, int, int],
+        masked: bool,
+        ref: float,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Vote maxima (grid col, row, sub-pixel) in one box around large blobs, over the threshold and
+        covered by not-cloth, in row-major order, and their votes."""
         s = self.settings
+        x0, y0, x1, y1 = box
+        big_near = cv2.dilate(lut[labels[y0:y1, x0:x1]], self._k3)
+        gray = cv2.GaussianBlur(cv2.cvtColor(rect[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY), (3, 3), 0)
+        fg_box = fg[y0:y1, x0:x1]
+        near = cv2.dilate(fg_box, self._k3) if masked else big_near
+        acc = cv2.GaussianBlur(self._votes(gray, near), (0, 0), 0.8)
+        if masked:
+            acc = cv2.bitwise_and(acc, acc, mask=big_near)
         thr = min(s.min_votes, s.min_votes_packed) * ref
         dil = cv2.dilate(acc, self._peak_kernel)
         peak = cv2.bitwise_and(
@@ -235,19 +296,25 @@ class ClassicalDetector:
         nz = cv2.findNonZero(peak)
         h, w = acc.shape
         if nz is None:
-            return np.zeros((0, 2)), np.zeros(0)
+            return np.zeros((0, 2)), np.zeros(0, np.float32)
         nz = nz.reshape(-1, 2).astype(np.intp)
         xs, ys = nz[:, 0], nz[:, 1]
         # Disc coverage by not-cloth: a box mean over the disc's inscribed square (fast, and close enough).
-        cover = self._box_cover(fg)[ys, xs]
+        cover = self._box_cover(fg_box)[ys, xs]
         keep = cover >= s.min_cover
         ys, xs = ys[keep], xs[keep]
         # Sub-pixel: parabola through the 3 x 3 neighbourhood along each axis.
-        y1, x1 = np.clip(ys, 1, h - 2), np.clip(xs, 1, w - 2)
-        c0 = acc[y1, x1]
-        dx = _parabola(acc[y1, x1 - 1], c0, acc[y1, x1 + 1])
-        dy = _parabola(acc[y1 - 1, x1], c0, acc[y1 + 1, x1])
-        pts = np.column_stack([x1 + dx, y1 + dy])
+        y1_, x1_ = np.clip(ys, 1, h - 2), np.clip(xs, 1, w - 2)
+        c0 = acc[y1_, x1_]
+        dx = _parabola(acc[y1_, x1_ - 1], c0, acc[y1_, x1_ + 1])
+        dy = _parabola(acc[y1_ - 1, x1_], c0, acc[y1_ + 1, x1_])
+        return np.column_stack([x1_ + dx + x0, y1_ + dy + y0]), c0
+
+    def _select_peaks(self, pts: np.ndarray, c0: np.ndarray, ref: float) -> tuple[np.ndarray, np.ndarray]:
+        """Of the vote maxima ``pts`` with votes ``c0``, the accepted ball centres and their strength."""
+        s = self.settings
+        if len(pts) == 0:
+            return np.zeros((0, 2)), np.zeros(0)
         # Plateaus can give two maxima closer than a radius: keep the stronger (ties: the first).
         d = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=2)
         order = np.arange(len(c0))
