@@ -246,6 +246,10 @@ class EventExtractor:
             self._new_seg(b, "move", t, p)
             self._push(b, t, p, b.seg)
             return
+        if b.seg.kind == "move" and self._never_left(b, t, p):
+            # it was set moving by a few millimetres (a hard stroke's first blurred frame) and vanished: it
+            # never left its place visibly, so that was its rest, and it is set moving now, seen far away
+            b.seg.kind = "rest"
         if b.seg.kind == "rest":
             old = b.seg
             t_lo = b.ts[old.idx[-1]] if old.idx else t
@@ -278,6 +282,19 @@ class EventExtractor:
         if b.pending is not None:
             b.pending = None  # the previous sample was an outlier (it stays rejected)
         self._push(b, t, p, seg)
+
+    def _never_left(self, b: _Ball, t: float, p: np.ndarray) -> bool:
+        """The moving segment so far is a few samples at its resting place, then the ball was gone for a
+        while, and ``p`` (seen now) is far from that place."""
+        if b.rest_pos is None or len(b.segs) < 2 or b.segs[-2].kind != "rest":
+            return False
+        good = [i for i in b.seg.idx if b.sid[i] == b.seg.sid]
+        if not good or t - b.ts[good[-1]] <= 4 * self._dt:
+            return False
+        near = self.s.start_min_mm
+        if float(np.linalg.norm(p - b.rest_pos)) <= 3 * near:
+            return False
+        return all(float(np.linalg.norm(b.xy[i] - b.rest_pos)) <= near for i in good)
 
     def _first_seen_moving(self, b: _Ball, idx: list[int]) -> None:
         """A ball first seen already moving with no shot in play was struck out of sight (under the
@@ -583,7 +600,13 @@ class EventExtractor:
             if rest is None:
                 continue
             gone = o.ts[rest.idx[-1]]
-            later = [o.ts[i] for i in range(rest.idx[-1] + 1, len(o.ts)) if o.sid[i] >= 0]
+            # its samples after its rest, but those still within a few millimetres of its place: the first
+            # blurred frame of a hard stroke shows it barely moved, then it is gone
+            later = [
+                o.ts[i]
+                for i in range(rest.idx[-1] + 1, len(o.ts))
+                if o.sid[i] >= 0 and float(np.linalg.norm(o.xy[i] - o.rest_pos)) > self.s.start_min_mm
+            ]
             if later and later[0] < t_s - 0.5 * self._dt:
                 continue  # it was seen moving before b started: not unseen
             if not (t_s - self.s.unseen_strike_s <= gone <= t_s - 1.5 * self._dt):

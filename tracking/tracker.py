@@ -44,6 +44,8 @@ class TrackState(StrEnum):
     OFF_TABLE = "off_table"  # vanished beyond the playing field
 
 
+# the quality reported for a vouched ball (above the extractor's ghost threshold, below a clear detection's)
+VOUCHED_QUALITY = 0.75
 ACTIVE = (TrackState.TENTATIVE, TrackState.CONFIRMED, TrackState.OCCLUDED)
 
 
@@ -144,6 +146,8 @@ class _Track:
     anchor_n: int = 0
     prev_meas: np.ndarray | None = None
     prev_t: float | None = None
+    left_anchor: np.ndarray | None = None  # where it rested before it was last set moving
+    vouched: bool = False  # it took a known ball's id at its known place (rack or operator): not a ghost
     recent: deque[tuple[float, float, float]] = field(default_factory=lambda: deque(maxlen=64))
 
     @property
@@ -239,7 +243,7 @@ class Tracker:
                 losses.append(loss)
 
         for c in range(len(z)):
-            if c not in matched_d and conf[c] >= self.s.new_track_confidence:
+            if c not in matched_d and (conf[c] >= self.s.new_track_confidence or self._at_known_place(z[c], t)):
                 self._tracks.append(self._new_track(z[c], bool(cue[c]), t))
                 self._tracks[-1].quality = float(conf[c])
                 self._tracks[-1].colour = None if col is None else col[c].copy()
@@ -258,7 +262,7 @@ class Tracker:
                     tr.resting,
                     tr.state,
                     tr.key in kinked,
-                    round(tr.quality, 3),
+                    round(max(tr.quality, VOUCHED_QUALITY) if tr.vouched else tr.quality, 3),
                 )
             )
         return TrackerFrame(frame, t, tuple(balls), tuple(losses), tuple(reappeared))
@@ -423,6 +427,8 @@ class Tracker:
             # A kink or a resting ball set moving: restart the filter from the last two detections.
             base = tr.anchor if (tr.resting and tr.anchor is not None) else tr.last_meas
             reseed(tr.kf, zc, (zc - base) / dt, self.s.filter)
+            if tr.resting and tr.anchor is not None:
+                tr.left_anchor = tr.anchor.copy()
             tr.resting = False
             tr.anchor = None
         else:
@@ -505,7 +511,7 @@ class Tracker:
             # A ball that vanished from rest just before this shot and has not been seen since was struck
             # too fast for the detector (a break shot's blur): the one that vanished last is this ball.
             hidden = [o for o in self._tracks if o is not tr and o.state == TrackState.OCCLUDED and o.id is not None]
-            hidden = [o for o in hidden if o.resting and tr.last_t - o.last_t <= self.s.blur_adopt_s]
+            hidden = [o for o in hidden if self._vanished_at_rest(o) and tr.last_t - o.last_t <= self.s.blur_adopt_s]
             if hidden:
                 best = max(hidden, key=lambda o: o.last_t)
         if best is None:
@@ -514,6 +520,15 @@ class Tracker:
         best.id = None
         self._tracks.remove(best)
         return name
+
+    def _vanished_at_rest(self, o: _Track) -> bool:
+        """Resting when it vanished, or seen set moving but gone before it got a radius from its place (the
+        first blurred frame of a hard stroke still shows it, a few millimetres on)."""
+        if o.resting:
+            return True
+        if o.left_anchor is None:
+            return False
+        return float(np.linalg.norm(o.last_meas - o.left_anchor)) <= self.table.ball_radius_mm
 
     def _claim_id(self, tr: _Track) -> str:
         adopted = self._adopt_hidden(tr)
@@ -524,7 +539,18 @@ class Tracker:
             # left most recently; the operator can correct it.
             return self._lost_recent.pop()
         first = np.array(tr.recent[0][1:]) if tr.recent else tr.last_meas  # where it was first seen
-        return self.ids.claim(first, tr.cue_votes > 0)
+        name = self.ids.claim(first, tr.cue_votes > 0)
+        tr.vouched = name in self.ids.known and self._at_known_place(first, tr.recent[0][0] if tr.recent else None)
+        return name
+
+    def _at_known_place(self, z: np.ndarray, t: float | None) -> bool:
+        """In the first moments, a detection within a quarter radius of a ball's known starting place (the rack
+        order or the operator's placement) is that ball, however weak the detector's confidence (a ball frozen
+        in a cluster has little visible rim)."""
+        if t is None or (self._t0 is not None and t - self._t0 > self.s.warmup_s) or not self.ids.known:
+            return False
+        q = 0.25 * self.table.ball_radius_mm
+        return any(math.hypot(z[0] - p[0], z[1] - p[1]) <= q for p in self.ids.known.values())
 
     def _moving(self) -> bool:
         """Is any public ball in motion (a shot in play, whether or not the extractor has decided so yet)?"""
