@@ -49,6 +49,16 @@ class BallDetector(Protocol):
 
 
 @dataclass(frozen=True)
+class _Measured:
+    """A frame's detections with streak measurements in place of a fast ball's (what the tracker reads)."""
+
+    pos_mm: np.ndarray
+    confidence: np.ndarray
+    cls: np.ndarray
+    colour: np.ndarray | None
+
+
+@dataclass(frozen=True)
 class TrackRow:
     frame: int
     t: float
@@ -72,6 +82,7 @@ class Pipeline:
         extractor_settings: ExtractorSettings | None = None,
         keep_tracks: bool = True,
         meas_sigma_mm: float | None = None,
+        streaks: bool = True,
     ) -> None:
         """``calibration`` is needed to run on frames (``step``); ``step_detections`` works from table
         positions alone, given ``table``. ``known_ids`` ({id: position}) names the balls at those places
@@ -97,6 +108,9 @@ class Pipeline:
         self._rows: list[tuple[int, float, BallObs]] = []
         self.last: TrackerFrame | None = None
         self._finished = False
+        # fast balls measured by their blur streak (vision.streaks) where the detector's circle lags or leads
+        self.streaks = streaks and calibration is not None
+        self.streak_count = 0
 
     # ---- feeding ----------------------------------------------------------------------------------------
     @property
@@ -111,7 +125,60 @@ class Pipeline:
 
     def step(self, frame_bgr: np.ndarray, index: int, t: float) -> list[Event]:
         """One video frame at timestamp ``t`` (seconds from the start); returns the events decided now."""
-        return self.step_detections(self.detector.detect(frame_bgr), index, t)
+        return self._step_frame(frame_bgr, self.detector.detect(frame_bgr), index, t)
+
+    def _step_frame(self, frame_bgr: np.ndarray, dets: Any, index: int, t: float) -> list[Event]:
+        if self.streaks and self.last is not None and t > self.last.t:
+            dets = self._streak_measurements(frame_bgr, dets, t)
+        return self.step_detections(dets, index, t)
+
+    def _streak_measurements(self, frame_bgr: np.ndarray, dets: Any, t: float) -> Any:
+        """A fast, lone ball's detections near where the tracker expects it (one at a blurred end, or two
+        fragments) replaced by the centre of its streak (``vision.streaks``), where that is measurable."""
+        assert self.last is not None and self.calibration is not None
+        from vision.streaks import STREAK_MIN_SPEED_MM_S, measure_streak
+
+        dt = t - self.last.t
+        r = self.table.ball_radius_mm
+        moving = [b for b in self.last.balls if not b.resting and b.quality >= self.extractor.s.ghost_below]
+        fast = [b for b in moving if float(np.hypot(*b.vel)) >= STREAK_MIN_SPEED_MM_S]
+        if not fast:
+            return dets
+        pred = {b.id: np.asarray(b.pos) + np.asarray(b.vel) * dt for b in self.last.balls}
+        pos = np.asarray(dets.pos_mm, dtype=float).reshape(-1, 2)
+        conf = np.asarray(dets.confidence, dtype=float).reshape(-1)
+        cls = np.asarray(dets.cls).reshape(-1)
+        colour = getattr(dets, "colour", None)
+        col = None if colour is None else np.asarray(colour, dtype=float).reshape(-1, 3)
+        keep = np.ones(len(pos), bool)
+        added: list[tuple[np.ndarray, float, Any, np.ndarray | None]] = []
+        fps = 1.0 / dt
+        for b in fast:
+            p = pred[b.id]
+            half = float(np.hypot(*b.vel)) * dt / 2.0  # half the path covered in a frame
+            clear = 2.0 * r + half + 2.0 * r
+            if any(float(np.linalg.norm(q - p)) < clear for k, q in pred.items() if k != b.id):
+                continue  # another ball near the path: a contact, or its disc in the window
+            if self.table.nearest_cushion((float(p[0]), float(p[1])))[1] < r + half + 20.0:
+                continue  # a bounce inside the frame bends the path
+            near = np.where(keep & (np.hypot(*(pos - p).T) < r + half + 15.0))[0] if len(pos) else np.array([], int)
+            if len(near) == 0:
+                continue
+            m = measure_streak(frame_bgr, self.calibration, (float(p[0]), float(p[1])), b.vel, fps)
+            if m.pos_mm is None or float(np.hypot(m.pos_mm[0] - p[0], m.pos_mm[1] - p[1])) > r + half:
+                continue
+            best = near[int(np.argmax(conf[near]))]
+            keep[near] = False
+            added.append((np.asarray(m.pos_mm), float(conf[best]), cls[best], None if col is None else col[best]))
+        if not added:
+            return dets
+        self.streak_count += len(added)
+        return _Measured(
+            np.vstack([pos[keep], *[a[0][None, :] for a in added]]),
+            np.concatenate([conf[keep], [a[1] for a in added]]),
+            np.concatenate([cls[keep], np.array([a[2] for a in added], dtype=cls.dtype)]),
+            None if col is None else np.vstack([col[keep], *[np.asarray(a[3])[None, :] for a in added]]),
+        )
 
     def step_detections(self, dets: FrameDetections, index: int, t: float) -> list[Event]:
         if self._finished:
@@ -153,12 +220,12 @@ class Pipeline:
         ``detect_ahead``: the detector runs in a thread of its own, a few frames ahead of tracking (most of its
         work is OpenCV and numpy, which release the GIL, so with the decoder's thread the three stages overlap
         on the cores there are). Each stage keeps the frame order, so the events are the same either way."""
-        dets: Iterable[tuple[Any, float]] = ((self.detector.detect(f), t) for f, t in frames)
+        dets: Iterable[tuple[np.ndarray, Any, float]] = ((f, self.detector.detect(f), t) for f, t in frames)
         if detect_ahead:
             dets = prefetch(dets, PREFETCH)
         n = 0
-        for n, (d, t) in enumerate(dets, start=1):
-            self.step_detections(d, n - 1, t)
+        for n, (f, d, t) in enumerate(dets, start=1):
+            self._step_frame(f, d, n - 1, t)
             if progress is not None:
                 progress(n, t)
         self.finish()

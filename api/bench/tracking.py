@@ -54,6 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--verbose", action="store_true", help="print each shot's misses")
     parser.add_argument("--jobs", type=int, default=1, help="with --suite: scenes scored at once (processes)")
     parser.add_argument("--out", metavar="FILE", help="also write the printed report to FILE")
+    parser.add_argument("--no-streaks", action="store_true", help="with --suite: no blur-streak measurements")
 
 
 @dataclass(frozen=True)
@@ -221,7 +222,7 @@ def scene_folders(root: Path) -> list[Path]:
     return folders
 
 
-def score_scene(folder: Path, detector: str) -> SceneResult:
+def score_scene(folder: Path, detector: str, streaks: bool = True) -> SceneResult:
     """One rendered scenario folder through the whole pipeline (as ``analyze`` runs it), scored against its
     truth."""
     import cv2
@@ -238,7 +239,7 @@ def score_scene(folder: Path, detector: str) -> SceneResult:
     known = {b: (x, y) for fr, b, x, y in truth_rows if fr == first}
     table = TableModel()
     cal = scenario_calibration(folder / "video.mp4", table, size)
-    pipe = Pipeline(cal, game=None, detector_name=detector, known_ids=known)
+    pipe = Pipeline(cal, game=None, detector_name=detector, known_ids=known, streaks=streaks)
     t0 = time.perf_counter()
     try:
         n = pipe.run_timed(timed_frames(cap, fps))
@@ -255,7 +256,7 @@ def score_scene(folder: Path, detector: str) -> SceneResult:
     return SceneResult(folder.name, fps, n, work, scores, states, misses)
 
 
-def _score_scene_args(job: tuple[Path, str]) -> SceneResult:
+def _score_scene_args(job: tuple[Path, str, bool]) -> SceneResult:
     return score_scene(*job)
 
 
@@ -268,11 +269,13 @@ def merge_scores(into: Scores, other: Scores) -> None:
     into.shots += other.shots
 
 
-def run_suite(root: Path, detector: str, verbose: bool = False, jobs: int = 1) -> list[SceneResult]:
+def run_suite(
+    root: Path, detector: str, verbose: bool = False, jobs: int = 1, streaks: bool = True
+) -> list[SceneResult]:
     """Every scenario folder under ``root``, in name order, ``jobs`` at a time in worker processes; prints a
     line per scene (and its misses with ``verbose``) in that order whatever the finishing order."""
     folders = scene_folders(root)
-    work = [(f, detector) for f in folders]
+    work = [(f, detector, streaks) for f in folders]
     results: list[SceneResult] = []
 
     def report(r: SceneResult) -> None:
@@ -404,7 +407,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     if args.suite:
-        results = run_suite(Path(args.suite), args.detector, args.verbose, max(1, int(args.jobs)))
+        jobs = max(1, int(args.jobs))
+        results = run_suite(Path(args.suite), args.detector, args.verbose, jobs, not args.no_streaks)
         for fps in sorted({r.fps for r in results}, reverse=True):
             at = [r for r in results if r.fps == fps]
             scores = Scores()
