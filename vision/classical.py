@@ -135,16 +135,19 @@ class ClassicalDetector:
             return np.zeros((h, w), np.float32)
         nz = nz.reshape(-1, 2)
         xs, ys = nz[:, 0], nz[:, 1]
-        m = mag[ys, xs]
-        ux, uy = gx[ys, xs] / m, gy[ys, xs] / m
+        at = ys * w + xs
+        m = mag.reshape(-1).take(at)
+        ux, uy = gx.reshape(-1).take(at) / m, gy.reshape(-1).take(at) / m
         wgt = np.minimum(m * np.float32(1.0 / (4 * self.settings.edge_threshold)), np.float32(1.0))
         # Vote along the gradient at distances from the limb (shading) out to the rim, both ways.
         steps = self._vote_steps[:, None]
         xi = np.rint(xs.astype(np.float32)[None, :] + steps * ux[None, :]).astype(np.int32).ravel()
         yi = np.rint(ys.astype(np.float32)[None, :] + steps * uy[None, :]).astype(np.int32).ravel()
         ok = (xi.view(np.uint32) < w) & (yi.view(np.uint32) < h)  # negative coordinates wrap to large
-        ww = np.tile(wgt, len(self._vote_steps))
-        acc = np.bincount(yi[ok] * w + xi[ok], weights=ww[ok], minlength=h * w).astype(np.float32)
+        # Votes falling off the image go to cell 0 with no weight.
+        cell = np.where(ok, yi * w + xi, 0)
+        ww = np.where(ok.reshape(len(self._vote_steps), -1), wgt[None, :], np.float32(0.0)).ravel()
+        acc = np.bincount(cell, weights=ww, minlength=h * w).astype(np.float32)
         return acc.reshape(h, w)
 
     def _mark(self, stage: str) -> None:

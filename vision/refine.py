@@ -189,28 +189,28 @@ def refine_centres(
 def _fit_centres(pts: np.ndarray, ok: np.ndarray, radius: np.ndarray, guess: np.ndarray) -> np.ndarray:
     """Least-squares centres of circles of known radius through rim points ``pts`` (B, R, 2) where ``ok``
     (B, R), all balls at once (Gauss-Newton on the 2 x 2 normal equations), trimming outliers once."""
-    px, py = pts[..., 0], pts[..., 1]
-    cx, cy = guess[:, 0].astype(np.float64), guess[:, 1].astype(np.float64)
+    c = guess.astype(np.float64)
     w = ok.astype(np.float64)
     r = radius[:, None]
     for it in range(4):
-        vx, vy = px - cx[:, None], py - cy[:, None]
-        dist = np.maximum(np.sqrt(vx * vx + vy * vy), 1e-9)
+        v = pts - c[:, None, :]
+        dist = np.maximum(np.hypot(v[..., 0], v[..., 1]), 1e-9)
         res = dist - r
         if it == 2:
             # The median absolute residual of balls whose every ray found the rim; 0 for the others.
             mad = np.where(ok.all(axis=1), _median_rows(np.abs(res)), 0.0) + 0.15
             trimmed = ok & (np.abs(res) < 3.0 * mad[:, None])
             w = np.where(trimmed.sum(axis=1, keepdims=True) >= 6, trimmed, ok).astype(np.float64)
-        jx, jy = vx / dist, vy / dist  # minus d(res)/d(centre): signs cancel in the step below
-        wjx, wjy = w * jx, w * jy
-        a, b, d, gx, gy = np.stack([wjx * jx, wjx * jy, wjy * jy, wjx * res, wjy * res]).sum(axis=2)
+        # Jacobian rows (minus d(res)/d(centre): signs cancel in the step below) and the residual, so that
+        # one batched product gives the 2 x 2 normal matrix and the gradient: [[a, b, gx], [b, d, gy]].
+        jr = np.concatenate([v / dist[..., None], res[..., None]], axis=2)  # (B, R, 3)
+        m = (jr[..., :2] * w[..., None]).transpose(0, 2, 1) @ jr
+        a, b, d, gx, gy = m[:, 0, 0], m[:, 0, 1], m[:, 1, 1], m[:, 0, 2], m[:, 1, 2]
         det = a * d - b * b
         good = np.abs(det) > 1e-9
         inv_det = np.where(good, 1.0 / np.where(good, det, 1.0), 0.0)
-        cx = cx + (d * gx - b * gy) * inv_det
-        cy = cy + (a * gy - b * gx) * inv_det
-    return np.column_stack([cx, cy])
+        c = c + np.column_stack([d * gx - b * gy, a * gy - b * gx]) * inv_det[:, None]
+    return c
 
 
 def _median_rows(a: np.ndarray) -> np.ndarray:
