@@ -57,6 +57,16 @@ class ClothModel:
         """The 3 x 3 matrix taking a BGR vector to (k, chroma components): rows e0 / |c|, e1, e2."""
         return self._basis()[0]
 
+    def _basis_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The rows of ``basis`` as float32 1 x 3 matrices (cached per colour)."""
+        key = self.colour.tobytes() if self.colour is not None else b""
+        cached = self.__dict__.get("_rows_cache")
+        if cached is None or cached[0] != key:
+            b = self.basis().astype(np.float32)
+            cached = (key, (b[0:1].copy(), b[1:2].copy(), b[2:3].copy()))
+            self.__dict__["_rows_cache"] = cached
+        return cached[1]
+
     def usable(self) -> bool:
         return self.colour is not None and float(np.linalg.norm(self.colour)) / np.sqrt(3) >= self.min_brightness
 
@@ -65,8 +75,9 @@ class ClothModel:
         basis, _ = self._basis()
         f = bgr.astype(np.float32)
         if f.ndim == 3 and f.shape[2] == 3 and f.shape[0] > 1 and f.shape[1] > 1:
-            t = cv2.transform(f, basis.astype(np.float32))
-            return t[:, :, 0], cv2.magnitude(t[:, :, 1], t[:, :, 2])
+            # One single-row cv2.transform per output plane: contiguous planes, no channel split.
+            rows = self._basis_rows()
+            return cv2.transform(f, rows[0]), cv2.magnitude(cv2.transform(f, rows[1]), cv2.transform(f, rows[2]))
         t2 = f.reshape(-1, 3) @ basis.T.astype(np.float32)
         shape = f.shape[:-1]
         return t2[:, 0].reshape(shape), np.hypot(t2[:, 1], t2[:, 2]).reshape(shape)

@@ -55,10 +55,10 @@ def _rays(n_rays: int, n_samples: int) -> _Rays:
     )  # fmt: skip
 
 
-def _score_matrix(cloth: ClothModel) -> np.ndarray:
-    """The 4 x 4 ``cv2.transform`` matrix (with offsets) taking BGR samples to ((k - 1) / (bright_k - 1),
-    the two chroma components over the chroma threshold, mean of B, G, R): the ballness terms of
-    ``_ballness`` and the brightness the valley search reads, in one pass (cached per cloth colour)."""
+def _score_matrix(cloth: ClothModel) -> tuple[np.ndarray, ...]:
+    """The rows (1 x 4 each, with offsets) of the ``cv2.transform`` matrix taking BGR samples to
+    ((k - 1) / (bright_k - 1), the two chroma components over the chroma threshold, mean of B, G, R): the
+    ballness terms (see ``ClothModel``) and the brightness the valley search reads (cached per colour)."""
     key = (cloth.basis().tobytes(), cloth.chroma_threshold(), cloth.bright_k)
     cached = cloth.__dict__.get("_refine_matrix")
     if cached is not None and cached[0] == key:
@@ -69,9 +69,9 @@ def _score_matrix(cloth: ClothModel) -> np.ndarray:
     m[0, :3], m[0, 3] = basis[0] / kb, -1.0 / kb
     m[1:3, :3] = basis[1:] / cloth.chroma_threshold()
     m[3, :3] = 1.0 / 3.0
-    m32 = m.astype(np.float32)
-    cloth.__dict__["_refine_matrix"] = (key, m32)
-    return m32
+    rows = tuple(m[i : i + 1].astype(np.float32) for i in range(4))
+    cloth.__dict__["_refine_matrix"] = (key, rows)
+    return rows
 
 
 def _sub_sample(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -118,15 +118,15 @@ def refine_centres(
         mx = (centres[:, 0, None, None] + rr * rays.rdx).astype(np.float32).reshape(n * n_rays, S)
         my = (centres[:, 1, None, None] + rr * rays.rdy).astype(np.float32).reshape(n * n_rays, S)
         samp = cv2.remap(frame_bgr, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        t = cv2.transform(samp.astype(np.float32), m).reshape(n, n_rays, S, 4)
-        kk = t[..., 0]
-        score = np.maximum(np.hypot(t[..., 1], t[..., 2]), kk)
+        f = samp.astype(np.float32)
+        # One single-row transform per term: contiguous (n, R, S) planes.
+        kk, e1, e2, gray = (cv2.transform(f, row).reshape(n, n_rays, S) for row in m)
+        score = np.maximum(cv2.magnitude(e1, e2), kk)
         if dark_counts.any():
             dark = kk * np.float32(-dark_gain)
             dark *= (kk < dark_below) & dark_counts[:, None, None]
             np.maximum(score, dark, out=score)
         np.minimum(score, np.float32(2.0), out=score)
-        gray = t[..., 3]
         drop = score[:, :, :-2] - score[:, :, 2:]  # central difference of the fall, outward
         idx = np.clip(np.argmax(drop, axis=2), 1, S - 4).reshape(-1)
         dflat = drop.reshape(-1)
@@ -188,29 +188,34 @@ def refine_centres(
 
 def _fit_centres(pts: np.ndarray, ok: np.ndarray, radius: np.ndarray, guess: np.ndarray) -> np.ndarray:
     """Least-squares centres of circles of known radius through rim points ``pts`` (B, R, 2) where ``ok``
-    (B, R), all balls at once (Gauss-Newton on the 2 x 2 normal equations), trimming outliers once."""
-    c = guess.astype(np.float64)
+    (B, R), all balls at once (Gauss-Newton on the 2 x 2 normal equations), trimming outliers once.
+
+    Points and centres are complex numbers: with unit Jacobian rows j = (p - c) / |p - c|, the normal
+    matrix [[a, b], [b, d]] is ((W + Re S) / 2, Im S / 2, (W - Re S) / 2) with W = sum w, S = sum w j^2,
+    and the gradient gx + i gy = sum w res j."""
+    p = pts[..., 0] + 1j * pts[..., 1]
+    c = guess[:, 0] + 1j * guess[:, 1]
     w = ok.astype(np.float64)
     r = radius[:, None]
     for it in range(4):
-        v = pts - c[:, None, :]
-        dist = np.maximum(np.hypot(v[..., 0], v[..., 1]), 1e-9)
+        v = p - c[:, None]
+        dist = np.maximum(np.abs(v), 1e-9)
         res = dist - r
         if it == 2:
             # The median absolute residual of balls whose every ray found the rim; 0 for the others.
             mad = np.where(ok.all(axis=1), _median_rows(np.abs(res)), 0.0) + 0.15
             trimmed = ok & (np.abs(res) < 3.0 * mad[:, None])
             w = np.where(trimmed.sum(axis=1, keepdims=True) >= 6, trimmed, ok).astype(np.float64)
-        # Jacobian rows (minus d(res)/d(centre): signs cancel in the step below) and the residual, so that
-        # one batched product gives the 2 x 2 normal matrix and the gradient: [[a, b, gx], [b, d, gy]].
-        jr = np.concatenate([v / dist[..., None], res[..., None]], axis=2)  # (B, R, 3)
-        m = (jr[..., :2] * w[..., None]).transpose(0, 2, 1) @ jr
-        a, b, d, gx, gy = m[:, 0, 0], m[:, 0, 1], m[:, 1, 1], m[:, 0, 2], m[:, 1, 2]
+        wj = w * (v / dist)  # minus d(res)/d(centre), weighted: signs cancel in the step below
+        ss = (wj * (v / dist)).sum(axis=1)
+        g = (wj * res).sum(axis=1)
+        tw = w.sum(axis=1)
+        a, b, d = (tw + ss.real) * 0.5, ss.imag * 0.5, (tw - ss.real) * 0.5
         det = a * d - b * b
         good = np.abs(det) > 1e-9
         inv_det = np.where(good, 1.0 / np.where(good, det, 1.0), 0.0)
-        c = c + np.column_stack([d * gx - b * gy, a * gy - b * gx]) * inv_det[:, None]
-    return c
+        c = c + ((d * g.real - b * g.imag) + 1j * (a * g.imag - b * g.real)) * inv_det
+    return np.column_stack([c.real, c.imag])
 
 
 def _median_rows(a: np.ndarray) -> np.ndarray:
