@@ -111,6 +111,8 @@ class Pipeline:
         # fast balls measured by their blur streak (vision.streaks) where the detector's circle lags or leads
         self.streaks = streaks and calibration is not None
         self.streak_count = 0
+        # id: its last detection's confidence, class and colour
+        self._looks: dict[str, tuple[float, Any, np.ndarray | None]] = {}
 
     # ---- feeding ----------------------------------------------------------------------------------------
     @property
@@ -130,18 +132,36 @@ class Pipeline:
     def _step_frame(self, frame_bgr: np.ndarray, dets: Any, index: int, t: float) -> list[Event]:
         if self.streaks and self.last is not None and t > self.last.t:
             dets = self._streak_measurements(frame_bgr, dets, t)
-        return self.step_detections(dets, index, t)
+        new = self.step_detections(dets, index, t)
+        if self.streaks:
+            self._remember_looks(dets)
+        return new
+
+    def _remember_looks(self, dets: Any) -> None:
+        """Each seen ball's detection confidence, class and colour: what a streak measurement of it carries
+        where the detector missed it altogether."""
+        assert self.last is not None
+        pos = np.asarray(dets.pos_mm, dtype=float).reshape(-1, 2)
+        if not len(pos):
+            return
+        colour = getattr(dets, "colour", None)
+        col = None if colour is None else np.asarray(colour, dtype=float).reshape(-1, 3)
+        for b in self.last.balls:
+            if b.meas is None:
+                continue
+            k = int(np.argmin(np.hypot(*(pos - np.asarray(b.meas)).T)))
+            self._looks[b.id] = (float(dets.confidence[k]), dets.cls[k], None if col is None else col[k])
 
     def _streak_measurements(self, frame_bgr: np.ndarray, dets: Any, t: float) -> Any:
         """A fast, lone ball's detections near where the tracker expects it (one at a blurred end, or two
         fragments) replaced by the centre of its streak (``vision.streaks``), where that is measurable."""
         assert self.last is not None and self.calibration is not None
-        from vision.streaks import STREAK_MIN_SPEED_MM_S, measure_streak
+        from vision.streaks import STREAK_MIN_PATH_MM, measure_streak
 
         dt = t - self.last.t
         r = self.table.ball_radius_mm
         moving = [b for b in self.last.balls if not b.resting and b.quality >= self.extractor.s.ghost_below]
-        fast = [b for b in moving if float(np.hypot(*b.vel)) >= STREAK_MIN_SPEED_MM_S]
+        fast = [b for b in moving if float(np.hypot(*b.vel)) * dt >= STREAK_MIN_PATH_MM]
         if not fast:
             return dets
         pred = {b.id: np.asarray(b.pos) + np.asarray(b.vel) * dt for b in self.last.balls}
@@ -153,6 +173,7 @@ class Pipeline:
         keep = np.ones(len(pos), bool)
         added: list[tuple[np.ndarray, float, Any, np.ndarray | None]] = []
         fps = 1.0 / dt
+        pockets = list(self.table.pockets.values())
         for b in fast:
             p = pred[b.id]
             half = float(np.hypot(*b.vel)) * dt / 2.0  # half the path covered in a frame
@@ -161,15 +182,24 @@ class Pipeline:
                 continue  # another ball near the path: a contact, or its disc in the window
             if self.table.nearest_cushion((float(p[0]), float(p[1])))[1] < r + half + 20.0:
                 continue  # a bounce inside the frame bends the path
+            if any(float(np.hypot(*(p - pk.mouth_center))) < pk.mouth_width_mm + half + 2 * r for pk in pockets):
+                continue  # a pocket: the ball may drop out of sight inside the frame
             near = np.where(keep & (np.hypot(*(pos - p).T) < r + half + 15.0))[0] if len(pos) else np.array([], int)
-            if len(near) == 0:
-                continue
+            if len(near) == 0 and (b.meas is None or b.id not in self._looks):
+                continue  # missed now and not seen last frame: nothing to carry over
             m = measure_streak(frame_bgr, self.calibration, (float(p[0]), float(p[1])), b.vel, fps)
             if m.pos_mm is None or float(np.hypot(m.pos_mm[0] - p[0], m.pos_mm[1] - p[1])) > r + half:
                 continue
-            best = near[int(np.argmax(conf[near]))]
-            keep[near] = False
-            added.append((np.asarray(m.pos_mm), float(conf[best]), cls[best], None if col is None else col[best]))
+            if len(near):
+                best = near[int(np.argmax(conf[near]))]
+                keep[near] = False
+                look = (float(conf[best]), cls[best], None if col is None else col[best])
+            else:  # the detector missed the streak: the ball as it was last detected
+                c0, k0, col0 = self._looks[b.id]
+                look = (0.8 * c0, k0, col0 if col is not None else None)
+                if col is not None and col0 is None:
+                    continue
+            added.append((np.asarray(m.pos_mm), *look))
         if not added:
             return dets
         self.streak_count += len(added)
@@ -269,12 +299,14 @@ class Pipeline:
     def rename_ball(self, old: str, new: str) -> None:
         """The ball called ``old`` is ``new`` (a holder of ``new`` takes ``old``): from now on."""
         holder = any(b.id == new for b in (self.last.balls if self.last else ()))
+        self._looks.clear()
         self.tracker.rename(old, new)
         self._rename_extractor({old: new, new: old} if holder else {old: new})
 
     def assign_ids(self, wanted: dict[str, tuple[float, float]]) -> dict[str, str]:
         """Each wanted id goes to the ball nearest its position (one-to-one): from now on."""
         mapping = self.tracker.assign_ids(wanted)
+        self._looks.clear()
         self._rename_extractor(mapping)
         return mapping
 
