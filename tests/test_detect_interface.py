@@ -14,7 +14,7 @@ from calibration.table import TableModel
 from tests.detect_support import calibration_for, match_errors
 from vision.detections import CUE, Detections
 from vision.detector import Detector, DetectorError, make_detector
-from vision.parallax import ball_px_to_table, ball_radius_px, table_to_ball_px
+from vision.parallax import ball_px_to_table, ball_radius_px, table_to_ball_px, toward_camera_px, view_geometry
 
 
 def _dets(n: int) -> Detections:
@@ -72,6 +72,18 @@ def test_parallax_round_trip_and_radius():
     r = ball_radius_px(cal, cal.image_to_table(px))
     edge = cam.project(pts + np.array([0.0, table.ball_radius_mm]), table.ball_radius_mm)
     assert np.allclose(r, np.linalg.norm(edge - px, axis=1), rtol=0.1)
+
+
+@pytest.mark.parametrize("tilt", [0.0, 25.0])
+def test_view_geometry_equals_the_three_separate_mappings(tilt):
+    _, cal, _ = _cal(tilt)
+    below = cal.camera_centre_mm()[:2]  # the point under the camera: no direction toward it
+    pts = np.array([[300.0, 200.0], [1784.5, 889.0], [3300.0, 1600.0], below])
+    px, radius, toward = view_geometry(cal, pts)
+    assert np.allclose(px, cal.table_to_image(pts), atol=1e-9)
+    assert np.allclose(radius, ball_radius_px(cal, pts), atol=1e-9)
+    assert np.allclose(toward, toward_camera_px(cal, pts), atol=1e-9)
+    assert np.allclose(toward[3], 0.0) and np.allclose(np.linalg.norm(toward[0]), 1.0)
 
 
 def test_factory_builds_each_detector_and_refuses_unknown_names():

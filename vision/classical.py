@@ -34,7 +34,7 @@ from calibration.mapping import Calibration
 from vision.cloth import ClothModel
 from vision.detections import BALL, CUE, Detections
 from vision.detector import check_frame
-from vision.parallax import ball_px_to_table, ball_radius_px, camera_centre_mm, toward_camera_px
+from vision.parallax import ball_px_to_table, camera_centre_mm, view_geometry
 from vision.rectify import TableRectifier
 from vision.refine import RefineResult, refine_centres
 
@@ -358,13 +358,12 @@ class ClassicalDetector:
             on_cloth[peak] -= s.peak_shift * t.ball_radius_mm * tan * away / dist
         two_starts = s.refine and len(peak) > 0 and s.peak_shift > 0 and s.peak_two_starts
         starts = np.concatenate([on_cloth, unshifted]) if two_starts else on_cloth
-        px = cal.table_to_image(starts)
-        radius_px = ball_radius_px(cal, starts)
+        px, radius_px, toward = view_geometry(cal, starts)
         support = np.ones(len(px))
         colour = np.zeros((len(px), 3))
         if s.refine:
             self._mark("output")
-            res = self._refine(frame, px, radius_px, starts)
+            res = self._refine(frame, px, radius_px, starts, toward)
             self._mark("refine")
             px, colour, radius_px, support = res.px, res.colour, res.radius, res.support
             if two_starts:
@@ -390,8 +389,9 @@ class ClassicalDetector:
         px, colour = px[sel], colour[sel]
         return Detections(px, pos[sel], radius_px[sel], confidence[sel], self._classify(colour), colour)
 
-    def _refine(self, frame: np.ndarray, px: np.ndarray, radius_px: np.ndarray, on_cloth: np.ndarray) -> RefineResult:
-        cal = self.calibration
+    def _refine(
+        self, frame: np.ndarray, px: np.ndarray, radius_px: np.ndarray, on_cloth: np.ndarray, toward: np.ndarray
+    ) -> RefineResult:
         # Near a pocket the hole is dark: there darkness does not mean "ball".
         near_pocket = (np.linalg.norm(on_cloth[:, None] - self._mouths[None], axis=2) < self._pocket_reach).any(1)
         return refine_centres(
@@ -400,7 +400,7 @@ class ClassicalDetector:
             radius_px,
             self.cloth,
             dark_counts=~near_pocket,
-            toward_camera=toward_camera_px(cal, on_cloth),
+            toward_camera=toward,
             valley_scale=self.settings.valley_scale,
         )
 

@@ -11,6 +11,7 @@ as cloth, to light that changes over a session.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -68,7 +69,10 @@ class ClothModel:
         return cached[1]
 
     def usable(self) -> bool:
-        return self.colour is not None and float(np.linalg.norm(self.colour)) / np.sqrt(3) >= self.min_brightness
+        if self.colour is None:
+            return False
+        c = self.colour
+        return math.sqrt(float(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]) / 3.0) >= self.min_brightness
 
     def describe(self, bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(k, chroma) float32 images (or arrays of samples, last axis BGR) for pixels ``bgr``."""

@@ -73,3 +73,24 @@ def toward_camera_px(cal: Calibration, on_cloth: np.ndarray, min_tan: float = 0.
         d = cal.table_to_image(step) - cal.table_to_image(p[sel])
         out[sel] = d / np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-9)
     return out
+
+
+def view_geometry(
+    cal: Calibration, on_cloth: np.ndarray, radius_mm: float | None = None, min_tan: float = 0.2
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``cal.table_to_image(on_cloth)``, ``ball_radius_px`` and ``toward_camera_px`` of the same points at
+    once, from one mapping of all the points they need (the same values as the three calls)."""
+    r = cal.table.ball_radius_mm if radius_mm is None else float(radius_mm)
+    c, s = _height_ratio(cal, radius_mm)
+    p = np.asarray(on_cloth, dtype=np.float64).reshape(-1, 2)
+    n = len(p)
+    to_cam = c[:2] - p
+    dist = np.linalg.norm(to_cam, axis=1)
+    sel = dist / max(-c[2], 1e-9) > min_tan
+    step = p + 10.0 * to_cam / np.where(sel, dist, 1.0)[:, None]
+    img = cal.table_to_image(np.concatenate([p, p + np.array([r / s, 0.0]), p + np.array([0.0, r / s]), step]))
+    a, bx, by, st = img[:n], img[n : 2 * n], img[2 * n : 3 * n], img[3 * n :]
+    radius = np.maximum(np.linalg.norm(bx - a, axis=1), np.linalg.norm(by - a, axis=1))
+    d = st - a
+    toward = np.where(sel[:, None], d / np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-9), 0.0)
+    return a, radius, toward
