@@ -3,8 +3,10 @@
 Per frame:
 1. Rectify the playing surface to a table-aligned grid at ``px_per_mm`` (one ``cv2.remap``).
 2. Classify pixels against the cloth model (``vision.cloth``): shadows stay cloth, balls do not.
-3. Vote for ball centres: every luminance edge pixel on or next to a not-cloth blob votes one ball radius
-   along its gradient, both ways. A ball's rim (and its darker limb where it touches another ball) puts
+3. A not-cloth blob of one ball's size and shape is a ball, at its centroid. Around larger blobs only (in
+   boxes wide enough that everything inside comes out as on the whole grid), vote for ball centres:
+   every luminance edge pixel on or next to a not-cloth blob votes one ball radius along its gradient,
+   both ways. A ball's rim (and its darker limb where it touches another ball) puts
    its votes on its centre, so a frozen rack of 15 gives 15 peaks; a cue stick's or an arm's straight
    edges spread theirs along lines.
 4. Peaks of the smoothed votes that are at least ``min_votes`` of a clean ball's, covered by not-cloth
@@ -18,7 +20,8 @@ Per frame:
    (``vision.parallax``).
 6. Cue ball: the one ball whose colour stands apart from all the others (or is nearest a given cue
    colour), classified ``cue``.
-The cloth model then adapts slowly from the pixels classified as cloth.
+The cloth model then adapts slowly from the pixels classified as cloth. ``stage_ms`` holds the
+milliseconds each stage (``STAGES``) of the last frame took; ``tableref bench detect`` prints their medians.
 """
 
 from __future__ import annotations
