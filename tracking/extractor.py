@@ -639,7 +639,10 @@ class EventExtractor:
             root = solve_root(_gap_to_cushion(old, cu, R), lo, hi)
             tc = root if root is not None else t_k
             pc = old.at(tc) - n * R
-            cands.append((abs(off) / self.s.cushion_tol_mm, "cushion", cu.name, tc, pc))
+            # a centre beyond the segment's end touches the jaw tip there, not the nose line: past the end by
+            # a few millimetres the jaw explains it better
+            beyond = max(0.0, -al, al - cu.length_mm)
+            cands.append((abs(off) / self.s.cushion_tol_mm + beyond / 4.0, "cushion", cu.name, tc, pc))
         for pk in self.table.pockets.values():
             for jaw in pk.jaws:
                 dj = jaw.distance(_pt(p_k)) - R

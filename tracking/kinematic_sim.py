@@ -25,6 +25,11 @@ import numpy as np
 from calibration.table import TableModel
 from tracking.events import Event
 
+# a centre this close to a line is on it, on neither side (the rack's middle balls are on the long line,
+# and a hit leaves them a few hundredths of a millimetre off it): it crosses by going beyond this on the
+# other side, at the time its centre passed the line itself
+_ON_LINE_MM = 0.1
+
 
 @dataclass(frozen=True)
 class SimSettings:
@@ -91,6 +96,14 @@ def simulate_shot(
 
     sample_until(lead_s - 1e-9)
     last_contact: dict[frozenset[str], float] = {}
+    last_jaw: dict[tuple[str, str], float] = {}
+    zero: dict[tuple[str, str], float] = {}
+    side = {
+        (b.id, name): bool(b.p[axis] > val)
+        for b in bs
+        for name, axis, val in lines
+        if abs(b.p[axis] - val) > _ON_LINE_MM
+    }
     merge_s = 0.010
     end_t = lead_s
     while t < lead_s + s.max_time_s:
@@ -115,14 +128,20 @@ def simulate_shot(
                 continue
             b.p = b.p + b.v / sp * (sp * h - 0.5 * s.decel_mm_s2 * h * h)
             b.v = b.v * (nsp / sp)
-        # line crossings by the centre
+        # line crossings by the centre: from one side of the line to the other (a centre on the line, as
+        # the rack's middle balls are on the long line, is on neither side: leaving it is no crossing)
         for b in moving:
             for name, axis, val in lines:
                 a0, a1 = old[b.id][axis] - val, b.p[axis] - val
-                if a0 * a1 < 0 or (a1 == 0 and a0 != 0):
-                    f = a0 / (a0 - a1)
-                    d = ("+" if a1 > a0 else "-") + ("x" if axis == 0 else "y")
-                    ev("line_cross", t + f * h, ball=b.id, line=name, direction=d)
+                if a0 * a1 < 0:
+                    zero[(b.id, name)] = t + a0 / (a0 - a1) * h  # where the centre is exactly on it
+                if abs(a1) <= _ON_LINE_MM:
+                    continue
+                was = side.get((b.id, name))
+                side[(b.id, name)] = a1 > 0
+                if was is not None and was != (a1 > 0):
+                    d = ("+" if a1 > 0 else "-") + ("x" if axis == 0 else "y")
+                    ev("line_cross", zero.get((b.id, name), t), ball=b.id, line=name, direction=d)
         # ball-ball collisions (solved inside the step from the linear relative motion); vectorised
         # screening, then the few overlapping pairs one by one
         on = [b for b in bs if b.on]
@@ -181,7 +200,7 @@ def simulate_shot(
                         break
             if not b.on:
                 continue
-            if _jaw_touch(table, b, old[b.id], t, h, s, ev):
+            if _jaw_touch(table, b, old[b.id], t, h, s, ev, last_jaw, merge_s):
                 continue
             for cu in table.cushions.values():
                 o0, o1 = cu.offset(_pt(old[b.id])) - R, cu.offset(_pt(b.p)) - R
@@ -240,11 +259,21 @@ def _cluster_contacts(
 
 
 def _jaw_touch(
-    table: TableModel, b: _Ball, p0: np.ndarray, t: float, h: float, s: SimSettings, ev: Callable[..., None]
+    table: TableModel,
+    b: _Ball,
+    p0: np.ndarray,
+    t: float,
+    h: float,
+    s: SimSettings,
+    ev: Callable[..., None],
+    last: dict[tuple[str, str], float],
+    merge_s: float,
 ) -> bool:
     """The ball's centre came to one radius of a pocket jaw in this step (moving linearly from ``p0``): the
     touch time is bisected on that motion, the normal (from the touched point of the jaw to the centre)
-    component is reflected like a cushion's, and a ``jaw:<pocket>`` cushion event is recorded."""
+    component is reflected like a cushion's, and a ``jaw:<pocket>`` cushion event is recorded. A ball
+    rattling between the two jaws of a mouth touches them every few milliseconds: as with repeated touches
+    of a pair of balls, touches of one mouth within ``merge_s`` of the previous one are one touch."""
     R = table.ball_radius_mm
     for pk in table.pockets.values():
         for jaw in pk.jaws:
@@ -266,7 +295,10 @@ def _jaw_touch(
             vt = b.v - vn * n
             b.v = vt * s.cushion_tangential - vn * s.cushion_restitution * n
             b.p = q + b.v * (1 - lo) * h
-            ev("cushion", t + lo * h, ball=b.id, cushion=f"jaw:{pk.name}", pos=(float(near[0]), float(near[1])))
+            tc, key = t + lo * h, (b.id, pk.name)
+            if tc - last.get(key, -1.0) >= merge_s:
+                ev("cushion", tc, ball=b.id, cushion=f"jaw:{pk.name}", pos=(float(near[0]), float(near[1])))
+            last[key] = tc
             return True
     return False
 

@@ -352,9 +352,19 @@ class Tracker:
         # back on it through the kink tier (it would take a passing ball's detection and its id).
         seen = np.array([tr.state == TrackState.CONFIRMED for tr in tracks])
         gated = ((tier == 0) & (cost < big) & seen[:, None]).any(axis=0)
+        # Nor does a new ball: in a rack whose ball drops out for a frame, its new track would take the
+        # neighbour's detection, that one the next, and so on along the rack to a ball that came back.
+        fresh = np.array([tr.state in (TrackState.CONFIRMED, TrackState.TENTATIVE) for tr in tracks])
+        gated_fresh = ((tier == 0) & (cost < big) & fresh[:, None]).any(axis=0)
         for i, tr in enumerate(tracks):
             if tr.state == TrackState.OCCLUDED:
                 cost[i, gated & (tier[i] == 1)] = big
+            elif tr.state == TrackState.TENTATIVE:
+                cost[i, gated_fresh & (tier[i] == 1)] = big
+        # In the first moments a detection at a known ball's place is that ball's, never another's kink.
+        at_known = np.array([self._at_known_place(zz, t) for zz in z])
+        if at_known.any():
+            cost[(tier == 1) & at_known[None, :]] = big
         # One "unmatched" column per track: a track with no allowed detection stays unmatched instead of
         # being forced onto a forbidden cell, which would push another track off its own detection (a
         # swap of ids through the kink tier).
@@ -559,7 +569,10 @@ class Tracker:
     def _new_track(self, zc: np.ndarray, is_cue: bool, t: float) -> _Track:
         if self._t0 is None:
             self._t0 = t
-        kf = make_ball_filter(zc, self.s.filter)
+        # a ball at its known starting place is at rest there: its velocity is known (zero), so its gate is a
+        # few millimetres and it cannot take a neighbour's detection when its own drops out
+        still = self._at_known_place(zc, t)
+        kf = make_ball_filter(zc, self.s.filter, vel=np.zeros(2) if still else None)
         tr = _Track(self._next_key, kf, TrackState.TENTATIVE, t, zc.copy(), cue_votes=1 if is_cue else -1)
         tr.recent.append((t, float(zc[0]), float(zc[1])))
         self._next_key += 1
