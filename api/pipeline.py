@@ -156,7 +156,7 @@ class Pipeline:
         """A fast, lone ball's detections near where the tracker expects it (one at a blurred end, or two
         fragments) replaced by the centre of its streak (``vision.streaks``), where that is measurable."""
         assert self.last is not None and self.calibration is not None
-        from vision.streaks import STREAK_MIN_PATH_MM, measure_streak
+        from vision.streaks import STREAK_MIN_BLUR_DIAMETERS, STREAK_MIN_PATH_MM, measure_streak
 
         dt = t - self.last.t
         r = self.table.ball_radius_mm
@@ -190,6 +190,8 @@ class Pipeline:
             m = measure_streak(frame_bgr, self.calibration, (float(p[0]), float(p[1])), b.vel, fps)
             if m.pos_mm is None or float(np.hypot(m.pos_mm[0] - p[0], m.pos_mm[1] - p[1])) > r + half:
                 continue
+            if len(near) and m.blur_mm < STREAK_MIN_BLUR_DIAMETERS * 2 * r:
+                continue  # a short blur: the detector's circle is the better measurement
             if len(near):
                 best = near[int(np.argmax(conf[near]))]
                 keep[near] = False

@@ -24,9 +24,9 @@ def test_a_fast_ball_is_measured_at_its_streak_centre() -> None:
     cal = _calibration()
     p0, v = np.array([700.0, 900.0]), np.array([3000.0, 300.0])
     still = (2900.0, 300.0)
-    # rolling at 3 m/s from the first frame: a streak of 25 mm (0.4 diameters) per frame, half open
+    # rolling at 3 m/s from the first frame, the shutter open 0.9 of the frame: a 45 mm streak (0.66 diameters)
     path = [p0 + v * i / FPS for i in range(30)]
-    frames = [_frame(cal, [(tuple(p), tuple(v)), (still, (0.0, 0.0))], FPS, 0.5) for p in path]
+    frames = [_frame(cal, [(tuple(p), tuple(v)), (still, (0.0, 0.0))], FPS, 0.9) for p in path]
     known = {"cue": (float(p0[0]), float(p0[1])), "1": still}
     on, off = _run(True, frames, known), _run(False, frames, known)
     assert on.streak_count >= 10 and off.streak_count == 0

@@ -66,6 +66,7 @@ def test_the_streak_centre_is_the_ball_at_the_frame_time(fps: float, exposure: f
         m = measure_streak(frame, cal, guess, v, fps)
         assert m.pos_mm is not None, m.reason
         assert np.hypot(m.pos_mm[0] - p[0], m.pos_mm[1] - p[1]) < 1.5
+        assert m.blur_mm == pytest.approx(np.hypot(*v) * exposure / fps, rel=0.25)  # about the path while open
         assert 0.8 < m.mass_ratio < 1.5  # a flat drawn disc: no shading, a little above a rendered ball
 
 

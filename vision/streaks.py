@@ -26,6 +26,9 @@ from calibration.mapping import Calibration
 
 # Shorter paths per frame (1.5 m/s at 60 fps, 0.75 m/s at 30 fps), a circle detector finds the ball as well.
 STREAK_MIN_PATH_MM = 25.0
+# A shorter streak (blur) than this share of a diameter: the detector's circle is nearer than the centroid,
+# whose lighting bias (the lit side weighs more, ~2 mm on the rendered scenes) is then the larger error.
+STREAK_MIN_BLUR_DIAMETERS = 0.25
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,7 @@ class StreakMeasurement:
     centroid_px: tuple[float, float] | None
     mass_ratio: float  # the streak's mass over the expected mass of the ball
     reason: str = ""  # why there is no position
+    blur_mm: float = 0.0  # the streak's length (the path during the exposure), from its spread along the path
 
 
 def centre_px(cal: Calibration, xy_mm: np.ndarray, height_mm: float) -> np.ndarray:
@@ -105,12 +109,13 @@ def measure_streak(
     peak = float(np.percentile(diff[inside], 99.5)) - s.noise_k * noise
     expected = np.pi * ball_rad * ball_rad * max(peak, 1.0) / seen * 0.75
     ratio = mass / expected
+    blur = length / scale
     if ratio < s.min_mass:
-        return StreakMeasurement(None, (cx, cy), ratio, "too little in the window")
+        return StreakMeasurement(None, (cx, cy), ratio, "too little in the window", blur)
     if ratio > s.max_mass:
-        return StreakMeasurement(None, (cx, cy), ratio, "more than one ball's worth in the window")
+        return StreakMeasurement(None, (cx, cy), ratio, "more than one ball's worth in the window", blur)
     xy = cal.ball_px_to_table(np.array([[cx, cy]]))[0]
-    return StreakMeasurement((float(xy[0]), float(xy[1])), (cx, cy), ratio)
+    return StreakMeasurement((float(xy[0]), float(xy[1])), (cx, cy), ratio, "", blur)
 
 
 def _segment_distance(xs: np.ndarray, ys: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
