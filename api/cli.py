@@ -10,9 +10,15 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from types import ModuleType
+
+# Before numpy loads: the tracker's small matrix products on one BLAS thread give the same digits run to run
+# (OpenBLAS splits some of them across threads and the sums differ in the last bits), and they do not fight
+# the decode and detection threads for the cores. An operator's own setting wins.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 # name -> (module under api.commands, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
