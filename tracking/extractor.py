@@ -119,6 +119,7 @@ class EventExtractor:
         self._times: list[float] = []
         self._dt = 1 / 60
         self._sid = 0
+        self._rest_means: dict[int, tuple[int, tuple[float, float]]] = {}  # rest sid -> (samples, their mean)
         self._contacts: list[tuple[frozenset[str], float]] = []
         self._deferred: list[Event] = []
         self._cushion_times: list[tuple[str, float]] = []
@@ -188,8 +189,15 @@ class EventExtractor:
             return None
         seg = next(s for s in reversed(b.segs) if s.sid == sid)
         if seg.kind == "rest":
-            a = np.array([b.xy[j] for j in seg.idx])
-            return (float(a[:, 0].mean()), float(a[:, 1].mean()))
+            # segments only grow, so a mean is reused until the segment gets another sample (tracks.csv asks
+            # for it once per row: recomputing it made writing a long clip's rows quadratic)
+            n = len(seg.idx)
+            cached = self._rest_means.get(sid)
+            if cached is None or cached[0] != n:
+                a = np.array([b.xy[j] for j in seg.idx])
+                cached = (n, (float(a[:, 0].mean()), float(a[:, 1].mean())))
+                self._rest_means[sid] = cached
+            return cached[1]
         k = seg.idx.index(i)
         lo, hi = max(0, k - 4), min(len(seg.idx), k + 5)
         sel = seg.idx[lo:hi]
