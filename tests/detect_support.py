@@ -12,6 +12,16 @@ from calibration.mapping import Calibration
 from calibration.table import TableModel
 
 
+def top_down_corners(size: tuple[int, int], table: TableModel, margin: int) -> dict[str, tuple[float, float]]:
+    """The four field corners of a straight top-down view whose field spans the width less ``margin`` each side."""
+    w, h = size
+    sx = (w - 2 * margin) / table.length_mm
+    top = (h - table.width_mm * sx) / 2
+    bottom = top + table.width_mm * sx
+    return {"house-left": (margin, top), "house-right": (margin, bottom),
+            "pyramid-left": (w - margin, top), "pyramid-right": (w - margin, bottom)}  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Frame:
     image: np.ndarray

@@ -17,6 +17,7 @@ import pytest
 
 from api.bench.tracking import row_states
 from calibration.table import TableModel
+from tests.detect_support import top_down_corners
 from tracking.events import write_jsonl
 from tracking.kinematic_sim import SimSettings, simulate_shot
 
@@ -31,14 +32,8 @@ def _scene(folder: Path, fps: float, velocity: tuple[float, float]) -> None:
     sim = simulate_shot(TABLE, balls, "cue", velocity, fps=fps, settings=SimSettings(decel_mm_s2=1500.0), tail_s=0.3)
     w, h = SIZE
     m = 24
-    sx = (w - 2 * m) / TABLE.length_mm
-    top = (h - TABLE.width_mm * sx) / 2
-    corners = {
-        "house-left": (m, top),
-        "house-right": (m, top + TABLE.width_mm * sx),
-        "pyramid-left": (w - m, top),
-        "pyramid-right": (w - m, top + TABLE.width_mm * sx),
-    }
+    corners = top_down_corners(SIZE, TABLE, m)
+    sx, top = (w - 2 * m) / TABLE.length_mm, corners["house-left"][1]
     (folder / "truth").mkdir(parents=True)
     (folder / "camera.json").write_text(json.dumps({"image_size": list(SIZE), "corners_px": corners}))
     ring = np.array([corners[k] for k in ("house-left", "pyramid-left", "pyramid-right", "house-right")], np.int32)

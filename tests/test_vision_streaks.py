@@ -7,6 +7,7 @@ import pytest
 
 from calibration.mapping import Calibration
 from calibration.table import TableModel
+from tests.detect_support import top_down_corners
 from vision.streaks import centre_px, measure_streak
 
 TABLE = TableModel()
@@ -16,16 +17,7 @@ BALL = np.array([235.0, 235.0, 235.0])
 
 
 def _calibration() -> Calibration:
-    w, h = SIZE
-    m = 80
-    sx = (w - 2 * m) / TABLE.length_mm
-    top = (h - TABLE.width_mm * sx) / 2
-    corners = {
-        "house-left": (m, top),
-        "house-right": (m, top + TABLE.width_mm * sx),
-        "pyramid-left": (w - m, top),
-        "pyramid-right": (w - m, top + TABLE.width_mm * sx),
-    }
+    corners = top_down_corners(SIZE, TABLE, 80)
     return Calibration.from_corners(corners, SIZE, TABLE)
 
 

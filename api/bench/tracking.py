@@ -32,10 +32,10 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
 
 import numpy as np
 
+from api.commands.bench import Tee
 from api.pipeline import Pipeline, timed_frames
 from calibration.table import TableModel
 from tracking.events import Event, read_jsonl
@@ -396,7 +396,7 @@ def print_scores(title: str, s: Scores, fps: float, speed: float) -> None:
 def run(args: argparse.Namespace) -> int:
     out_file = Path(args.out) if getattr(args, "out", None) else None
     buf = io.StringIO()
-    with contextlib.redirect_stdout(_Tee(sys.stdout, buf)) if out_file else contextlib.nullcontext():
+    with contextlib.redirect_stdout(Tee(sys.stdout, buf)) if out_file else contextlib.nullcontext():
         code = _run(args)
     if out_file is not None:
         if out_file.is_dir():
@@ -425,17 +425,3 @@ def _run(args: argparse.Namespace) -> int:
         scores, speed = run_kinematic(args.shots, fps, args.seed, args.noise, args.dropout, args.verbose)
         print_scores("kinematic suite", scores, fps, speed)
     return 0
-
-
-class _Tee(io.TextIOBase):
-    def __init__(self, *streams: TextIO) -> None:
-        self.streams = streams
-
-    def write(self, s: str) -> int:
-        for st in self.streams:
-            st.write(s)
-        return len(s)
-
-    def flush(self) -> None:
-        for st in self.streams:
-            st.flush()

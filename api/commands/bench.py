@@ -76,7 +76,9 @@ def run(args: argparse.Namespace) -> int:
     return run_all(names, Path(opts.out), None if opts.no_readme else Path(opts.readme))
 
 
-class _Tee(io.TextIOBase):
+class Tee(io.TextIOBase):
+    """Writes go to every stream given (the console and a buffer kept for the results)."""
+
     def __init__(self, *streams: TextIO) -> None:
         self.streams = streams
 
@@ -105,7 +107,7 @@ def run_all(names: list[str], out: Path, readme: Path | None) -> int:
         start = time.monotonic()
         status = "ok"
         try:
-            with contextlib.redirect_stdout(_Tee(sys.stdout, buf)):
+            with contextlib.redirect_stdout(Tee(sys.stdout, buf)):
                 code = int(module.run(ns) or 0)
             if code:
                 status = f"exit {code}"
