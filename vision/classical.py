@@ -41,8 +41,51 @@ from vision.parallax import ball_px_to_table, camera_centre_mm, view_geometry
 from vision.rectify import TableRectifier
 from vision.refine import RefineResult, refine_centres
 
-STAGES = ("rectify", "cloth", "blobs", "votes", "refine", "output")  # the keys of ``stage_ms``, in order
+# The keys of ``stage_ms``, in order: the coarse grid's rectification, its cloth classification and blobs
+# ("blobs" is folded into "fine": one connected-components call), the fine grid's windows and boxes
+# (rectified, classified, single balls), the votes in the boxes, the refinement and the rest.
+STAGES = ("rectify", "cloth", "fine", "votes", "refine", "output")
 TWO_STARTS_MARGIN = 0.15  # the unshifted start of a vote peak wins where it finds this much more of the rim
+MAX_GROW = 8  # times a box may grow around a blob its edge cuts
+EDGE_ZONE = 3  # fine cells at a window's or box's cut edge where the opening differs from the whole grid's
+
+
+@dataclass(frozen=True)
+class _Single:
+    """A single ball's blob on the fine grid, and where to find its pixels again (the vote threshold)."""
+
+    centre: tuple[float, float]  # fine grid (col, row), the blob's centroid
+    strength: float
+    order: tuple[int, int]  # (top row, left col): the whole grid's blob labelling order
+    bgr: np.ndarray  # the fine-grid picture it was found in (a window stack or a box)
+    fg: np.ndarray  # ... and its not-cloth mask
+    row_off: int  # array row = grid row + row_off
+    col_off: int  # array col = grid col + col_off
+    row_lo: int  # rows of ``bgr`` holding its window or box
+    row_hi: int
+    width: int
+
+
+@dataclass(frozen=True)
+class _Roi:
+    """A box of the fine grid around larger blobs (x0, y0, x1, y1), its picture, mask and blobs."""
+
+    box: tuple[int, int, int, int]
+    bgr: np.ndarray
+    fg: np.ndarray
+    labels: np.ndarray
+    lut: np.ndarray  # 255 for the labels of larger blobs (the ones votes split)
+    has_big: bool
+    singles: list[_Single]
+    grown: list[int] | None  # a larger box where a blob of a ball's size or more is cut by this one's edge
+
+
+def _unique_singles(singles: list[_Single]) -> list[_Single]:
+    """The singles without repeats (a ball seen from a window and a box), in the grid's labelling order."""
+    seen: dict[tuple[float, float], _Single] = {}
+    for s in singles:
+        seen.setdefault((round(s.centre[0], 4), round(s.centre[1], 4)), s)
+    return sorted(seen.values(), key=lambda s: s.order)
 
 
 @dataclass(frozen=True)
@@ -64,6 +107,7 @@ class ClassicalSettings:
     cue_min_distance: float = 60.0  # BGR distance that sets a ball's colour apart from the others
     adapt: bool = True
     adapt_every: int = 8  # frames between cloth-model updates
+    coarse_step: int = 2  # the coarse grid (where blobs are looked for) has this many fine cells per cell
 
 
 class ClassicalDetector:
@@ -74,6 +118,8 @@ class ClassicalDetector:
         self.settings = ClassicalSettings(**opts)  # type: ignore[arg-type]
         s = self.settings
         self.rectifier = TableRectifier(calibration, s.px_per_mm, s.margin_mm)
+        self.coarse_step = max(int(s.coarse_step), 1)
+        self.coarse = TableRectifier(calibration, s.px_per_mm / self.coarse_step, s.margin_mm)
         self.cloth = ClothModel()
         self._frames = 0
         # Milliseconds each stage of the last ``detect`` took (rectify, cloth, blobs, votes, refine, output).
@@ -82,7 +128,10 @@ class ClassicalDetector:
         self._open_kernel = np.ones((2, 2), np.uint8)
         self._cue_seen: tuple[float, ...] | None = None
         self.radius_grid = calibration.table.ball_radius_mm * s.px_per_mm
-        self._disc_offsets = self._disc(0.8 * self.radius_grid)
+        self._ball_area = math.pi * self.radius_grid**2
+        self._ball_area_coarse = self._ball_area / self.coarse_step**2
+        # A coarse blob smaller than this cannot hold a fine blob of a ball (0.45 of its area, see below).
+        self._coarse_min_area = max(2.0, 0.2 * self._ball_area_coarse)
         steps = self.radius_grid * np.linspace(0.35, 1.05, 6)
         self._vote_steps = np.concatenate([steps, -steps]).astype(np.float32)
         self._ideal_votes = self._ideal_peak()
@@ -91,11 +140,15 @@ class ClassicalDetector:
             cv2.MORPH_RECT, (2 * int(1.1 * self.radius_grid) + 1, 2 * int(1.1 * self.radius_grid) + 1)
         )
         self._grid_shape = (h, w)
+        self._grid_max = np.array([w - 1, h - 1])
         self._k3 = np.ones((3, 3), np.uint8)
         # Around a large blob: votes reach 1.05 radii, the peak test 1.1 radii, the blurs a few cells.
         self._roi_margin = math.ceil(1.05 * self.radius_grid) + int(1.1 * self.radius_grid) + 6
         # Around a single ball: its edges (within 1.05 radii + 3 cells of the centre) and their 2-cell filters.
         self._single_half = math.ceil(1.05 * self.radius_grid) + 6
+        # A fine window around a small coarse blob: room for that window 5 cells off centre.
+        self._win = 2 * (self._single_half + 5) + 1
+        self._grow_by = 4 * self._roi_margin  # fine cells a box grows by, where its edge cuts a blob
         # Obliquity of the view at each grid cell: how much a ball's image is stretched on the cloth plane.
         cam = camera_centre_mm(calibration)
         self._camera_mm = cam
@@ -108,13 +161,6 @@ class ClassicalDetector:
         self._pocket_reach = 2.5 * t.ball_diameter_mm
 
     # ---- setup ------------------------------------------------------------------------------------------
-    @staticmethod
-    def _disc(r: float) -> np.ndarray:
-        k = math.ceil(r)
-        yy, xx = np.mgrid[-k : k + 1, -k : k + 1]
-        sel = xx * xx + yy * yy <= r * r
-        return np.stack([yy[sel], xx[sel]], axis=1)
-
     def _ideal_peak(self) -> float:
         """The vote peak of one clean, isolated ball of the table's radius on this grid."""
         r = self.radius_grid
@@ -163,82 +209,102 @@ class ClassicalDetector:
         self.stage_ms = dict.fromkeys(STAGES, 0.0)
         self._t_mark = time.perf_counter()
         frame = check_frame(frame_bgr, self.calibration)
-        rect = self.rectifier.rectify(frame)
+        coarse = self.coarse.rectify(frame)
         self._mark("rectify")
-        surface = self.rectifier.surface
         if self.cloth.colour is None:
-            self.cloth.initialise(rect, surface)
+            self.cloth.initialise(self.rectifier.rectify(frame), self.rectifier.surface)
         if not self.cloth.usable():
             self.cloth.colour = None  # a black frame: try again on the next one
             return Detections.empty()
-        fg, cloth_fraction = self.cloth.foreground(rect, surface, self.rectifier.dark_ok)
+        fg, cloth_fraction = self.cloth.foreground(coarse, self.coarse.surface, self.coarse.dark_ok)
         if cloth_fraction < self.cloth.min_cloth_fraction:
             if self.settings.adapt:
                 self.cloth.colour = None  # no table in view (or the model lost it): start over next frame
             return Detections.empty()
-        fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, self._open_kernel)
         self._mark("cloth")
-        pts, strength, blob = self._candidates(rect, fg)
+        pts, strength, blob = self._candidates(frame, fg)
         dets = self._to_detections(frame, pts, strength, blob)
         self._frames += 1
         if self.settings.adapt and self._frames % self.settings.adapt_every == 0:
-            near_fg = cv2.dilate(fg, np.ones((5, 5), np.uint8))
-            self.cloth.adapt(rect, cv2.bitwise_and(cv2.bitwise_not(near_fg), surface))
+            near_fg = cv2.dilate(fg, self._k3)
+            self.cloth.adapt(coarse, cv2.bitwise_and(cv2.bitwise_not(near_fg), self.coarse.surface))
         self._mark("output")
         return dets
 
-    def _candidates(self, rect: np.ndarray, fg: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _candidates(self, frame: np.ndarray, fg_coarse: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Grid positions (col, row) of ball candidates, their strength (1 = a clean ball's) and whether
         each is a ball-shaped blob of its own (else a vote peak inside a larger blob).
 
-        A not-cloth blob of about one ball's size and shape is one ball, at its centroid. Larger blobs
-        (touching balls, a rack, a ball under an arm or beside the cue) are split by the Hough votes,
-        whose threshold is set from this frame's single balls where there are some."""
-        r = self.radius_grid
-        ball_area = math.pi * r * r
-        _, labels, stats, cents = cv2.connectedComponentsWithStatsWithAlgorithm(fg, 8, cv2.CV_16U, cv2.CCL_BOLELLI)
-        area = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
-        bw, bh = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
-        fill = area / np.maximum(bw * bh, 1)
-        # A ball covers an ellipse of the cloth plane, stretched away from the camera by its obliquity.
-        ci = np.clip(np.round(cents).astype(int), 0, [fg.shape[1] - 1, fg.shape[0] - 1])
+        The coarse grid's not-cloth blobs say where to look. Each small one gets a window of the fine
+        grid, a large one (or a small one that the fine grid shows to be more than one ball) a box wide
+        enough for the votes. On the fine grid, a not-cloth blob of about one ball's size and shape is
+        one ball, at its centroid; larger blobs (touching balls, a rack, a ball under an arm or beside the
+        cue) are split by the Hough votes, whose threshold is set from this frame's single balls where
+        there are some. Windows and boxes hold every fine pixel these need, so the result is the one the
+        whole fine grid gives."""
+        st = self.coarse_step
+        _, _, cstats, ccents = cv2.connectedComponentsWithStatsWithAlgorithm(fg_coarse, 8, cv2.CV_16U, cv2.CCL_BOLELLI)
+        cstats, ccents = cstats[1:], ccents[1:]
+        keep = cstats[:, cv2.CC_STAT_AREA] >= self._coarse_min_area
+        cstats, ccents = cstats[keep], ccents[keep]
+        # The fine-grid box of each coarse blob (its cells, one coarse cell wider each side).
+        fx0 = cstats[:, 0] * st - st
+        fy0 = cstats[:, 1] * st - st
+        fx1 = (cstats[:, 0] + cstats[:, 2]) * st + st
+        fy1 = (cstats[:, 1] + cstats[:, 3]) * st + st
+        ci = np.minimum((ccents * st).astype(np.intp), self._grid_max)
         k = self._stretch[ci[:, 1], ci[:, 0]]
-        side = np.maximum(bw, bh)
-        single = (area >= 0.45 * ball_area) & (area <= 1.7 * ball_area * k) & (fill >= 0.5)
-        single &= (side <= 2.7 * r * k) & (np.minimum(bw, bh) >= 1.0 * r)
-        big = (area > 1.7 * ball_area * k) | ((area >= 0.45 * ball_area) & ~single)
-        single[0] = big[0] = False  # label 0 is the cloth
-        pts = [cents[single]]
-        blob = [np.ones(int(single.sum()), bool)]
-        strength = [np.clip(np.minimum(area[single] / ball_area, 1.0) * 1.25 * fill[single], 0.0, 1.0)]
-        self._mark("blobs")
-        if big.any():
-            n_single = int(single.sum())
+        win_fit = np.maximum(fx1 - fx0, fy1 - fy0) <= self._win - 2 * EDGE_ZONE
+        large = ~win_fit | (cstats[:, cv2.CC_STAT_AREA] > 1.5 * self._ball_area_coarse * k)
+        boxes = self._merge(self._grow(fx0[large], fy0[large], fx1[large], fy1[large]))
+        small = np.flatnonzero(~large)
+        singles: list[_Single] = []
+        if len(small):
+            wins = self._windows(fx0[small], fy0[small], fx1[small], fy1[small], boxes)
+            if wins is not None:
+                found, escalate = self._window_singles(frame, *wins)
+                singles.extend(found)
+                if len(escalate):
+                    e = small[wins[3][escalate]]
+                    boxes = self._merge(boxes + self._grow(fx0[e], fy0[e], fx1[e], fy1[e]))
+        rois = self._fine_boxes(frame, boxes)
+        for roi in rois:
+            singles.extend(roi.singles)
+        singles = _unique_singles(singles)
+        pts = [np.array([s.centre for s in singles]).reshape(-1, 2)]
+        strength = [np.array([s.strength for s in singles], dtype=np.float64)]
+        blob = [np.ones(len(singles), bool)]
+        self._mark("fine")
+        rois = [roi for roi in rois if roi.has_big]
+        if rois:
             ref = self._ideal_votes
-            if n_single >= 3:
+            masked = len(singles) >= 3
+            if masked:
                 # This frame's own balls: their vote peaks say what a ball looks like here (contrast, blur).
-                ref = float(np.clip(self._single_peaks(rect, fg, cents[single]), 0.25 * ref, ref))
-            lut = np.where(big, 255, 0).astype(np.uint8)
-            # Votes and their maxima only in boxes around the large blobs (the rest of the grid holds none).
-            found = [self._roi_peaks(rect, fg, labels, lut, box, n_single >= 3, ref) for box in self._rois(stats, big)]
-            maxima = np.concatenate([f[0] for f in found])
-            p, st = self._select_peaks(maxima, np.concatenate([f[1] for f in found]), ref)
+                ref = float(np.clip(self._single_peaks(singles), 0.25 * ref, ref))
+            peaks = [self._roi_peaks(roi, masked, ref) for roi in rois]
+            maxima = np.concatenate([pk[0] for pk in peaks])
+            p, stg = self._select_peaks(maxima, np.concatenate([pk[1] for pk in peaks]), ref)
             pts.append(p)
-            strength.append(st)
+            strength.append(stg)
             blob.append(np.zeros(len(p), bool))
             self._mark("votes")
         return np.concatenate(pts).reshape(-1, 2), np.concatenate(strength), np.concatenate(blob)
 
-    def _rois(self, stats: np.ndarray, big: np.ndarray) -> list[tuple[int, int, int, int]]:
-        """Boxes (x0, y0, x1, y1) of the grid around the large blobs, wide enough that votes, peaks and
-        disc cover inside them come out as on the whole grid (overlapping boxes merged)."""
+    def _grow(self, x0: np.ndarray, y0: np.ndarray, x1: np.ndarray, y1: np.ndarray) -> list[list[int]]:
+        """Fine-grid boxes (x0, y0, x1, y1) around blobs, wide enough that votes, peaks and disc cover
+        inside them come out as on the whole grid."""
         h, w = self._grid_shape
         m = self._roi_margin
-        st = stats[big]
-        boxes = [
-            [max(x - m, 0), max(y - m, 0), min(x + bw + m, w), min(y + bh + m, h)]
-            for x, y, bw, bh in st[:, :4].tolist()
+        return [
+            [max(a - m, 0), max(b - m, 0), min(c + m, w), min(d + m, h)]
+            for a, b, c, d in zip(x0.tolist(), y0.tolist(), x1.tolist(), y1.tolist(), strict=True)
         ]
+
+    @staticmethod
+    def _merge(boxes: list[list[int]]) -> list[list[int]]:
+        """The boxes with overlapping ones merged into their bounding box."""
+        boxes = [list(b) for b in boxes]
         merged = True
         while merged and len(boxes) > 1:
             merged = False
@@ -252,43 +318,221 @@ class ClassicalDetector:
                         break
                 if merged:
                     break
-        return [(a[0], a[1], a[2], a[3]) for a in boxes]
+        return boxes
 
-    def _single_peaks(self, rect: np.ndarray, fg: np.ndarray, cents: np.ndarray) -> float:
-        """Median vote peak of the single balls at ``cents`` (grid col, row), from windows around them
-        stacked into one image (each window holds every edge that votes near its ball's centre)."""
+    def _windows(
+        self, x0: np.ndarray, y0: np.ndarray, x1: np.ndarray, y1: np.ndarray, boxes: list[list[int]]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+        """Origins (x, y) of the fine windows around small coarse blobs (a blob inside a box is left to the
+        box), their blobs' fine boxes (x0, y0, x1, y1) in window coordinates and the blobs' indices."""
+        h, w = self._grid_shape
+        size = self._win
+        ox = np.clip((x0 + x1) // 2 - size // 2, 0, w - size)
+        oy = np.clip((y0 + y1) // 2 - size // 2, 0, h - size)
+        idx = np.arange(len(x0))
+        if boxes:
+            b = np.array(boxes)
+            inside = (
+                (ox[:, None] >= b[None, :, 0])
+                & (oy[:, None] >= b[None, :, 1])
+                & (ox[:, None] + size <= b[None, :, 2])
+                & (oy[:, None] + size <= b[None, :, 3])
+            ).any(axis=1)
+            ox, oy, idx = ox[~inside], oy[~inside], idx[~inside]
+        if len(idx) == 0:
+            return None
+        own = np.column_stack([x0[idx] - ox, y0[idx] - oy, x1[idx] - ox, y1[idx] - oy])
+        return ox, oy, own, idx
+
+    def _window_singles(
+        self, frame: np.ndarray, ox: np.ndarray, oy: np.ndarray, own: np.ndarray, idx: np.ndarray
+    ) -> tuple[list[_Single], np.ndarray]:
+        """The single balls in the fine windows at (ox, oy), stacked one above the other (a row of no
+        surface between them), and which windows (indices into ``idx``) hold more than one ball's blob."""
+        size = self._win
+        n = len(ox)
+        rows = size + 1
+        m1, m2 = self.rectifier.maps
+        sm1 = np.empty((n * rows, size, 2), np.int16)
+        sm2 = np.empty((n * rows, size), np.uint16)
+        surf = np.zeros((n * rows, size), np.uint8)
+        dark = np.zeros((n * rows, size), np.uint8)
+        for i, (x, y) in enumerate(zip(ox.tolist(), oy.tolist(), strict=True)):
+            r0 = i * rows
+            sm1[r0 : r0 + size] = m1[y : y + size, x : x + size]
+            sm2[r0 : r0 + size] = m2[y : y + size, x : x + size]
+            surf[r0 : r0 + size] = self.rectifier.surface[y : y + size, x : x + size]
+            dark[r0 : r0 + size] = self.rectifier.dark_ok[y : y + size, x : x + size]
+        sm1[size::rows] = 0
+        sm2[size::rows] = 0
+        bgr = cv2.remap(frame, sm1, sm2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+        fg, _ = self.cloth.foreground(bgr, surf, dark)
+        fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, self._open_kernel)
+        h, w = self._grid_shape
+        cut = np.column_stack([ox > 0, oy > 0, ox + size < w, oy + size < h])
+        lab_in = fg.copy()
+        v = lab_in.reshape(n, rows, size)
+        z = EDGE_ZONE - 1
+        v[cut[:, 0], :, :z] = 0
+        v[cut[:, 1], :z, :] = 0
+        v[cut[:, 2], :, size - z :] = 0
+        v[cut[:, 3], size - z : size, :] = 0
+        _, _, stats, cents = cv2.connectedComponentsWithStatsWithAlgorithm(lab_in, 8, cv2.CV_16U, cv2.CCL_BOLELLI)
+        stats, cents = stats[1:], cents[1:]
+        win = stats[:, 1] // rows
+        lx, ly = cents[:, 0], cents[:, 1] - win * rows
+        sx, sy = stats[:, 0], stats[:, 1] - win * rows
+        o = own[win]
+        mine = (lx >= o[:, 0]) & (lx < o[:, 2]) & (ly >= o[:, 1]) & (ly < o[:, 3])
+        c = cut[win]
+        interior = (
+            (~c[:, 0] | (sx >= EDGE_ZONE))
+            & (~c[:, 1] | (sy >= EDGE_ZONE))
+            & (~c[:, 2] | (sx + stats[:, 2] <= size - EDGE_ZONE))
+            & (~c[:, 3] | (sy + stats[:, 3] <= size - EDGE_ZONE))
+        )
+        gx, gy = lx + ox[win], ly + oy[win]
+        single, big, strength = self._classify_blobs(stats, np.column_stack([gx, gy]))
+        ball_sized = stats[:, cv2.CC_STAT_AREA] >= 0.45 * self._ball_area
+        bad = mine & (big | (~interior & ball_sized))
+        escalate = np.flatnonzero(np.bincount(win[bad], minlength=n) > 0)
+        ok = mine & single & interior & (np.bincount(win[bad], minlength=n) == 0)[win]
+        out = []
+        for j in np.flatnonzero(ok).tolist():
+            i = int(win[j])
+            out.append(
+                _Single(
+                    (float(gx[j]), float(gy[j])),
+                    float(strength[j]),
+                    (int(sy[j] + oy[i]), int(sx[j] + ox[i])),
+                    bgr,
+                    fg,
+                    i * rows - int(oy[i]),
+                    -int(ox[i]),
+                    i * rows,
+                    i * rows + size,
+                    size,
+                )
+            )
+        return out, escalate
+
+    def _classify_blobs(self, stats: np.ndarray, cents: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Which fine-grid blobs (stats, grid centroids) are one ball, which are larger, and the strength
+        of a single ball (1 = a clean ball's)."""
+        r = self.radius_grid
+        ball_area = self._ball_area
+        area = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
+        bw, bh = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
+        fill = area / np.maximum(bw * bh, 1)
+        # A ball covers an ellipse of the cloth plane, stretched away from the camera by its obliquity.
+        ci = np.clip(np.round(cents).astype(int), 0, self._grid_max)
+        k = self._stretch[ci[:, 1], ci[:, 0]]
+        side = np.maximum(bw, bh)
+        single = (area >= 0.45 * ball_area) & (area <= 1.7 * ball_area * k) & (fill >= 0.5)
+        single &= (side <= 2.7 * r * k) & (np.minimum(bw, bh) >= 1.0 * r)
+        big = (area > 1.7 * ball_area * k) | ((area >= 0.45 * ball_area) & ~single)
+        strength = np.clip(np.minimum(area / ball_area, 1.0) * 1.25 * fill, 0.0, 1.0)
+        return single, big, strength
+
+    def _fine_box(self, frame: np.ndarray, box: list[int]) -> _Roi:
+        """The fine grid in one box: its picture, not-cloth mask and blobs, its single balls and the
+        larger blobs that the votes split."""
+        x0, y0, x1, y1 = box
+        m1, m2 = self.rectifier.maps
+        bgr = cv2.remap(frame, m1[y0:y1, x0:x1], m2[y0:y1, x0:x1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+        fg, _ = self.cloth.foreground(bgr, self.rectifier.surface[y0:y1, x0:x1], self.rectifier.dark_ok[y0:y1, x0:x1])
+        fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, self._open_kernel)
+        h, w = self._grid_shape
+        bh, bw = fg.shape
+        cut = (x0 > 0, y0 > 0, x1 < w, y1 < h)
+        lab_in = fg.copy()
+        z = EDGE_ZONE - 1
+        if cut[0]:
+            lab_in[:, :z] = 0
+        if cut[1]:
+            lab_in[:z] = 0
+        if cut[2]:
+            lab_in[:, bw - z :] = 0
+        if cut[3]:
+            lab_in[bh - z :] = 0
+        _, labels, stats, cents = cv2.connectedComponentsWithStatsWithAlgorithm(lab_in, 8, cv2.CV_16U, cv2.CCL_BOLELLI)
+        sx, sy = stats[:, 0], stats[:, 1]
+        interior = (
+            ((sx >= EDGE_ZONE) | (not cut[0]))
+            & ((sy >= EDGE_ZONE) | (not cut[1]))
+            & ((sx + stats[:, 2] <= bw - EDGE_ZONE) | (not cut[2]))
+            & ((sy + stats[:, 3] <= bh - EDGE_ZONE) | (not cut[3]))
+        )
+        single, big, strength = self._classify_blobs(stats, cents + np.array([x0, y0]))
+        # A blob of a ball's size or more cut by the box's edge (a ball on a thin cue stick the coarse grid
+        # does not show) grows the box that way; one still cut when it stops growing is split by votes.
+        cut_big = ~interior & (stats[:, cv2.CC_STAT_AREA] >= 0.45 * self._ball_area)
+        single &= interior
+        big = (big & interior) | cut_big
+        single[0] = big[0] = cut_big[0] = False  # label 0 is the cloth
+        grown = None
+        if cut_big.any():
+            g = self._grow_by
+            sel = np.flatnonzero(cut_big)
+            edges = (
+                cut[0] and bool((sx[sel] < EDGE_ZONE).any()),
+                cut[1] and bool((sy[sel] < EDGE_ZONE).any()),
+                cut[2] and bool((sx[sel] + stats[sel, 2] > bw - EDGE_ZONE).any()),
+                cut[3] and bool((sy[sel] + stats[sel, 3] > bh - EDGE_ZONE).any()),
+            )
+            grown = [max(x0 - g * edges[0], 0), max(y0 - g * edges[1], 0), min(x1 + g * edges[2], w),
+                     min(y1 + g * edges[3], h)]  # fmt: skip
+        out = [
+            _Single(
+                (float(cents[j, 0] + x0), float(cents[j, 1] + y0)), float(strength[j]),
+                (int(sy[j] + y0), int(sx[j] + x0)), bgr, fg, -y0, -x0, 0, bh, bw,
+            )
+            for j in np.flatnonzero(single).tolist()
+        ]  # fmt: skip
+        lut = np.where(big, 255, 0).astype(np.uint8)
+        return _Roi((x0, y0, x1, y1), bgr, fg, labels, lut, bool(big.any()), out, grown)
+
+    def _fine_boxes(self, frame: np.ndarray, boxes: list[list[int]]) -> list[_Roi]:
+        """The fine grid in the boxes, grown (a few times at most) until no ball-sized blob is cut."""
+        for _ in range(MAX_GROW):
+            rois = [self._fine_box(frame, box) for box in boxes]
+            if all(roi.grown is None for roi in rois):
+                break
+            boxes = self._merge([roi.grown or list(roi.box) for roi in rois])
+        return rois
+
+    def _single_peaks(self, singles: list[_Single]) -> float:
+        """Median vote peak of the single balls, from windows around them stacked into one image (each
+        window holds every edge that votes near its ball's centre)."""
         h, w = self._grid_shape
         half = self._single_half
         size = 2 * half + 1
-        ci = np.round(cents).astype(int)
-        ci[:, 0] = np.clip(ci[:, 0], 0, w - 1)
-        ci[:, 1] = np.clip(ci[:, 1], 0, h - 1)
-        ox = np.clip(ci[:, 0] - half, 0, w - size)
-        oy = np.clip(ci[:, 1] - half, 0, h - size)
-        bgr = np.concatenate([rect[y : y + size, x : x + size] for x, y in zip(ox.tolist(), oy.tolist(), strict=True)])
-        mask = np.concatenate([fg[y : y + size, x : x + size] for x, y in zip(ox.tolist(), oy.tolist(), strict=True)])
-        gray = cv2.GaussianBlur(cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY), (3, 3), 0)
-        acc = cv2.GaussianBlur(self._votes(gray, cv2.dilate(mask, self._k3)), (0, 0), 0.8)
-        win = cv2.dilate(acc, self._k3)[np.arange(len(ci)) * size + ci[:, 1] - oy, ci[:, 0] - ox]
+        bgrs, masks, at = [], [], []
+        for s in singles:
+            cx = min(max(round(s.centre[0]), 0), w - 1)
+            cy = min(max(round(s.centre[1]), 0), h - 1)
+            ox = min(max(cx - half, 0), w - size)
+            oy = min(max(cy - half, 0), h - size)
+            # The same window in the array the ball was found in (clamped to the part holding the grid).
+            ry = min(max(oy + s.row_off, s.row_lo), s.row_hi - size)
+            rx = min(max(ox + s.col_off, 0), s.width - size)
+            bgrs.append(s.bgr[ry : ry + size, rx : rx + size])
+            masks.append(s.fg[ry : ry + size, rx : rx + size])
+            at.append((cy - oy, cx - ox))
+        gray = cv2.GaussianBlur(cv2.cvtColor(np.concatenate(bgrs), cv2.COLOR_BGR2GRAY), (3, 3), 0)
+        acc = cv2.GaussianBlur(self._votes(gray, cv2.dilate(np.concatenate(masks), self._k3)), (0, 0), 0.8)
+        a = np.array(at)
+        win = cv2.dilate(acc, self._k3)[np.arange(len(a)) * size + a[:, 0], a[:, 1]]
         return float(np.median(win))
 
-    def _roi_peaks(
-        self,
-        rect: np.ndarray,
-        fg: np.ndarray,
-        labels: np.ndarray,
-        lut: np.ndarray,
-        box: tuple[int, int, int, int],
-        masked: bool,
-        ref: float,
-    ) -> tuple[np.ndarray, np.ndarray]:
+    def _roi_peaks(self, roi: _Roi, masked: bool, ref: float) -> tuple[np.ndarray, np.ndarray]:
         """Vote maxima (grid col, row, sub-pixel) in one box around large blobs, over the threshold and
         covered by not-cloth, in row-major order, and their votes."""
         s = self.settings
-        x0, y0, x1, y1 = box
-        big_near = cv2.dilate(lut[labels[y0:y1, x0:x1]], self._k3)
-        gray = cv2.GaussianBlur(cv2.cvtColor(rect[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY), (3, 3), 0)
-        fg_box = fg[y0:y1, x0:x1]
+        x0, y0 = roi.box[0], roi.box[1]
+        big_near = cv2.dilate(roi.lut[roi.labels], self._k3)
+        gray = cv2.GaussianBlur(cv2.cvtColor(roi.bgr, cv2.COLOR_BGR2GRAY), (3, 3), 0)
+        fg_box = roi.fg
         near = cv2.dilate(fg_box, self._k3) if masked else big_near
         acc = cv2.GaussianBlur(self._votes(gray, near), (0, 0), 0.8)
         if masked:

@@ -56,6 +56,12 @@ class TableRectifier:
         L, W = t.length_mm, t.width_mm
         return [(c, 0), (L - c, 0), (L, c), (L, W - c), (L - c, W), (c, W), (0, W - c), (0, c)]
 
+    @property
+    def maps(self) -> tuple[np.ndarray, np.ndarray]:
+        """The fixed-point ``cv2.remap`` maps of the grid (``CV_16SC2`` and its interpolation table): a
+        slice of both rectifies that part of the grid alone, to the same values."""
+        return self._maps
+
     def rectify(self, frame_bgr: np.ndarray) -> np.ndarray:
         return cv2.remap(frame_bgr, self._maps[0], self._maps[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
 

@@ -1,0 +1,82 @@
+"""The classical detector looks for blobs on a coarse grid and works on the fine grid only around them:
+the balls it finds are the ones a search of the whole fine grid finds (``coarse_step=1``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from api.bench.detect import match
+from calibration.table import TableModel
+from tests.detect_support import match_errors, render
+from vision.classical import ClassicalDetector
+
+pytest.importorskip("models.synth.balls")
+
+TABLE = TableModel()
+R = TABLE.ball_radius_mm
+
+
+@pytest.fixture(scope="module")
+def scene():
+    L, W = TABLE.length_mm, TABLE.width_mm
+    balls = [
+        *TABLE.rack_positions(),
+        (700.0, 900.0),  # the cue ball, alone
+        (R, 600.0),  # frozen to a cushion
+        (1500.0, 300.0),
+        (1500.0 + 2 * R, 300.0),  # a frozen pair
+        (L - R - 150.0, W - R),
+        (2200.0, 1000.0),
+    ]
+    return render(balls, cue_index=15, size=(1920, 1080), tilt_deg=15.0, k1=-0.04)
+
+
+def test_coarse_search_finds_the_same_balls_as_the_whole_fine_grid(scene):
+    coarse = ClassicalDetector(scene.calibration).detect(scene.image)
+    whole = ClassicalDetector(scene.calibration, coarse_step=1).detect(scene.image)
+    assert len(coarse) == len(whole) == len(scene.pos)
+    d = np.linalg.norm(coarse.px[:, None, :] - whole.px[None, :, :], axis=2)
+    assert d.min(axis=1).max() < 0.05
+    err, missed, extra = match_errors(coarse.pos_mm, scene.pos, R / 2)
+    assert (missed, extra) == (0, 0) and np.median(err) < 2.0
+
+
+def test_rack_is_split_into_fifteen_on_the_fine_grid(scene):
+    det = ClassicalDetector(scene.calibration)
+    dets = det.detect(scene.image)
+    rack = scene.pos[:15]
+    d = np.linalg.norm(dets.pos_mm[:, None, :] - rack[None, :, :], axis=2)
+    assert (d.min(axis=0) < R / 2).all()
+    assert det.stage_ms["votes"] > 0.0  # found by the votes in a box, not as blobs of their own
+
+
+def test_a_ball_on_a_thin_cue_grows_its_box_until_the_cue_is_inside(monkeypatch):
+    """A rendered frame (from the detection benchmark) where the cue stick lies against a ball: the coarse
+    grid shows only the ball, the fine grid the ball joined to the stick, which runs out of the ball's
+    window and out of its first box. The box grows along the stick; the ball is found, as on the whole
+    fine grid."""
+    scenes = pytest.importorskip("models.detector.scenes")
+    case = scenes.Case(
+        "cluster-hit", 101, (1920, 1080), 8.85797138668502, 187.15319186214197, 4112.029077812001,
+        -0.05647652925933851, moments=(1.0,), lighting="uneven", noise_sigma=2.106412866043986,
+        exposure=0.5925348471822232, render_seed=1039,
+    )  # fmt: skip
+    (fr,) = scenes.render_cases([case])
+    grown = []
+    fine_box = ClassicalDetector._fine_box
+
+    def recording(self, frame, box):
+        roi = fine_box(self, frame, box)
+        grown.append(roi.grown is not None)
+        return roi
+
+    monkeypatch.setattr(ClassicalDetector, "_fine_box", recording)
+    dets = ClassicalDetector(fr.calibration).detect(fr.image)
+    assert any(grown)
+    _, _, tp, fp, fn = match(dets.px, fr.px, fr.radius_px, fr.hidden)
+    assert (fp, fn) == (0, 0) and tp == len(fr.px)
+    monkeypatch.undo()
+    whole = ClassicalDetector(fr.calibration, coarse_step=1).detect(fr.image)
+    assert len(whole) == len(dets)
+    assert np.linalg.norm(dets.px[:, None, :] - whole.px[None, :, :], axis=2).min(axis=1).max() < 0.05
