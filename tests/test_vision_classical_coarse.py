@@ -51,11 +51,10 @@ def test_rack_is_split_into_fifteen_on_the_fine_grid(scene):
     assert det.stage_ms["votes"] > 0.0  # found by the votes in a box, not as blobs of their own
 
 
-def test_a_ball_on_a_thin_cue_grows_its_box_until_the_cue_is_inside(monkeypatch):
+def test_a_ball_on_a_thin_cue_is_split_from_it_in_a_box_the_cue_runs_out_of(monkeypatch):
     """A rendered frame (from the detection benchmark) where the cue stick lies against a ball: the coarse
     grid shows only the ball, the fine grid the ball joined to the stick, which runs out of the ball's
-    window and out of its first box. The box grows along the stick; the ball is found, as on the whole
-    fine grid."""
+    window and out of the box around it. The votes in the box find the ball, as on the whole fine grid."""
     scenes = pytest.importorskip("models.detector.scenes")
     case = scenes.Case(
         "cluster-hit", 101, (1920, 1080), 8.85797138668502, 187.15319186214197, 4112.029077812001,
@@ -63,17 +62,17 @@ def test_a_ball_on_a_thin_cue_grows_its_box_until_the_cue_is_inside(monkeypatch)
         exposure=0.5925348471822232, render_seed=1039,
     )  # fmt: skip
     (fr,) = scenes.render_cases([case])
-    grown = []
+    cut = []
     fine_box = ClassicalDetector._fine_box
 
-    def recording(self, frame, box):
-        roi = fine_box(self, frame, box)
-        grown.append(roi.grown is not None)
+    def recording(self, frame, box, known):
+        roi = fine_box(self, frame, box, known)
+        cut.append(roi.cut)
         return roi
 
     monkeypatch.setattr(ClassicalDetector, "_fine_box", recording)
     dets = ClassicalDetector(fr.calibration).detect(fr.image)
-    assert any(grown)
+    assert any(cut)
     _, _, tp, fp, fn = match(dets.px, fr.px, fr.radius_px, fr.hidden)
     assert (fp, fn) == (0, 0) and tp == len(fr.px)
     monkeypatch.undo()

@@ -46,7 +46,6 @@ from vision.refine import RefineResult, refine_centres
 # (rectified, classified, single balls), the votes in the boxes, the refinement and the rest.
 STAGES = ("rectify", "cloth", "fine", "votes", "refine", "output")
 TWO_STARTS_MARGIN = 0.15  # the unshifted start of a vote peak wins where it finds this much more of the rim
-MAX_GROW = 8  # times a box may grow around a blob its edge cuts
 EDGE_ZONE = 3  # fine cells at a window's or box's cut edge where the opening differs from the whole grid's
 
 
@@ -56,7 +55,7 @@ class _Single:
 
     centre: tuple[float, float]  # fine grid (col, row), the blob's centroid
     strength: float
-    order: tuple[int, int]  # (top row, left col): the whole grid's blob labelling order
+    bbox: tuple[int, int, int, int]  # fine grid (x0, y0, x1, y1) of its blob
     bgr: np.ndarray  # the fine-grid picture it was found in (a window stack or a box)
     fg: np.ndarray  # ... and its not-cloth mask
     row_off: int  # array row = grid row + row_off
@@ -77,7 +76,7 @@ class _Roi:
     lut: np.ndarray  # 255 for the labels of larger blobs (the ones votes split)
     has_big: bool
     singles: list[_Single]
-    grown: list[int] | None  # a larger box where a blob of a ball's size or more is cut by this one's edge
+    cut: bool  # a blob of a ball's size or more runs out of the box (split by votes inside it all the same)
 
 
 def _unique_singles(singles: list[_Single]) -> list[_Single]:
@@ -85,7 +84,7 @@ def _unique_singles(singles: list[_Single]) -> list[_Single]:
     seen: dict[tuple[float, float], _Single] = {}
     for s in singles:
         seen.setdefault((round(s.centre[0], 4), round(s.centre[1], 4)), s)
-    return sorted(seen.values(), key=lambda s: s.order)
+    return sorted(seen.values(), key=lambda s: (s.bbox[1], s.bbox[0]))
 
 
 @dataclass(frozen=True)
@@ -148,7 +147,6 @@ class ClassicalDetector:
         self._single_half = math.ceil(1.05 * self.radius_grid) + 6
         # A fine window around a small coarse blob: room for that window 5 cells off centre.
         self._win = 2 * (self._single_half + 5) + 1
-        self._grow_by = 4 * self._roi_margin  # fine cells a box grows by, where its edge cuts a blob
         # Obliquity of the view at each grid cell: how much a ball's image is stretched on the cloth plane.
         cam = camera_centre_mm(calibration)
         self._camera_mm = cam
@@ -209,7 +207,7 @@ class ClassicalDetector:
         self.stage_ms = dict.fromkeys(STAGES, 0.0)
         self._t_mark = time.perf_counter()
         frame = check_frame(frame_bgr, self.calibration)
-        coarse = self.coarse.rectify(frame)
+        coarse = self.coarse.rectify_nearest(frame)
         self._mark("rectify")
         if self.cloth.colour is None:
             self.cloth.initialise(self.rectifier.rectify(frame), self.rectifier.surface)
@@ -267,7 +265,8 @@ class ClassicalDetector:
                 if len(escalate):
                     e = small[wins[3][escalate]]
                     boxes = self._merge(boxes + self._grow(fx0[e], fy0[e], fx1[e], fy1[e]))
-        rois = self._fine_boxes(frame, boxes)
+        known = np.array([s.bbox for s in singles]).reshape(-1, 4)
+        rois = [self._fine_box(frame, box, known) for box in boxes]
         for roi in rois:
             singles.extend(roi.singles)
         singles = _unique_singles(singles)
@@ -404,7 +403,12 @@ class ClassicalDetector:
                 _Single(
                     (float(gx[j]), float(gy[j])),
                     float(strength[j]),
-                    (int(sy[j] + oy[i]), int(sx[j] + ox[i])),
+                    (
+                        int(sx[j] + ox[i]),
+                        int(sy[j] + oy[i]),
+                        int(sx[j] + ox[i] + stats[j, 2]),
+                        int(sy[j] + oy[i] + stats[j, 3]),
+                    ),
                     bgr,
                     fg,
                     i * rows - int(oy[i]),
@@ -434,9 +438,10 @@ class ClassicalDetector:
         strength = np.clip(np.minimum(area / ball_area, 1.0) * 1.25 * fill, 0.0, 1.0)
         return single, big, strength
 
-    def _fine_box(self, frame: np.ndarray, box: list[int]) -> _Roi:
+    def _fine_box(self, frame: np.ndarray, box: list[int], known: np.ndarray) -> _Roi:
         """The fine grid in one box: its picture, not-cloth mask and blobs, its single balls and the
-        larger blobs that the votes split."""
+        larger blobs that the votes split. ``known``: fine boxes (x0, y0, x1, y1) of single balls already
+        found in windows (a part of one cut by this box's edge is left to its window)."""
         x0, y0, x1, y1 = box
         m1, m2 = self.rectifier.maps
         bgr = cv2.remap(frame, m1[y0:y1, x0:x1], m2[y0:y1, x0:x1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
@@ -464,42 +469,32 @@ class ClassicalDetector:
             & ((sy + stats[:, 3] <= bh - EDGE_ZONE) | (not cut[3]))
         )
         single, big, strength = self._classify_blobs(stats, cents + np.array([x0, y0]))
-        # A blob of a ball's size or more cut by the box's edge (a ball on a thin cue stick the coarse grid
-        # does not show) grows the box that way; one still cut when it stops growing is split by votes.
+        # A blob of a ball's size or more that the box's edge cuts (a ball on a thin cue stick that the
+        # coarse grid does not show, a table line) is split by the votes too: a ball on it lies inside the
+        # box (its own coarse blob's margin), a ball beyond the edge has a coarse blob of its own.
         cut_big = ~interior & (stats[:, cv2.CC_STAT_AREA] >= 0.45 * self._ball_area)
+        if cut_big.any() and len(known):
+            gb = stats[:, :4] + np.array([x0, y0, x0, y0])
+            gb[:, 2:] += stats[:, :2]
+            cut_big &= ~(
+                (gb[:, None, 0] >= known[None, :, 0])
+                & (gb[:, None, 1] >= known[None, :, 1])
+                & (gb[:, None, 2] <= known[None, :, 2])
+                & (gb[:, None, 3] <= known[None, :, 3])
+            ).any(axis=1)
         single &= interior
         big = (big & interior) | cut_big
         single[0] = big[0] = cut_big[0] = False  # label 0 is the cloth
-        grown = None
-        if cut_big.any():
-            g = self._grow_by
-            sel = np.flatnonzero(cut_big)
-            edges = (
-                cut[0] and bool((sx[sel] < EDGE_ZONE).any()),
-                cut[1] and bool((sy[sel] < EDGE_ZONE).any()),
-                cut[2] and bool((sx[sel] + stats[sel, 2] > bw - EDGE_ZONE).any()),
-                cut[3] and bool((sy[sel] + stats[sel, 3] > bh - EDGE_ZONE).any()),
-            )
-            grown = [max(x0 - g * edges[0], 0), max(y0 - g * edges[1], 0), min(x1 + g * edges[2], w),
-                     min(y1 + g * edges[3], h)]  # fmt: skip
         out = [
             _Single(
                 (float(cents[j, 0] + x0), float(cents[j, 1] + y0)), float(strength[j]),
-                (int(sy[j] + y0), int(sx[j] + x0)), bgr, fg, -y0, -x0, 0, bh, bw,
+                (int(sx[j] + x0), int(sy[j] + y0), int(sx[j] + x0 + stats[j, 2]), int(sy[j] + y0 + stats[j, 3])),
+                bgr, fg, -y0, -x0, 0, bh, bw,
             )
             for j in np.flatnonzero(single).tolist()
         ]  # fmt: skip
         lut = np.where(big, 255, 0).astype(np.uint8)
-        return _Roi((x0, y0, x1, y1), bgr, fg, labels, lut, bool(big.any()), out, grown)
-
-    def _fine_boxes(self, frame: np.ndarray, boxes: list[list[int]]) -> list[_Roi]:
-        """The fine grid in the boxes, grown (a few times at most) until no ball-sized blob is cut."""
-        for _ in range(MAX_GROW):
-            rois = [self._fine_box(frame, box) for box in boxes]
-            if all(roi.grown is None for roi in rois):
-                break
-            boxes = self._merge([roi.grown or list(roi.box) for roi in rois])
-        return rois
+        return _Roi((x0, y0, x1, y1), bgr, fg, labels, lut, bool(big.any()), out, bool(cut_big.any()))
 
     def _single_peaks(self, singles: list[_Single]) -> float:
         """Median vote peak of the single balls, from windows around them stacked into one image (each
