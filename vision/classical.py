@@ -365,7 +365,7 @@ class ClassicalDetector:
         sm1[size::rows] = 0
         sm2[size::rows] = 0
         bgr = cv2.remap(frame, sm1, sm2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-        fg, _ = self.cloth.foreground(bgr, surf, dark)
+        fg = self.cloth.foreground_mask(bgr, surf, dark)
         fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, self._open_kernel)
         h, w = self._grid_shape
         cut = np.column_stack([ox > 0, oy > 0, ox + size < w, oy + size < h])
@@ -445,7 +445,7 @@ class ClassicalDetector:
         x0, y0, x1, y1 = box
         m1, m2 = self.rectifier.maps
         bgr = cv2.remap(frame, m1[y0:y1, x0:x1], m2[y0:y1, x0:x1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-        fg, _ = self.cloth.foreground(bgr, self.rectifier.surface[y0:y1, x0:x1], self.rectifier.dark_ok[y0:y1, x0:x1])
+        fg = self.cloth.foreground_mask(bgr, self.rectifier.surface[y0:y1, x0:x1], self.rectifier.dark_ok[y0:y1, x0:x1])
         fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, self._open_kernel)
         h, w = self._grid_shape
         bh, bw = fg.shape
@@ -654,7 +654,7 @@ class ClassicalDetector:
         known = s.cue_colour_bgr if s.cue_colour_bgr is not None else self._cue_seen
         if len(colour) >= 3:
             # The one ball whose colour stands apart while the rest agree (a set of like balls and a cue ball).
-            med = np.median(colour, axis=0)
+            med = _median_cols(colour)
             d = np.linalg.norm(colour - med, axis=1)
             order = np.argsort(-d)
             if d[order[0]] > s.cue_min_distance and d[order[1]] < 0.5 * s.cue_min_distance:
@@ -693,3 +693,12 @@ def _suppress_duplicates(px: np.ndarray, radius: np.ndarray, confidence: np.ndar
             close[i] = False
             keep[close] = False
     return keep
+
+
+def _median_cols(a: np.ndarray) -> np.ndarray:
+    """``np.median(a, axis=0)`` of a 2-D array by one sort (the same values, cheaper on a few rows)."""
+    k = len(a)
+    srt = np.sort(a, axis=0)
+    if k % 2:
+        return srt[k // 2]
+    return (srt[k // 2 - 1] + srt[k // 2]) * 0.5

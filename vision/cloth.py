@@ -93,6 +93,13 @@ class ClothModel:
     def foreground(self, rect_bgr: np.ndarray, surface: np.ndarray, dark_ok: np.ndarray) -> tuple[np.ndarray, float]:
         """A uint8 0/255 mask of not-cloth pixels on the surface and the fraction of the surface that is
         cloth. Also returns nothing more: the caller adapts the model with ``adapt``."""
+        mask = self.foreground_mask(rect_bgr, surface, dark_ok)
+        n_surface = max(int(np.count_nonzero(surface)), 1)
+        cloth_fraction = 1.0 - float(np.count_nonzero(mask)) / n_surface
+        return mask, cloth_fraction
+
+    def foreground_mask(self, rect_bgr: np.ndarray, surface: np.ndarray, dark_ok: np.ndarray) -> np.ndarray:
+        """``foreground``'s mask alone (for windows of the grid, where the cloth fraction means nothing)."""
         k, chroma = self.describe(rect_bgr)
         thr = self.chroma_threshold()
         fg = cv2.bitwise_or(
@@ -100,10 +107,7 @@ class ClothModel:
             cv2.compare(k, self.bright_k, cv2.CMP_GT),  # type: ignore[call-overload]
         )
         dark = cv2.bitwise_and(cv2.compare(k, self.dark_k, cv2.CMP_LT), dark_ok)  # type: ignore[call-overload]
-        mask = cv2.bitwise_and(cv2.bitwise_or(fg, dark), surface)
-        n_surface = max(int(np.count_nonzero(surface)), 1)
-        cloth_fraction = 1.0 - float(np.count_nonzero(mask)) / n_surface
-        return mask, cloth_fraction
+        return cv2.bitwise_and(cv2.bitwise_or(fg, dark), surface)
 
     def adapt(self, rect_bgr: np.ndarray, cloth_mask: np.ndarray) -> None:
         """Move the reference colour a little toward the median of the pixels now classified as cloth."""

@@ -197,6 +197,7 @@ def _fit_centres(pts: np.ndarray, ok: np.ndarray, radius: np.ndarray, guess: np.
     c = guess[:, 0] + 1j * guess[:, 1]
     w = ok.astype(np.float64)
     r = radius[:, None]
+    tw = w.sum(axis=1)
     for it in range(4):
         v = p - c[:, None]
         dist = np.maximum(np.abs(v), 1e-9)
@@ -206,10 +207,11 @@ def _fit_centres(pts: np.ndarray, ok: np.ndarray, radius: np.ndarray, guess: np.
             mad = np.where(ok.all(axis=1), _median_rows(np.abs(res)), 0.0) + 0.15
             trimmed = ok & (np.abs(res) < 3.0 * mad[:, None])
             w = np.where(trimmed.sum(axis=1, keepdims=True) >= 6, trimmed, ok).astype(np.float64)
-        wj = w * (v / dist)  # minus d(res)/d(centre), weighted: signs cancel in the step below
-        ss = (wj * (v / dist)).sum(axis=1)
+            tw = w.sum(axis=1)
+        u = v / dist
+        wj = w * u  # minus d(res)/d(centre), weighted: signs cancel in the step below
+        ss = (wj * u).sum(axis=1)
         g = (wj * res).sum(axis=1)
-        tw = w.sum(axis=1)
         a, b, d = (tw + ss.real) * 0.5, ss.imag * 0.5, (tw - ss.real) * 0.5
         det = a * d - b * b
         good = np.abs(det) > 1e-9
