@@ -326,8 +326,8 @@ class ClassicalDetector:
         box), their blobs' fine boxes (x0, y0, x1, y1) in window coordinates and the blobs' indices."""
         h, w = self._grid_shape
         size = self._win
-        ox = np.clip((x0 + x1) // 2 - size // 2, 0, w - size)
-        oy = np.clip((y0 + y1) // 2 - size // 2, 0, h - size)
+        ox = _clamp((x0 + x1) // 2 - size // 2, 0, w - size)
+        oy = _clamp((y0 + y1) // 2 - size // 2, 0, h - size)
         idx = np.arange(len(x0))
         if boxes:
             b = np.array(boxes)
@@ -429,13 +429,13 @@ class ClassicalDetector:
         bw, bh = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
         fill = area / np.maximum(bw * bh, 1)
         # A ball covers an ellipse of the cloth plane, stretched away from the camera by its obliquity.
-        ci = np.clip(np.round(cents).astype(int), 0, self._grid_max)
+        ci = _clamp(np.round(cents).astype(int), 0, self._grid_max)
         k = self._stretch[ci[:, 1], ci[:, 0]]
         side = np.maximum(bw, bh)
         single = (area >= 0.45 * ball_area) & (area <= 1.7 * ball_area * k) & (fill >= 0.5)
         single &= (side <= 2.7 * r * k) & (np.minimum(bw, bh) >= 1.0 * r)
         big = (area > 1.7 * ball_area * k) | ((area >= 0.45 * ball_area) & ~single)
-        strength = np.clip(np.minimum(area / ball_area, 1.0) * 1.25 * fill, 0.0, 1.0)
+        strength = _clamp(np.minimum(area / ball_area, 1.0) * 1.25 * fill, 0.0, 1.0)
         return single, big, strength
 
     def _fine_box(self, frame: np.ndarray, box: list[int], known: np.ndarray) -> _Roi:
@@ -549,7 +549,7 @@ class ClassicalDetector:
         keep = cover >= s.min_cover
         ys, xs = ys[keep], xs[keep]
         # Sub-pixel: parabola through the 3 x 3 neighbourhood along each axis.
-        y1_, x1_ = np.clip(ys, 1, h - 2), np.clip(xs, 1, w - 2)
+        y1_, x1_ = _clamp(ys, 1, h - 2), _clamp(xs, 1, w - 2)
         c0 = acc[y1_, x1_]
         dx = _parabola(acc[y1_, x1_ - 1], c0, acc[y1_, x1_ + 1])
         dy = _parabola(acc[y1_ - 1, x1_], c0, acc[y1_ + 1, x1_])
@@ -561,7 +561,7 @@ class ClassicalDetector:
         if len(pts) == 0:
             return np.zeros((0, 2)), np.zeros(0)
         # Plateaus can give two maxima closer than a radius: keep the stronger (ties: the first).
-        d = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=2)
+        d = _norm(pts[:, None, :] - pts[None, :, :], axis=2)
         order = np.arange(len(c0))
         stronger = (c0[None, :] > c0[:, None]) | ((c0[None, :] == c0[:, None]) & (order[None, :] < order[:, None]))
         shadowed = ((d < self.radius_grid) & stronger).any(axis=1)
@@ -572,7 +572,7 @@ class ClassicalDetector:
         r = self.radius_grid
         packed = ((d > 1.6 * r) & (d < 2.5 * r) & strong[None, :]).sum(axis=1) >= 3
         keep = strong | packed
-        return pts[keep], np.clip(c0[keep] / ref, 0.0, 1.0)
+        return pts[keep], _clamp(c0[keep] / ref, 0.0, 1.0)
 
     def _box_cover(self, fg: np.ndarray) -> np.ndarray:
         k = max(3, int(2 * 0.7 * self.radius_grid) | 1)
@@ -595,7 +595,7 @@ class ClassicalDetector:
             # stretched that way, and in a rack its camera side is hidden by the nearer ball. Move it back;
             # where the camera pose is off (a poor calibration) the refinement also starts from the peak itself.
             away = on_cloth[peak] - self._camera_mm[:2]
-            dist = np.maximum(np.linalg.norm(away, axis=1, keepdims=True), 1e-9)
+            dist = np.maximum(_norm(away, axis=1, keepdims=True), 1e-9)
             tan = np.minimum(dist / max(-self._camera_mm[2], 1.0), s.peak_shift_max_tan)
             on_cloth[peak] -= s.peak_shift * t.ball_radius_mm * tan * away / dist
         two_starts = s.refine and len(peak) > 0 and s.peak_shift > 0 and s.peak_two_starts
@@ -625,7 +625,7 @@ class ClassicalDetector:
         inside = (pos[:, 0] > -o) & (pos[:, 0] < t.length_mm + o) & (pos[:, 1] > -o) & (pos[:, 1] < t.width_mm + o)
         # A vote peak inside a larger blob (an arm, the cue, a cluster) must show a ball's rim.
         inside &= blob | (support >= s.min_rim_support)
-        confidence = np.clip(0.5 * np.minimum(strength, 1.0) + 0.5 * np.maximum(support, 0.3), 0, 1)
+        confidence = _clamp(0.5 * np.minimum(strength, 1.0) + 0.5 * np.maximum(support, 0.3), 0, 1)
         sel = np.flatnonzero(inside)
         sel = sel[_suppress_duplicates(px[sel], radius_px[sel], confidence[sel])]
         px, colour = px[sel], colour[sel]
@@ -635,7 +635,8 @@ class ClassicalDetector:
         self, frame: np.ndarray, px: np.ndarray, radius_px: np.ndarray, on_cloth: np.ndarray, toward: np.ndarray
     ) -> RefineResult:
         # Near a pocket the hole is dark: there darkness does not mean "ball".
-        near_pocket = (np.linalg.norm(on_cloth[:, None] - self._mouths[None], axis=2) < self._pocket_reach).any(1)
+        near = _norm(on_cloth[:, None] - self._mouths[None], axis=2) < self._pocket_reach
+        near_pocket = np.asarray(near.any(axis=1), dtype=bool)
         return refine_centres(
             frame,
             px,
@@ -655,7 +656,7 @@ class ClassicalDetector:
         if len(colour) >= 3:
             # The one ball whose colour stands apart while the rest agree (a set of like balls and a cue ball).
             med = _median_cols(colour)
-            d = np.linalg.norm(colour - med, axis=1)
+            d = _norm(colour - med, axis=1)
             order = np.argsort(-d)
             if d[order[0]] > s.cue_min_distance and d[order[1]] < 0.5 * s.cue_min_distance:
                 cls[order[0]] = CUE
@@ -663,7 +664,7 @@ class ClassicalDetector:
                     self._cue_seen = tuple(float(v) for v in colour[order[0]])  # remembered for later frames
                 return cls
         if known is not None:
-            d = np.linalg.norm(colour - np.asarray(known, float), axis=1)
+            d = _norm(colour - np.asarray(known, float), axis=1)
             best = int(np.argmin(d))
             if d[best] < 0.5 * s.cue_min_distance:
                 cls[best] = CUE
@@ -673,14 +674,14 @@ class ClassicalDetector:
 def _parabola(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     den = a - 2 * b + c
     safe = np.where(np.abs(den) > 1e-9, den, -1.0)
-    return np.clip(np.where(np.abs(den) > 1e-9, 0.5 * (a - c) / safe, 0.0), -0.5, 0.5)
+    return _clamp(np.where(np.abs(den) > 1e-9, 0.5 * (a - c) / safe, 0.0), -0.5, 0.5)
 
 
 def _suppress_duplicates(px: np.ndarray, radius: np.ndarray, confidence: np.ndarray) -> np.ndarray:
     """Mask keeping, of detections whose centres lie within a radius of each other, the most confident."""
     if len(px) < 2:
         return np.ones(len(px), bool)
-    d = np.linalg.norm(px[:, None, :] - px[None, :, :], axis=2)
+    d = _norm(px[:, None, :] - px[None, :, :], axis=2)
     close_any = d < radius[:, None]
     np.fill_diagonal(close_any, False)
     if not close_any.any():
@@ -702,3 +703,14 @@ def _median_cols(a: np.ndarray) -> np.ndarray:
     if k % 2:
         return srt[k // 2]
     return (srt[k // 2 - 1] + srt[k // 2]) * 0.5
+
+
+def _clamp(a: np.ndarray, lo: object, hi: object) -> np.ndarray:
+    """``np.clip`` (the same values) without its wrapper's cost on small arrays."""
+    return np.minimum(np.maximum(a, lo), hi)  # type: ignore[call-overload]
+
+
+def _norm(a: np.ndarray, axis: int, keepdims: bool = False) -> np.ndarray:
+    """``np.linalg.norm(a, axis=axis)`` of a real array (the same values: root of the summed squares)."""
+    out: np.ndarray = np.sqrt(np.add.reduce(a * a, axis=axis, keepdims=keepdims))
+    return out

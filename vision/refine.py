@@ -78,7 +78,7 @@ def _sub_sample(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     """Offset (-1..1) of the extremum of a parabola through three equally spaced values."""
     den = a - 2 * b + c
     flat = np.abs(den) <= 1e-6
-    return np.clip(0.5 * (a - c) / np.where(flat, 1.0, den) * ~flat, -1.0, 1.0)
+    return _clamp(0.5 * (a - c) / np.where(flat, 1.0, den) * ~flat, -1.0, 1.0)
 
 
 def refine_centres(
@@ -128,7 +128,7 @@ def refine_centres(
             np.maximum(score, dark, out=score)
         np.minimum(score, np.float32(2.0), out=score)
         drop = score[:, :, :-2] - score[:, :, 2:]  # central difference of the fall, outward
-        idx = np.clip(np.argmax(drop, axis=2), 1, S - 4).reshape(-1)
+        idx = _clamp(np.argmax(drop, axis=2), 1, S - 4).reshape(-1)
         dflat = drop.reshape(-1)
         at = np.arange(n * n_rays) * (S - 2) + idx
         d0, d1, d2 = dflat[at - 1], dflat[at], dflat[at + 1]
@@ -150,7 +150,7 @@ def refine_centres(
             new[full] = _fit_centres(pts[full], okf, radii[full], centres[full])
             # The rim as this frame shows it (blur, shading) against the radius the calibration predicts:
             # fits on part of the rim (a ball by a pocket's hole or half under an arm) need it right.
-            r_obs = np.linalg.norm(pts[full] - new[full][:, None, :], axis=2)
+            r_obs = _norm(pts[full] - new[full][:, None, :], axis=2)
             r_obs = (r_obs * okf).sum(axis=1) / okf.sum(axis=1) / radii[full]
             ratio = float(np.clip(_median_rows(r_obs[None, :])[0], 0.8, 1.4))
         # Where a ray runs into a frozen neighbour instead of cloth, the contact shows as a valley of
@@ -227,3 +227,14 @@ def _median_rows(a: np.ndarray) -> np.ndarray:
     if k % 2:
         return srt[:, k // 2]
     return (srt[:, k // 2 - 1] + srt[:, k // 2]) * 0.5
+
+
+def _clamp(a: np.ndarray, lo: object, hi: object) -> np.ndarray:
+    """``np.clip`` (the same values) without its wrapper's cost on small arrays."""
+    return np.minimum(np.maximum(a, lo), hi)  # type: ignore[call-overload]
+
+
+def _norm(a: np.ndarray, axis: int, keepdims: bool = False) -> np.ndarray:
+    """``np.linalg.norm(a, axis=axis)`` of a real array (the same values: root of the summed squares)."""
+    out: np.ndarray = np.sqrt(np.add.reduce(a * a, axis=axis, keepdims=keepdims))
+    return out
