@@ -140,6 +140,7 @@ class ClassicalDetector:
         )
         self._grid_shape = (h, w)
         self._grid_max = np.array([w - 1, h - 1])
+        self._stack: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
         self._k3 = np.ones((3, 3), np.uint8)
         # Around a large blob: votes reach 1.05 radii, the peak test 1.1 radii, the blurs a few cells.
         self._roi_margin = math.ceil(1.05 * self.radius_grid) + int(1.1 * self.radius_grid) + 6
@@ -352,18 +353,13 @@ class ClassicalDetector:
         n = len(ox)
         rows = size + 1
         m1, m2 = self.rectifier.maps
-        sm1 = np.empty((n * rows, size, 2), np.int16)
-        sm2 = np.empty((n * rows, size), np.uint16)
-        surf = np.zeros((n * rows, size), np.uint8)
-        dark = np.zeros((n * rows, size), np.uint8)
+        sm1, sm2, surf, dark = self._stack_buffers(n)
         for i, (x, y) in enumerate(zip(ox.tolist(), oy.tolist(), strict=True)):
             r0 = i * rows
             sm1[r0 : r0 + size] = m1[y : y + size, x : x + size]
             sm2[r0 : r0 + size] = m2[y : y + size, x : x + size]
             surf[r0 : r0 + size] = self.rectifier.surface[y : y + size, x : x + size]
             dark[r0 : r0 + size] = self.rectifier.dark_ok[y : y + size, x : x + size]
-        sm1[size::rows] = 0
-        sm2[size::rows] = 0
         bgr = cv2.remap(frame, sm1, sm2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
         fg = self.cloth.foreground_mask(bgr, surf, dark)
         fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, self._open_kernel)
@@ -419,6 +415,21 @@ class ClassicalDetector:
                 )
             )
         return out, escalate
+
+    def _stack_buffers(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Remap maps, surface and dark-ok masks for ``n`` stacked windows (views of buffers kept between
+        frames; each window's row below it, which no window writes, stays a row of no surface)."""
+        rows = self._win + 1
+        if self._stack is None or len(self._stack[0]) < n * rows:
+            cap = max(n, 2 * (0 if self._stack is None else len(self._stack[0]) // rows), 16) * rows
+            self._stack = (
+                np.zeros((cap, self._win, 2), np.int16),
+                np.zeros((cap, self._win), np.uint16),
+                np.zeros((cap, self._win), np.uint8),
+                np.zeros((cap, self._win), np.uint8),
+            )
+        m = n * rows
+        return self._stack[0][:m], self._stack[1][:m], self._stack[2][:m], self._stack[3][:m]
 
     def _classify_blobs(self, stats: np.ndarray, cents: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Which fine-grid blobs (stats, grid centroids) are one ball, which are larger, and the strength

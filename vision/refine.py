@@ -212,11 +212,10 @@ def _fit_centres(pts: np.ndarray, ok: np.ndarray, radius: np.ndarray, guess: np.
         wj = w * u  # minus d(res)/d(centre), weighted: signs cancel in the step below
         ss = (wj * u).sum(axis=1)
         g = (wj * res).sum(axis=1)
-        a, b, d = (tw + ss.real) * 0.5, ss.imag * 0.5, (tw - ss.real) * 0.5
-        det = a * d - b * b
-        good = np.abs(det) > 1e-9
-        inv_det = np.where(good, 1.0 / np.where(good, det, 1.0), 0.0)
-        c = c + ((d * g.real - b * g.imag) + 1j * (a * g.imag - b * g.real)) * inv_det
+        # The 2 x 2 solve in complex form: tw s + S conj(s) = 2 g, so s = 2 (tw g - S conj(g)) / (tw^2 - |S|^2).
+        den = tw * tw - (ss.real * ss.real + ss.imag * ss.imag)
+        good = np.abs(den) > 4e-9
+        c = c + (tw * g - ss * g.conj()) * np.where(good, 2.0 / np.where(good, den, 1.0), 0.0)
     return np.column_stack([c.real, c.imag])
 
 
