@@ -1,26 +1,31 @@
 """The classical ball detector (the default): cloth model and a fixed-radius Hough in the table frame.
 
 Per frame:
-1. Rectify the playing surface to a table-aligned grid at ``px_per_mm`` (one ``cv2.remap``).
-2. Classify pixels against the cloth model (``vision.cloth``): shadows stay cloth, balls do not.
-3. A not-cloth blob of one ball's size and shape is a ball, at its centroid. Around larger blobs only (in
-   boxes wide enough that everything inside comes out as on the whole grid), vote for ball centres:
+1. Rectify the playing surface to a coarse table-aligned grid (``coarse_step`` fine cells per cell, the
+   frame pixel nearest each cell: one ``cv2.remap`` reading a fraction of the frame's rows) and classify
+   its pixels against the cloth model (``vision.cloth``): shadows stay cloth, balls do not. Its not-cloth
+   blobs say where to look on the fine grid (``px_per_mm``): a window of it around each small blob (all
+   windows stacked into one image, one ``cv2.remap``), a box around each large one, rectified by slices
+   of the fine grid's maps (the same values as the whole grid's) and classified there.
+2. A fine not-cloth blob of one ball's size and shape is a ball, at its centroid. A window whose blob is
+   more (two touching balls, a ball on the cue) becomes a box. In the boxes (wide enough that everything
+   inside comes out as on the whole grid), vote for ball centres:
    every luminance edge pixel on or next to a not-cloth blob votes one ball radius along its gradient,
    both ways. A ball's rim (and its darker limb where it touches another ball) puts
    its votes on its centre, so a frozen rack of 15 gives 15 peaks; a cue stick's or an arm's straight
    edges spread theirs along lines.
-4. Peaks of the smoothed votes that are at least ``min_votes`` of a clean ball's, covered by not-cloth
+3. Peaks of the smoothed votes that are at least ``min_votes`` of a clean ball's, covered by not-cloth
    over ``min_cover`` of the disc, and inside the playing field (a pocket mouth included) are balls.
    A weaker peak (``min_votes_packed``) is kept where at least three clear ones lie one diameter around
    it: a ball in the middle of a rack shows only valleys to its neighbours. Vote peaks lie beyond the
    ball, away from the camera (``peak_shift`` radii x tan of the view angle, measured on rendered racks):
    they are moved back, and also refined from where they lie (``peak_two_starts``).
-5. Each peak goes back to the recorded frame, is refined to a fraction of a pixel on the ball's rim
+4. Each peak goes back to the recorded frame, is refined to a fraction of a pixel on the ball's rim
    (``vision.refine``), and is corrected for parallax to the cloth point below the ball centre
    (``vision.parallax``).
-6. Cue ball: the one ball whose colour stands apart from all the others (or is nearest a given cue
+5. Cue ball: the one ball whose colour stands apart from all the others (or is nearest a given cue
    colour), classified ``cue``.
-The cloth model then adapts slowly from the pixels classified as cloth. ``stage_ms`` holds the
+The cloth model then adapts slowly from the coarse grid's pixels classified as cloth. ``stage_ms`` holds the
 milliseconds each stage (``STAGES``) of the last frame took; ``tableref bench detect`` prints their medians.
 """
 

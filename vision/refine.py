@@ -41,6 +41,8 @@ class _Rays:
     i_in: int  # sample inside the rim (0.6 radius)
     i_out: int  # sample beyond the rim (1.4 radius)
     inner: np.ndarray  # (S,) bool: samples within 0.75 radius (appearance)
+    n_inner: int  # ... the first this many
+    rdxy: np.ndarray  # (R, S, 2): rdx and rdy side by side
 
 
 @functools.lru_cache(maxsize=8)
@@ -51,7 +53,8 @@ def _rays(n_rays: int, n_samples: int) -> _Rays:
     return _Rays(
         dirs, rho, dirs[:, 0:1] * rho[None, :], dirs[:, 1:2] * rho[None, :],
         int(np.searchsorted(rho, 0.75)), int(np.searchsorted(rho, 1.25)), int(np.searchsorted(rho, 0.6)),
-        int(np.searchsorted(rho, 1.4)), rho <= 0.75,
+        int(np.searchsorted(rho, 1.4)), rho <= 0.75, int((rho <= 0.75).sum()),
+        np.stack([dirs[:, 0:1] * rho[None, :], dirs[:, 1:2] * rho[None, :]], axis=2),
     )  # fmt: skip
 
 
@@ -62,7 +65,8 @@ def _score_matrix(cloth: ClothModel) -> tuple[np.ndarray, ...]:
     key = (cloth.basis().tobytes(), cloth.chroma_threshold(), cloth.bright_k)
     cached = cloth.__dict__.get("_refine_matrix")
     if cached is not None and cached[0] == key:
-        return cached[1]
+        out: tuple[np.ndarray, ...] = cached[1]
+        return out
     basis = cloth.basis()
     kb = cloth.bright_k - 1.0
     m = np.zeros((4, 4), np.float64)
@@ -115,9 +119,9 @@ def refine_centres(
     step = (rho[1] - rho[0]) * radii[:, None]
     r0 = rho[0] * radii[:, None]
     for _ in range(iterations):
-        mx = (centres[:, 0, None, None] + rr * rays.rdx).astype(np.float32).reshape(n * n_rays, S)
-        my = (centres[:, 1, None, None] + rr * rays.rdy).astype(np.float32).reshape(n * n_rays, S)
-        samp = cv2.remap(frame_bgr, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        # One two-channel map (x, y) of every sample of every ray of every ball.
+        mxy = (centres[:, None, None, :] + rr[..., None] * rays.rdxy).astype(np.float32).reshape(n * n_rays, S, 2)
+        samp = cv2.remap(frame_bgr, mxy, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)  # type: ignore[call-overload]
         f = samp.astype(np.float32)
         # One single-row transform per term: contiguous (n, R, S) planes.
         kk, e1, e2, gray = (cv2.transform(f, row).reshape(n, n_rays, S) for row in m)
@@ -181,8 +185,8 @@ def refine_centres(
         new[far] = start[far]
         centres = new
     # Appearance: the inner part of the rays (half to three quarters of the radius).
-    inner = samp.reshape(n, n_rays, S, 3)[:, :, rays.inner].reshape(n, -1, 3)
-    colour = inner.mean(axis=1, dtype=np.float64)
+    inner = samp.reshape(n, n_rays * S, 3) if rays.n_inner == S else samp.reshape(n, n_rays, S, 3)[:, :, : rays.n_inner]
+    colour = inner.reshape(n, -1, 3).mean(axis=1, dtype=np.float64)
     return RefineResult(centres, frac, ratio * radii, support, colour)
 
 
