@@ -79,3 +79,23 @@ def test_a_ball_on_a_thin_cue_is_split_from_it_in_a_box_the_cue_runs_out_of(monk
     whole = ClassicalDetector(fr.calibration, coarse_step=1).detect(fr.image)
     assert len(whole) == len(dets)
     assert np.linalg.norm(dets.px[:, None, :] - whole.px[None, :, :], axis=2).min(axis=1).max() < 0.05
+
+
+def test_foreground_mask_is_the_mask_foreground_returns(scene):
+    det = ClassicalDetector(scene.calibration)
+    det.detect(scene.image)
+    rect = det.rectifier.rectify(scene.image)
+    mask = det.cloth.foreground_mask(rect, det.rectifier.surface, det.rectifier.dark_ok)
+    full, fraction = det.cloth.foreground(rect, det.rectifier.surface, det.rectifier.dark_ok)
+    assert np.array_equal(mask, full) and mask.any() and 0.5 < fraction < 1.0
+
+
+def test_buffers_kept_between_frames_carry_nothing_from_one_frame_to_the_next(scene):
+    """The window stack's buffers are reused: a frame detected after another gives what it gave first."""
+    other = render([(400.0, 400.0), (3000.0, 1500.0), (1800.0, 900.0)], size=(1920, 1080), tilt_deg=15.0, k1=-0.04)
+    det = ClassicalDetector(scene.calibration, adapt=False)
+    first = det.detect(scene.image)
+    det.detect(other.image)
+    again = det.detect(scene.image)
+    assert len(first) == len(again) == len(scene.pos)
+    assert np.array_equal(first.px, again.px) and np.array_equal(first.confidence, again.confidence)
