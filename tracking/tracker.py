@@ -66,13 +66,17 @@ class TrackerSettings:
     pot_confirm_s: float = 0.35  # gone this long after vanishing in a pocket mouth -> potted
     late_pot_confirm_s: float = 1.0  # a ball resting in the mouth that vanishes (hanging ball falls)
     reacquire_radius_mm: float = 150.0  # a hidden resting ball reappearing within this keeps its id
+    frozen_tol_mm: float = 5.0  # resting balls this close to touching are frozen together (a chain)
+    inplay_reacquire_mm: float = 40.0  # ... but in play, hidden at rest longer than inplay_hidden_s, this near
+    inplay_hidden_s: float = 0.1
     moving_reacquire_s: float = 1.5  # a hidden moving ball is looked for this long along its path
     coast_s: float = 0.25  # a hidden moving ball is extrapolated this long, then held where last seen
     cloth_slack_mm: float = 12.0  # detections this far outside the cushion noses still count (noise)
     dropped_depth_mm: float = 25.0  # a detection this far past a pocket's mouth line is a dropped ball
     colour_sigma: float = 25.0  # colour difference (grey levels) of one ball between frames: blur, light
     colour_cost: float = 80.0  # most a colour mismatch adds to an association's cost
-    blur_adopt_s: float = 3.0  # a ball that vanished from rest this recently may come back anywhere in a shot
+    blur_adopt_s: float = 3.0  # a ball that vanished from rest this long before a shot may come back anywhere in it
+    blur_adopt_late_s: float = 0.1  # ... or this long after the shot was seen to start
 
 
 @dataclass(frozen=True)
@@ -178,9 +182,22 @@ class Tracker:
         self._t0: float | None = (
             None  # when the first ball was seen  # ids of balls that left the table, most recent last
         )
-        self.shot_active = False  # set by the event extractor: a respotted ball appears only between shots
+        self._shot_active = False
+        self._shot_flip_t: float | None = None  # when shot_active last turned on (this tracker's clock)
 
     # ---- public API ------------------------------------------------------------------------------------
+    @property
+    def shot_active(self) -> bool:
+        """Set by the event extractor: is a shot in play? A respotted ball appears only between shots, and a
+        ball lost in a stroke's blur is looked for only around a shot's start."""
+        return self._shot_active
+
+    @shot_active.setter
+    def shot_active(self, value: bool) -> None:
+        if value and not self._shot_active:
+            self._shot_flip_t = self._t
+        self._shot_active = value
+
     def step(
         self,
         frame: int,
@@ -321,7 +338,7 @@ class Tracker:
             gap = max(t - tr.last_t, 1e-6)
             reach = self.s.max_speed_mm_s * gap + self.table.ball_radius_mm
             if tr.state == TrackState.OCCLUDED and t - tr.last_t > 0.2:
-                reach = min(reach, self.s.reacquire_radius_mm)
+                reach = min(reach, self._reacquire_radius(tr, t))
             d_last = np.linalg.norm(z - tr.last_meas, axis=1)
             if tr.resting and tr.anchor is not None:
                 d = np.linalg.norm(z - tr.anchor, axis=1)
@@ -335,6 +352,10 @@ class Tracker:
                 kink = ~inside & (d_last <= reach)
             cost[i, kink] = self.s.kink_cost + d_last[kink] / sig
             tier[i, kink] = 1
+            if tr.resting and self.shot_active and not self._could_be_hit(tr, tracks, t):
+                # In play a lone resting ball with no moving ball near leaves its place only on a confident
+                # detection: a weak blob beside it is the player's hand or the cue tip, not the ball struck away.
+                cost[i, kink & (conf < self.s.new_track_confidence)] = big
             if tr.state == TrackState.OCCLUDED:
                 # a hidden ball comes back only on a confident detection, and one that vanished into a pocket
                 # mouth only there (the cue or a hand over the table makes weak ball-like blobs)
@@ -374,6 +395,23 @@ class Tracker:
         ok = (c < len(z)) & (cost[r, np.minimum(c, len(z) - 1)] < big)
         return list(r[ok]), list(c[ok]), list(tier[r[ok], c[ok]])
 
+    def _could_be_hit(self, tr: _Track, tracks: list[_Track], t: float) -> bool:
+        """Could the resting ball ``tr`` be set moving now: is a ball frozen to it (a chain through a cluster:
+        a rack's balls all move at the break, on weak, blurred detections), or could a moving ball have
+        reached it since the last frame?"""
+        assert tr.anchor is not None
+        D = self.table.ball_diameter_mm
+        for o in tracks:
+            if o is tr or o.id is None:
+                continue
+            d = float(np.linalg.norm(o.pos - tr.anchor))
+            if o.resting:
+                if d <= D + self.s.frozen_tol_mm:
+                    return True
+            elif d <= 2 * D + float(np.linalg.norm(o.kf.x[2:4])) * max(t - o.last_t, 2 / 60):
+                return True
+        return False
+
     def _reacquire(
         self,
         tracks: list[_Track],
@@ -401,7 +439,7 @@ class Tracker:
             if self._pocket_ahead(tr.last_meas, tr.kf.x[2:4]) is not None and not tr.resting:
                 centre, radius = tr.last_meas, 2 * self.table.ball_diameter_mm
             elif tr.resting or gap > self.s.moving_reacquire_s:
-                centre, radius = tr.pos, self.s.reacquire_radius_mm
+                centre, radius = tr.pos, self._reacquire_radius(tr, t)
             else:
                 centre = tr.kf.x[:2]
                 radius = self.s.reacquire_radius_mm + 0.5 * float(np.linalg.norm(tr.kf.x[2:4])) * gap
@@ -424,6 +462,16 @@ class Tracker:
             ):
                 out.append(Reappearance(tr.id, _pt(old), _pt(z[free_d[b]]), t))
         return out
+
+    def _reacquire_radius(self, tr: _Track, t: float) -> float:
+        """How far from where it was a hidden ball may be seen again and keep its id. Between shots a hand may
+        have moved it (``reacquire_radius_mm``). In play a ball hidden at rest for a while (under the player's
+        arm) comes back at its place, within ``inplay_reacquire_mm``; struck while hidden, it comes back as a
+        new ball whose path leads back to its place (``_adopt_hidden``), not as the hand that comes out from
+        over it."""
+        if self.shot_active and tr.resting and t - tr.last_t > self.s.inplay_hidden_s:
+            return self.s.inplay_reacquire_mm
+        return self.s.reacquire_radius_mm
 
     # ---- track updates ---------------------------------------------------------------------------------
     def _update(self, tr: _Track, zc: np.ndarray, is_cue: bool, t: float, tier: int) -> None:
@@ -521,7 +569,7 @@ class Tracker:
             # A ball that vanished from rest just before this shot and has not been seen since was struck
             # too fast for the detector (a break shot's blur): the one that vanished last is this ball.
             hidden = [o for o in self._tracks if o is not tr and o.state == TrackState.OCCLUDED and o.id is not None]
-            hidden = [o for o in hidden if self._vanished_at_rest(o) and tr.last_t - o.last_t <= self.s.blur_adopt_s]
+            hidden = [o for o in hidden if self._vanished_at_rest(o) and self._vanished_at_stroke(o)]
             if hidden:
                 best = max(hidden, key=lambda o: o.last_t)
         if best is None:
@@ -530,6 +578,15 @@ class Tracker:
         best.id = None
         self._tracks.remove(best)
         return name
+
+    def _vanished_at_stroke(self, o: _Track) -> bool:
+        """Did ``o`` vanish around this shot's stroke: at most ``blur_adopt_s`` before the shot was seen to
+        start, and no later than a few frames after (a ball hidden later in the shot is under the player's arm,
+        not lost in the stroke's blur)?"""
+        flip = self._shot_flip_t
+        if flip is None:
+            return False
+        return flip - self.s.blur_adopt_s <= o.last_t <= flip + self.s.blur_adopt_late_s
 
     def _vanished_at_rest(self, o: _Track) -> bool:
         """Resting when it vanished, or seen set moving but gone before it got a radius from its place (the
