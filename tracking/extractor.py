@@ -55,6 +55,7 @@ class ExtractorSettings:
     review_below: float = 0.5
     ghost_below: float = 0.5  # a track whose detections average a lower confidence is not a ball
     rest_radius_mm: float = 2.5
+    rest_smooth_s: float = 0.5  # a resting ball's reported position: the mean of its samples this far either side
     unseen_strike_s: float = 1.0  # a striker may be out of sight for this long before its first contact
     start_min_mm: float = 10.0  # a resting ball must get this far from its place to have moved
     line_margin_mm: float = 0.75  # a path must start and end this far off a line to cross it
@@ -85,6 +86,7 @@ class _Ball:
     id: str
     ts: list[float] = field(default_factory=list)
     xy: list[np.ndarray] = field(default_factory=list)
+    seen: dict[int, np.ndarray] = field(default_factory=dict)  # resting samples: the detection (xy is the anchor)
     sid: list[int] = field(default_factory=list)  # segment of each sample (-1: rejected outlier)
     segs: list[_Seg] = field(default_factory=list)
     pending: int | None = None  # first sample off the current fit, awaiting confirmation
@@ -119,7 +121,7 @@ class EventExtractor:
         self._times: list[float] = []
         self._dt = 1 / 60
         self._sid = 0
-        self._rest_means: dict[int, tuple[int, tuple[float, float]]] = {}  # rest sid -> (samples, their mean)
+        self._rest_sums: dict[int, tuple[int, np.ndarray]] = {}  # rest sid -> (samples, running sums of x, y)
         self._contacts: list[tuple[frozenset[str], float]] = []
         self._deferred: list[Event] = []
         self._cushion_times: list[tuple[str, float]] = []
@@ -147,6 +149,7 @@ class EventExtractor:
                 continue
             if obs.resting:
                 self._add_rest(b, tf.t, np.array(obs.pos), out)
+                b.seen[len(b.ts) - 1] = np.array(obs.meas)
             else:
                 self._add_move(b, tf.t, np.array(obs.meas), obs.kinked)
         for loss in tf.losses:
@@ -189,15 +192,21 @@ class EventExtractor:
             return None
         seg = next(s for s in reversed(b.segs) if s.sid == sid)
         if seg.kind == "rest":
-            # segments only grow, so a mean is reused until the segment gets another sample (tracks.csv asks
-            # for it once per row: recomputing it made writing a long clip's rows quadratic)
+            # The mean of the segment's detections within rest_smooth_s: a still ball's noise averages out, and a
+            # ball that creeps (settling in a pocket mouth) or is nudged by less than the rest radius is
+            # followed. Segments only grow, so their running sums are reused until the segment gets another
+            # sample (tracks.csv asks once per row: recomputing them made a long clip's rows quadratic).
             n = len(seg.idx)
-            cached = self._rest_means.get(sid)
+            cached = self._rest_sums.get(sid)
             if cached is None or cached[0] != n:
-                a = np.array([b.xy[j] for j in seg.idx])
-                cached = (n, (float(a[:, 0].mean()), float(a[:, 1].mean())))
-                self._rest_means[sid] = cached
-            return cached[1]
+                a = np.array([b.seen.get(j, b.xy[j]) for j in seg.idx])
+                cached = (n, np.vstack([np.zeros((1, 2)), np.cumsum(a, axis=0)]))
+                self._rest_sums[sid] = cached
+            k = bisect.bisect_left(seg.idx, i)
+            half = max(1, round(self.s.rest_smooth_s / self._dt))
+            lo, hi = max(0, k - half), min(n, k + half + 1)
+            m = (cached[1][hi] - cached[1][lo]) / (hi - lo)
+            return (float(m[0]), float(m[1]))
         k = seg.idx.index(i)
         lo, hi = max(0, k - 4), min(len(seg.idx), k + 5)
         sel = seg.idx[lo:hi]
