@@ -57,6 +57,7 @@ class ExtractorSettings:
     rest_radius_mm: float = 2.5
     rest_smooth_s: float = 0.5  # a resting ball's reported position: the mean of its samples this far either side
     unseen_strike_s: float = 1.0  # a striker may be out of sight for this long before its first contact
+    slow_start_frames: float = 4.0  # how far before its last resting sample a ball's start is looked for
     start_min_mm: float = 10.0  # a resting ball must get this far from its place to have moved
     line_margin_mm: float = 0.75  # a path must start and end this far off a line to cross it
 
@@ -431,7 +432,11 @@ class EventExtractor:
         dt = self._dt
         a = br.new.start_p
         new = self._fit(b, br.new.idx, head=True)
-        t_s = closest_time(lambda u: float(np.linalg.norm(new.at(u) - a)), br.t_lo - dt, br.t_hi)
+        # A ball set off slowly keeps its place (the tracker's anchor) for a few frames before it has moved far
+        # enough to break its rest: its path, run back, may reach its place before the last resting sample.
+        t_s = closest_time(
+            lambda u: float(np.linalg.norm(new.at(u) - a)), br.t_lo - self.s.slow_start_frames * dt, br.t_hi
+        )
         if new.n < 2:
             t_s = 0.5 * (br.t_lo + br.t_hi)
         br.new.start_t = t_s
@@ -477,12 +482,12 @@ class EventExtractor:
         for o in self.balls.values():
             if o is b or not o.ts:
                 continue
-            pb = self._path_before(o, br.t_lo)  # its path before the contact, not after
+            pb = self._path_before(o, min(br.t_lo, t_s + dt))  # its path before the contact, not after
             if pb is None:
                 continue
             path, moving = pb
             if moving:
-                root = solve_root(_gap_to_point(path, a, D), br.t_lo - 2 * dt, br.t_hi + 0.5 * dt)
+                root = solve_root(_gap_to_point(path, a, D), min(br.t_lo, t_s) - 2 * dt, br.t_hi + 0.5 * dt)
                 if root is None:
                     gap = abs(float(np.linalg.norm(path.at(t_s) - a)) - D)
                     if gap > self.s.contact_tol_mm:
