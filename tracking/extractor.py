@@ -44,6 +44,7 @@ class ExtractorSettings:
     contact_tol_mm: float = 14.0
     cushion_tol_mm: float = 14.0
     frozen_tol_mm: float = 5.0  # neighbours this close to touching pass a hit on (a chain)
+    chain_repeat_s: float = 0.15  # a pair the push through a cluster already went through is not hit again so soon
     jaw_touch_mm: float = 2.0  # a ball stopping this close to a cushion's nose line came to rest against it
     # a potted ball whose fitted path passes within a radius plus this of a jaw touched it: the corner
     # mouths are only 5 mm wider than a ball, so a ball running in straight passes 2.5 mm off both jaws
@@ -756,13 +757,17 @@ class EventExtractor:
         assert origin is not None
         # nearer the struck ball first, so each pair reads (pusher, pushed)
         cluster.sort(key=lambda k: float(np.linalg.norm(self.balls[k].rest_pos - origin)))
+        # A cluster's balls leave their places over a few frames, so a later contact in it (its balls seen to
+        # part) may find some of them still resting: the pairs the push already went through are not new.
+        recent = {k for k, tt in self._contacts if abs(tt - t) <= self.s.chain_repeat_s}
         for i, a in enumerate(cluster):
             pa = self.balls[a].rest_pos
             for c in cluster[i + 1 :]:
                 pc = self.balls[c].rest_pos
                 if pa is None or pc is None or float(np.linalg.norm(pa - pc)) > D + self.s.frozen_tol_mm:
                     continue
-                self._contact(a, c, t, (pa + pc) / 2, 0.6, out, chain=False)
+                if frozenset((a, c)) not in recent:
+                    self._contact(a, c, t, (pa + pc) / 2, 0.6, out, chain=False)
 
     def _resting_at(self, b: _Ball, t: float) -> bool:
         """Was the ball resting just before ``t`` (its last sample by then in a resting segment)?"""
