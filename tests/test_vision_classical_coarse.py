@@ -3,6 +3,7 @@ the balls it finds are the ones a search of the whole fine grid finds (``coarse_
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -99,3 +100,29 @@ def test_buffers_kept_between_frames_carry_nothing_from_one_frame_to_the_next(sc
     again = det.detect(scene.image)
     assert len(first) == len(again) == len(scene.pos)
     assert np.array_equal(first.px, again.px) and np.array_equal(first.confidence, again.confidence)
+
+
+def test_a_single_ball_in_a_box_shorter_than_its_window_gives_its_vote_peak(scene):
+    """A box at the grid's edge can hold fewer rows than a single ball's vote window (seen on a rendered clip:
+    a ball dropping into a corner pocket, its box 23 rows high): the window's missing rows are empty, and the
+    ball's peak is the one a taller box gives (it used to fail with an index error)."""
+    from vision.classical import _Single
+
+    det = ClassicalDetector(scene.calibration)
+    r = det.radius_grid
+    cx, cy = 540.8, 7.5  # fine grid (col, row), as in the clip
+    col_off = -473
+
+    def single(rows: int) -> _Single:
+        bgr = np.zeros((rows, 75, 3), np.uint8)
+        bgr[:] = (40, 120, 30)  # cloth
+        fg = np.zeros((rows, 75), np.uint8)
+        centre = (round((cx + col_off) * 16), round(cy * 16))
+        cv2.circle(bgr, centre, round(r * 16), (200, 210, 215), -1, cv2.LINE_AA, 4)
+        cv2.circle(fg, centre, round(r * 16), 255, -1, cv2.LINE_8, 4)
+        return _Single((cx, cy), 1.0, (535, 0, 548, 14), bgr, fg, 0, col_off, 0, rows, 75)
+
+    short = det._single_peaks([single(23)])
+    tall = det._single_peaks([single(40)])
+    assert short > 0.2 * det._ideal_votes
+    assert short == pytest.approx(tall, rel=1e-6)

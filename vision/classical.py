@@ -524,11 +524,22 @@ class ClassicalDetector:
             cy = min(max(round(s.centre[1]), 0), h - 1)
             ox = min(max(cx - half, 0), w - size)
             oy = min(max(cy - half, 0), h - size)
-            # The same window in the array the ball was found in (clamped to the part holding the grid).
-            ry = min(max(oy + s.row_off, s.row_lo), s.row_hi - size)
-            rx = min(max(ox + s.col_off, 0), s.width - size)
-            bgrs.append(s.bgr[ry : ry + size, rx : rx + size])
-            masks.append(s.fg[ry : ry + size, rx : rx + size])
+            # The same window in the array the ball was found in; where it runs past the part holding its
+            # window or box (a box at the grid's edge can be shorter than a window), the rest is left empty.
+            y0, x0 = oy + s.row_off, ox + s.col_off
+            ya, yb = max(y0, s.row_lo), min(y0 + size, s.row_hi)
+            xa, xb = max(x0, 0), min(x0 + size, s.width)
+            if (ya, yb, xa, xb) == (y0, y0 + size, x0, x0 + size):
+                bgrs.append(s.bgr[y0 : y0 + size, x0 : x0 + size])
+                masks.append(s.fg[y0 : y0 + size, x0 : x0 + size])
+            else:
+                bgr = np.zeros((size, size, 3), np.uint8)
+                fg = np.zeros((size, size), np.uint8)
+                if ya < yb and xa < xb:
+                    bgr[ya - y0 : yb - y0, xa - x0 : xb - x0] = s.bgr[ya:yb, xa:xb]
+                    fg[ya - y0 : yb - y0, xa - x0 : xb - x0] = s.fg[ya:yb, xa:xb]
+                bgrs.append(bgr)
+                masks.append(fg)
             at.append((cy - oy, cx - ox))
         gray = cv2.GaussianBlur(cv2.cvtColor(np.concatenate(bgrs), cv2.COLOR_BGR2GRAY), (3, 3), 0)
         acc = cv2.GaussianBlur(self._votes(gray, cv2.dilate(np.concatenate(masks), self._k3)), (0, 0), 0.8)
