@@ -76,12 +76,15 @@ def predict_dt(kf: KalmanFilter, dt: float, settings: FilterSettings) -> None:
     kf.predict()
 
 
-def reseed(kf: KalmanFilter, pos: np.ndarray, vel: np.ndarray, settings: FilterSettings) -> None:
+def reseed(kf: KalmanFilter, pos: np.ndarray, vel: np.ndarray | None, settings: FilterSettings) -> None:
     """Restart the filter after a kink (collision, cushion): position from the new detection, velocity
-    from the last two detections, both with the uncertainty of such a difference."""
-    kf.x = np.array([pos[0], pos[1], vel[0], vel[1]], dtype=float)
+    from the last two detections, both with the uncertainty of such a difference; or, with ``vel`` None
+    (a ball back in sight after an unseen collision), an unknown velocity, as a new ball's."""
     s = settings.meas_sigma_mm
-    kf.P = np.diag([s * s, s * s, (s * 60.0) ** 2, (s * 60.0) ** 2])
+    v_sigma = settings.init_speed_sigma_mm_s if vel is None else s * 60.0
+    v = np.zeros(2) if vel is None else vel
+    kf.x = np.array([pos[0], pos[1], v[0], v[1]], dtype=float)
+    kf.P = np.diag([s * s, s * s, v_sigma**2, v_sigma**2])
 
 
 def mahalanobis_sq(kf: KalmanFilter, z: np.ndarray) -> np.ndarray:

@@ -77,6 +77,7 @@ class TrackerSettings:
     colour_cost: float = 80.0  # most a colour mismatch adds to an association's cost
     blur_adopt_s: float = 3.0  # a ball that vanished from rest this long before a shot may come back anywhere in it
     blur_adopt_late_s: float = 0.1  # ... or this long after the shot was seen to start
+    unseen_kink_frames: float = 2.5  # a kink after this many frames unseen: the ball's velocity is unknown
 
 
 @dataclass(frozen=True)
@@ -183,6 +184,7 @@ class Tracker:
             None  # when the first ball was seen  # ids of balls that left the table, most recent last
         )
         self._shot_active = False
+        self._frame_dt_est: float | None = None
         self._shot_flip_t: float | None = None  # when shot_active last turned on (this tracker's clock)
 
     # ---- public API ------------------------------------------------------------------------------------
@@ -219,6 +221,8 @@ class Tracker:
         col = None if col is None or len(col) != len(keep) else col[keep]
         self._colour = col
         dt = 0.0 if self._t is None else max(t - self._t, 1e-6)
+        if dt > 0:
+            self._frame_dt_est = dt if self._frame_dt_est is None else 0.9 * self._frame_dt_est + 0.1 * dt
         self._t = t
 
         active = [tr for tr in self._tracks if tr.state in ACTIVE]
@@ -395,6 +399,11 @@ class Tracker:
         ok = (c < len(z)) & (cost[r, np.minimum(c, len(z) - 1)] < big)
         return list(r[ok]), list(c[ok]), list(tier[r[ok], c[ok]])
 
+    @property
+    def _frame_dt(self) -> float:
+        """The frame interval, as the timestamps show it (1/60 s before two frames have come)."""
+        return self._frame_dt_est if self._frame_dt_est is not None else 1.0 / 60.0
+
     def _could_be_hit(self, tr: _Track, tracks: list[_Track], t: float) -> bool:
         """Could the resting ball ``tr`` be set moving now: is a ball frozen to it (a chain through a cluster:
         a rack's balls all move at the break, on weak, blurred detections), or could a moving ball have
@@ -482,9 +491,12 @@ class Tracker:
             tr.anchor = tr.anchor + (zc - tr.anchor) / tr.anchor_n
             tr.kf.x = np.array([tr.anchor[0], tr.anchor[1], 0.0, 0.0])
         elif tier == 1 or (tr.resting and tr.anchor is not None):
-            # A kink or a resting ball set moving: restart the filter from the last two detections.
+            # A kink or a resting ball set moving: restart the filter from the last two detections, or, for a
+            # ball unseen for frames before its kink (struck into a blur, it hit the rack), with its velocity
+            # unknown: the one between its last two sightings runs through the collision.
             base = tr.anchor if (tr.resting and tr.anchor is not None) else tr.last_meas
-            reseed(tr.kf, zc, (zc - base) / dt, self.s.filter)
+            unseen = tier == 1 and dt > self.s.unseen_kink_frames * self._frame_dt
+            reseed(tr.kf, zc, None if unseen else (zc - base) / dt, self.s.filter)
             if tr.resting and tr.anchor is not None:
                 tr.left_anchor = tr.anchor.copy()
             tr.resting = False
