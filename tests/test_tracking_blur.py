@@ -155,3 +155,29 @@ def test_ball_back_in_sight_after_an_unseen_cushion_is_followed_with_its_new_vel
             assert b is not None and b.meas is not None and abs(b.pos[0] - x) < 5.0, (i, b, x)
             kinks_after.append(b.kinked)
     assert not any(kinks_after)
+
+
+def test_slow_ball_that_stops_against_a_cushion_touched_it_when_it_got_there() -> None:
+    """A ball rolls slowly into the long cushion, decelerating, and stays against it with the detector's jitter.
+    Its touch is timed when it got there, not at whichever later sample happens to lie nearest the nose line
+    (rendered clips showed such touches 1-2 frames late)."""
+    fps = 60.0
+    R = TABLE.ball_radius_mm
+    start = np.array([1500.0, 400.0])
+    v0, dec = 870.0, 1000.0  # mm/s toward the cushion (y = 0) and mm/s^2: it arrives at about 160 mm/s
+    run = start[1] - R  # to the touch
+    # time to cover ``run`` decelerating from v0 (it still has speed there: it stops against the cushion)
+    t_touch_rel = (v0 - np.sqrt(v0 * v0 - 2 * dec * run)) / dec
+    rng = np.random.default_rng(5)
+    pipe = Pipeline(table=TABLE, known_ids={"1": (1500.0, 400.0)})
+    t0 = 0.5
+    for i in range(int(3.0 * fps)):
+        t = i / fps
+        s = max(t - t0, 0.0)
+        y = start[1] - (v0 * s - 0.5 * dec * s * s) if s < t_touch_rel else R
+        p = (start[0] + rng.normal(0, 0.4), y + rng.normal(0, 0.4))
+        pipe.step_detections(_Dets([p], [0.95], [False]), i, t)
+    pipe.finish()
+    touches = [e for e in pipe.sorted_events() if e.type == "cushion"]
+    assert len(touches) == 1 and touches[0].ball == "1"
+    assert abs((touches[0].t or 0) - (t0 + t_touch_rel)) <= 1 / fps

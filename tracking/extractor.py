@@ -890,7 +890,9 @@ class EventExtractor:
         ts = [b.ts[i] for i in good]
         for cu in self.table.cushions.values():
             off = (pts - np.array(cu.start)) @ np.array(cu.inward) - R
-            k = int(np.argmin(off))
+            # the first sample at the cushion: a ball that stays against it touched it when it got there
+            near = np.flatnonzero(off <= self.s.jaw_touch_mm)
+            k = int(near[0]) if len(near) else int(np.argmin(off))
             if (
                 off[k] > self.s.jaw_touch_mm
                 or off[0] - off[k] < 3.0
