@@ -217,3 +217,19 @@ def test_blob_at_the_next_stroke_does_not_bring_a_potted_ball_back() -> None:
     assert not any(e.type == "disturbed" for e in pred)
     later = [e for e in pred if (e.t or 0) > (pot.t or 0) and ("3" in (e.balls or ()) or e.ball == "3")]
     assert later == []
+
+
+def test_push_through_a_frozen_pair_starts_with_the_ball_behind() -> None:
+    """The cue ball frozen to ball 1 is struck toward it along their line of centres: ball 1 runs off at once
+    while the cue ball barely moves. The ball squarely behind the one that ran off, on its line, pushed it:
+    the shot starts with the cue ball and the first contact reads (cue, 1)."""
+    u = np.array([np.cos(np.radians(32.0)), np.sin(np.radians(32.0))])
+    cue = np.array([1750.0, 530.0])
+    one = cue + u * (TABLE.ball_diameter_mm + 0.01)
+    balls = {"cue": (float(cue[0]), float(cue[1])), "1": (float(one[0]), float(one[1]))}
+    sim = simulate_shot(TABLE, balls, "cue", (float(u[0] * 1800), float(u[1] * 1800)))
+    pred = _observe(sim, balls)
+    start = next(e for e in pred if e.type == "shot_start")
+    first = next(e for e in pred if e.type == "contact")
+    assert start.ball == "cue"
+    assert first.balls == ("cue", "1")

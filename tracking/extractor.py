@@ -58,6 +58,7 @@ class ExtractorSettings:
     rest_radius_mm: float = 2.5
     rest_smooth_s: float = 0.5  # a resting ball's reported position: the mean of its samples this far either side
     unseen_strike_s: float = 1.0  # a striker may be out of sight for this long before its first contact
+    push_angle_deg: float = 20.0  # a ball pushed by a frozen neighbour leaves within this of their line of centres
     slow_start_frames: float = 4.0  # how far before its last resting sample a ball's start is looked for
     start_min_mm: float = 10.0  # a resting ball must get this far from its place to have moved
     line_margin_mm: float = 0.75  # a path must start and end this far off a line to cross it
@@ -470,6 +471,7 @@ class EventExtractor:
                     if self.balls[k].segs and self.balls[k].seg.kind == "move" and self.balls[k].rest_pos is not None
                 ]
                 first = min(set_off, key=lambda k: float(self.balls[k].rest_pos @ vhat)) if set_off else b.id  # type: ignore[operator]
+                first = self._pusher(first, vhat, br.t_lo)
                 fb = self.balls[first]
                 fpos = fb.rest_pos if fb.rest_pos is not None else a
                 self._start_shot(fb, t_s, fpos, 0.95 if new.n >= 3 else 0.6, out)
@@ -526,6 +528,32 @@ class EventExtractor:
         q = pb[0].at(t_c) if pb is not None else a
         mid = (np.asarray(q) + a) / 2
         self._contact(other, b.id, t_c, mid, conf, out)
+
+    def _pusher(self, ball: str, vhat: np.ndarray, t: float) -> str:
+        """The ball struck when ``ball``, frozen to others, set off along ``vhat``: a frozen neighbour squarely
+        behind it (``vhat`` along their line of centres, as a push sends it) pushed it, and that one may have
+        been pushed by the one behind it. The struck ball itself barely moves in a push through a frozen ball:
+        it may not yet be seen leaving its place."""
+        D = self.table.ball_diameter_mm + self.s.frozen_tol_mm
+        cos_max = math.cos(math.radians(self.s.push_angle_deg))
+        cur, seen = ball, {ball}
+        while True:
+            p = self.balls[cur].rest_pos
+            if p is None:
+                return cur
+            behind = None
+            for k in self._frozen_cluster(cur, t):
+                q = self.balls[k].rest_pos
+                if k in seen or q is None:
+                    continue
+                d = float(np.linalg.norm(p - q))
+                if d <= D and float((p - q) @ vhat) > cos_max * d:
+                    behind = k
+                    break
+            if behind is None:
+                return cur
+            cur = behind
+            seen.add(cur)
 
     def _hit_at_stroke(
         self, b: _Ball, br: _Break, a: np.ndarray, new: PathFit, t_s: float
