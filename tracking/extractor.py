@@ -59,6 +59,7 @@ class ExtractorSettings:
     rest_smooth_s: float = 0.5  # a resting ball's reported position: the mean of its samples this far either side
     unseen_strike_s: float = 1.0  # a striker may be out of sight for this long before its first contact
     push_angle_deg: float = 20.0  # a ball pushed by a frozen neighbour leaves within this of their line of centres
+    rest_touch_plateau_mm: float = 1.0  # samples this near the closest one are against the cushion: the first
     slow_start_frames: float = 4.0  # how far before its last resting sample a ball's start is looked for
     start_min_mm: float = 10.0  # a resting ball must get this far from its place to have moved
     line_margin_mm: float = 0.75  # a path must start and end this far off a line to cross it
@@ -918,9 +919,10 @@ class EventExtractor:
         ts = [b.ts[i] for i in good]
         for cu in self.table.cushions.values():
             off = (pts - np.array(cu.start)) @ np.array(cu.inward) - R
-            # the first sample at the cushion: a ball that stays against it touched it when it got there
-            near = np.flatnonzero(off <= self.s.jaw_touch_mm)
-            k = int(near[0]) if len(near) else int(np.argmin(off))
+            # the first sample against the cushion (within a millimetre of where its last samples lie, or of the
+            # nearest one): a ball that stays there touched it when it got there
+            level = min(float(np.median(off[-5:])), float(off.min()) + self.s.rest_touch_plateau_mm)
+            k = int(np.flatnonzero(off <= level + self.s.rest_touch_plateau_mm)[0])
             if (
                 off[k] > self.s.jaw_touch_mm
                 or off[0] - off[k] < 3.0
