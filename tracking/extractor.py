@@ -59,7 +59,7 @@ class ExtractorSettings:
     rest_smooth_s: float = 0.5  # a resting ball's reported position: the mean of its samples this far either side
     unseen_strike_s: float = 1.0  # a striker may be out of sight for this long before its first contact
     push_angle_deg: float = 20.0  # a ball pushed by a frozen neighbour leaves within this of their line of centres
-    rest_touch_plateau_mm: float = 1.0  # samples this near the closest one are against the cushion: the first
+    rest_touch_plateau_mm: float = 1.0  # a stopping ball is against the cushion within this of where it rests
     slow_start_frames: float = 4.0  # how far before its last resting sample a ball's start is looked for
     start_min_mm: float = 10.0  # a resting ball must get this far from its place to have moved
     line_margin_mm: float = 0.75  # a path must start and end this far off a line to cross it

@@ -417,7 +417,7 @@ class Tracker:
             if o.resting:
                 if d <= D + self.s.frozen_tol_mm:
                     return True
-            elif d <= 2 * D + float(np.linalg.norm(o.kf.x[2:4])) * max(t - o.last_t, 2 / 60):
+            elif d <= 2 * D + float(np.linalg.norm(o.kf.x[2:4])) * max(t - o.last_t, 2 * self._frame_dt):
                 return True
         return False
 
