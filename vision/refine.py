@@ -34,15 +34,14 @@ class _Rays:
 
     dirs: np.ndarray  # (R, 2) unit directions
     rho: np.ndarray  # (S,) sample radii in ball radii
-    rdx: np.ndarray  # (R, S) x offsets of the samples per unit radius
-    rdy: np.ndarray  # (R, S) y offsets
     lo: int  # valley search from sample lo ...
     hi: int  # ... to hi (exclusive)
     i_in: int  # sample inside the rim (0.6 radius)
     i_out: int  # sample beyond the rim (1.4 radius)
-    inner: np.ndarray  # (S,) bool: samples within 0.75 radius (appearance)
-    n_inner: int  # ... the first this many
-    rdxy: np.ndarray  # (R, S, 2): rdx and rdy side by side
+    n_inner: int  # samples within 0.75 radius (appearance): the first this many
+    rdx: np.ndarray  # (R * S,) x offsets of the samples per unit radius, ray by ray
+    rdy: np.ndarray  # (R * S,) y offsets
+    dirs_c: np.ndarray  # (R,) the directions as complex numbers
 
 
 @functools.lru_cache(maxsize=8)
@@ -51,10 +50,10 @@ def _rays(n_rays: int, n_samples: int) -> _Rays:
     dirs = np.stack([np.cos(ang), np.sin(ang)], axis=1)
     rho = np.linspace(0.5, 1.5, n_samples)
     return _Rays(
-        dirs, rho, dirs[:, 0:1] * rho[None, :], dirs[:, 1:2] * rho[None, :],
+        dirs, rho,
         int(np.searchsorted(rho, 0.75)), int(np.searchsorted(rho, 1.25)), int(np.searchsorted(rho, 0.6)),
-        int(np.searchsorted(rho, 1.4)), rho <= 0.75, int((rho <= 0.75).sum()),
-        np.stack([dirs[:, 0:1] * rho[None, :], dirs[:, 1:2] * rho[None, :]], axis=2),
+        int(np.searchsorted(rho, 1.4)), int((rho <= 0.75).sum()),
+        (dirs[:, 0:1] * rho[None, :]).ravel(), (dirs[:, 1:2] * rho[None, :]).ravel(), dirs[:, 0] + 1j * dirs[:, 1],
     )  # fmt: skip
 
 
@@ -78,11 +77,15 @@ def _score_matrix(cloth: ClothModel) -> tuple[np.ndarray, ...]:
     return rows
 
 
-def _sub_sample(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """Offset (-1..1) of the extremum of a parabola through three equally spaced values."""
-    den = a - 2 * b + c
-    flat = np.abs(den) <= 1e-6
-    return _clamp(0.5 * (a - c) / np.where(flat, 1.0, den) * ~flat, -1.0, 1.0)
+_PARABOLA = np.array([[1.0, 0.5], [-2.0, 0.0], [1.0, -0.5]], np.float32)  # three values -> (curvature, slope)
+
+
+def _sub_sample(v: np.ndarray) -> np.ndarray:
+    """Offset (-1..1) of the extremum of a parabola through rows of three equally spaced values (K, 3)."""
+    ds = v @ _PARABOLA
+    den, slope = ds[:, 0], ds[:, 1]
+    off = np.divide(slope, den, out=np.zeros_like(den), where=np.abs(den) > 1e-6)
+    return _clamp(off, -1.0, 1.0)
 
 
 def refine_centres(
@@ -97,130 +100,141 @@ def refine_centres(
     iterations: int = 2,
     valley_scale: float = 1.0,
 ) -> RefineResult:
+    """Refined centres of balls near ``centres`` (N x 2 image px) of expected rim radii ``radii`` (px), all
+    balls at once. ``dark_counts``: where darkness (below the cloth model's ``dark_k``) means ball, not a
+    pocket's hole; ``toward_camera``: unit image vectors toward the camera (rims a nearer ball may hide)."""
     centres = np.array(centres, dtype=np.float64).reshape(-1, 2)
     radii = np.asarray(radii, dtype=np.float64).reshape(-1)
     n = len(centres)
     if n == 0:
         return RefineResult(np.zeros((0, 2)), np.zeros(0), np.zeros(0), np.zeros(0), np.zeros((0, 3)))
     rays = _rays(n_rays, n_samples)
-    dirs, rho, S = rays.dirs, rays.rho, n_samples
+    dirs, dirs_c, rho, S, nr = rays.dirs, rays.dirs_c, rays.rho, n_samples, n * n_rays
     frac = np.zeros(n)
     support = np.zeros(n)
     dark_counts = np.ones(n, bool) if dark_counts is None else np.asarray(dark_counts, bool)
     m = _score_matrix(cloth)
     kb = cloth.bright_k - 1.0
-    dark_gain = kb / (1.0 - cloth.dark_k)  # (1 - k) / (1 - dark_k) in units of the first score channel
+    dark_gain = np.float32(-kb / (1.0 - cloth.dark_k))  # -(1 - k) / (1 - dark_k) in units of the first score channel
     dark_below = (cloth.dark_k * 1.6 - 1.0) / kb  # k < 1.6 dark_k, likewise
+    any_dark = bool(dark_counts.any())
     no_valley = None if toward_camera is None else (np.asarray(toward_camera) @ dirs.T) >= 0.3
-    start = centres.copy()
+    c = centres[:, 0] + 1j * centres[:, 1]  # centres as complex numbers x + iy
+    start = c
     ratio = 1.0
-    flat = np.arange(n * n_rays) * S  # first sample of each ray in the flattened (n * R * S) arrays
-    rr = radii[:, None, None]
-    step = (rho[1] - rho[0]) * radii[:, None]
-    r0 = rho[0] * radii[:, None]
+    ray0 = np.arange(nr) * S  # first sample of each ray in the flattened (n * R * S) arrays
+    three = np.arange(-1, 2)
+    rc = radii[:, None]
+    step = (rho[1] - rho[0]) * rc
+    r0 = rho[0] * rc
     for _ in range(iterations):
-        # One two-channel map (x, y) of every sample of every ray of every ball.
-        mxy = (centres[:, None, None, :] + rr[..., None] * rays.rdxy).astype(np.float32).reshape(n * n_rays, S, 2)
-        samp = cv2.remap(frame_bgr, mxy, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)  # type: ignore[call-overload]
+        # The x and y maps of every sample of every ray of every ball (n * R rows of S samples).
+        mx = (c.real[:, None] + rc * rays.rdx).astype(np.float32).reshape(nr, S)
+        my = (c.imag[:, None] + rc * rays.rdy).astype(np.float32).reshape(nr, S)
+        samp = cv2.remap(frame_bgr, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         f = samp.astype(np.float32)
-        # One single-row transform per term: contiguous (n, R, S) planes.
-        kk, e1, e2, gray = (cv2.transform(f, row).reshape(n, n_rays, S) for row in m)
+        # One single-row transform per term: contiguous (n * R, S) planes.
+        kk, e1, e2, gray = (cv2.transform(f, row) for row in m)
         score = np.maximum(cv2.magnitude(e1, e2), kk)
-        if dark_counts.any():
-            dark = kk * np.float32(-dark_gain)
-            dark *= (kk < dark_below) & dark_counts[:, None, None]
+        if any_dark:
+            dark = kk * dark_gain
+            dark *= (kk < dark_below) & np.repeat(dark_counts, n_rays)[:, None]
             np.maximum(score, dark, out=score)
         np.minimum(score, np.float32(2.0), out=score)
-        drop = score[:, :, :-2] - score[:, :, 2:]  # central difference of the fall, outward
-        idx = _clamp(np.argmax(drop, axis=2), 1, S - 4).reshape(-1)
-        dflat = drop.reshape(-1)
-        at = np.arange(n * n_rays) * (S - 2) + idx
-        d0, d1, d2 = dflat[at - 1], dflat[at], dflat[at + 1]
-        pos_idx = idx + 1 + _sub_sample(d0, d1, d2)  # drop[i] centres on sample i + 1
+        drop = score[:, :-2] - score[:, 2:]  # central difference of the fall, outward
+        idx = _clamp(np.argmax(drop, axis=1), 1, S - 4)
+        d3 = drop.reshape(-1).take(((ray0 - 2 * np.arange(nr)) + idx)[:, None] + three)  # drop rows are S - 2 long
+        d1 = d3[:, 1]
+        pos_idx = idx + 1 + _sub_sample(d3)  # drop[i] centres on sample i + 1
         sflat = score.reshape(-1)
-        inside = sflat[flat + idx - 1]
-        outside = sflat[flat + np.minimum(idx + 4, S - 1)]
+        inside = sflat.take(ray0 + idx - 1)
+        outside = sflat.take(ray0 + np.minimum(idx + 4, S - 1))
         ok = ((d1 > 0.6) & (outside < 0.6) & (inside > 0.8)).reshape(n, n_rays)
         r_edge = r0 + pos_idx.reshape(n, n_rays) * step
-        pts = centres[:, None, :] + r_edge[..., None] * dirs[None, :, :]
+        pts = c[:, None] + r_edge * dirs_c
         count = ok.sum(axis=1)
         frac = count / n_rays
         # The rim points must surround the centre, not lie on one side (a half-hidden ball).
-        spread = np.hypot(*(ok @ dirs).T) / np.maximum(count, 1)
+        spread = np.abs(ok @ dirs_c) / np.maximum(count, 1)
         full = (count >= 16) & (spread < 0.25)
-        new = centres.copy()
+        new = c.copy()
         if full.any():
-            okf = ok[full]
-            new[full] = _fit_centres(pts[full], okf, radii[full], centres[full])
+            every = bool(full.all())
+            pf, okf, rf = (pts, ok, radii) if every else (pts[full], ok[full], radii[full])
+            cf = _fit_centres(pf, okf, rf, new if every else new[full])
+            new[full] = cf
             # The rim as this frame shows it (blur, shading) against the radius the calibration predicts:
             # fits on part of the rim (a ball by a pocket's hole or half under an arm) need it right.
-            r_obs = _norm(pts[full] - new[full][:, None, :], axis=2)
-            r_obs = (r_obs * okf).sum(axis=1) / okf.sum(axis=1) / radii[full]
-            ratio = float(np.clip(_median_rows(r_obs[None, :])[0], 0.8, 1.4))
+            r_obs = (np.abs(pf - cf[:, None]) * okf).sum(axis=1) / okf.sum(axis=1) / rf
+            ratio = float(_clamp(_median_rows(r_obs[None, :])[0], 0.8, 1.4))
         # Where a ray runs into a frozen neighbour instead of cloth, the contact shows as a valley of
         # brightness (both balls' limbs are darker than their middles) one radius out: a rim point too. Its
         # darkest point may lie a little inside the outline ``ratio`` measures against cloth: ``valley_scale``
         # (the classical detector uses 0.94, measured on the rendered benchmark suite: p95 3.0 -> 2.0 mm).
-        v = rays.lo + np.argmin(gray[:, :, rays.lo : rays.hi], axis=2).reshape(-1)
+        v = rays.lo + np.argmin(gray[:, rays.lo : rays.hi], axis=1)
         gflat = gray.reshape(-1)
-        g0, g1, g2 = gflat[flat + v - 1], gflat[flat + v], gflat[flat + v + 1]
-        g_in = gray[:, :, rays.i_in].reshape(-1)
-        g_out = gray[:, :, rays.i_out].reshape(-1)
-        beyond = score[:, :, rays.i_out].reshape(-1)
-        valley = (~ok) & ((g1 < 0.8 * np.minimum(g_in, g_out)) & (beyond > 0.8)).reshape(n, n_rays)
+        g3 = gflat.take((ray0 + v)[:, None] + three)
+        g1 = g3[:, 1]
+        g_in = gray[:, rays.i_in]
+        g_out = gray[:, rays.i_out]
+        beyond = score[:, rays.i_out]
+        valley = (g1 < 0.8 * np.minimum(g_in, g_out)) & (beyond > 0.8)
+        valley = valley.reshape(n, n_rays) & ~ok
         if no_valley is not None:
             # In an oblique view a nearer ball hides the rim on the camera's side: no valleys there.
             valley &= ~no_valley
-        r_valley = valley_scale * (r0 + (v + _sub_sample(g0, g1, g2)).reshape(n, n_rays) * step * ratio)
         both = ok | valley
         count = both.sum(axis=1)
         support = count / n_rays
-        spread = np.hypot(*(both @ dirs).T) / np.maximum(count, 1)
+        spread = np.abs(both @ dirs_c) / np.maximum(count, 1)
         partial = (count >= 8) & (spread < 0.8) & ~full
         if partial.any():
-            pts_all = np.where(ok[..., None], pts, centres[:, None, :] + r_valley[..., None] * dirs[None, :, :])
-            new[partial] = _fit_centres(pts_all[partial], both[partial], ratio * radii[partial], centres[partial])
-        moved = np.hypot(*(new - start).T)
-        far = moved > 0.6 * radii
+            r_valley = valley_scale * (r0 + (v + _sub_sample(g3)).reshape(n, n_rays) * (step * ratio))
+            pts_all = np.where(ok, pts, c[:, None] + r_valley * dirs_c)
+            new[partial] = _fit_centres(pts_all[partial], both[partial], ratio * radii[partial], c[partial])
+        far = np.abs(new - start) > 0.6 * radii
         new[far] = start[far]
-        centres = new
-    # Appearance: the inner part of the rays (half to three quarters of the radius).
-    inner = samp.reshape(n, n_rays * S, 3) if rays.n_inner == S else samp.reshape(n, n_rays, S, 3)[:, :, : rays.n_inner]
-    colour = inner.reshape(n, -1, 3).mean(axis=1, dtype=np.float64)
-    return RefineResult(centres, frac, ratio * radii, support, colour)
+        c = new
+    # Appearance: the inner part of the rays (half to three quarters of the radius), whole-number sums
+    # (exact in float32).
+    inner = f.reshape(n, n_rays, S * 3)[:, :, : rays.n_inner * 3].sum(axis=1)
+    colour = inner.reshape(n, rays.n_inner, 3).sum(axis=1, dtype=np.float64) / (n_rays * rays.n_inner)
+    return RefineResult(np.column_stack([c.real, c.imag]), frac, ratio * radii, support, colour)
 
 
-def _fit_centres(pts: np.ndarray, ok: np.ndarray, radius: np.ndarray, guess: np.ndarray) -> np.ndarray:
-    """Least-squares centres of circles of known radius through rim points ``pts`` (B, R, 2) where ``ok``
-    (B, R), all balls at once (Gauss-Newton on the 2 x 2 normal equations), trimming outliers once.
+def _fit_centres(p: np.ndarray, ok: np.ndarray, radius: np.ndarray, guess: np.ndarray) -> np.ndarray:
+    """Least-squares centres (complex x + iy) of circles of known radius through rim points ``p`` (B, R,
+    complex) where ``ok`` (B, R), all balls at once (Gauss-Newton on the 2 x 2 normal equations), trimming
+    outliers once. ``guess``: the starting centres (B, complex).
 
-    Points and centres are complex numbers: with unit Jacobian rows j = (p - c) / |p - c|, the normal
-    matrix [[a, b], [b, d]] is ((W + Re S) / 2, Im S / 2, (W - Re S) / 2) with W = sum w, S = sum w j^2,
-    and the gradient gx + i gy = sum w res j."""
-    p = pts[..., 0] + 1j * pts[..., 1]
-    c = guess[:, 0] + 1j * guess[:, 1]
+    With unit Jacobian rows j = (p - c) / |p - c| as complex numbers, the normal matrix [[a, b], [b, d]]
+    is ((W + Re S) / 2, Im S / 2, (W - Re S) / 2) with W = sum w, S = sum w j^2, and the gradient
+    gx + i gy = sum w res j. So the step s solves W s + S conj(s) = 2 g: s = 2 (W g - S conj(g)) / (W^2 -
+    |S|^2), where W^2 - |S|^2 >= 0 (Cauchy-Schwarz) is 0 only for points on one line through the centre."""
+    c = guess
     w = ok.astype(np.float64)
     r = radius[:, None]
     tw = w.sum(axis=1)
     for it in range(4):
         v = p - c[:, None]
-        dist = np.maximum(np.abs(v), 1e-9)
+        dist = np.abs(v)
+        np.maximum(dist, 1e-9, out=dist)
         res = dist - r
         if it == 2:
             # The median absolute residual of balls whose every ray found the rim; 0 for the others.
-            mad = np.where(ok.all(axis=1), _median_rows(np.abs(res)), 0.0) + 0.15
-            trimmed = ok & (np.abs(res) < 3.0 * mad[:, None])
+            ares = np.abs(res)
+            mad = np.where(ok.all(axis=1), _median_rows(ares), 0.0) + 0.15
+            trimmed = ok & (ares < 3.0 * mad[:, None])
             w = np.where(trimmed.sum(axis=1, keepdims=True) >= 6, trimmed, ok).astype(np.float64)
             tw = w.sum(axis=1)
         u = v / dist
-        wj = w * u  # minus d(res)/d(centre), weighted: signs cancel in the step below
+        wj = w * u  # minus d(res)/d(centre), weighted: signs cancel in the step
         ss = (wj * u).sum(axis=1)
         g = (wj * res).sum(axis=1)
-        # The 2 x 2 solve in complex form: tw s + S conj(s) = 2 g, so s = 2 (tw g - S conj(g)) / (tw^2 - |S|^2).
         den = tw * tw - (ss.real * ss.real + ss.imag * ss.imag)
-        good = np.abs(den) > 4e-9
-        c = c + (tw * g - ss * g.conj()) * np.where(good, 2.0 / np.where(good, den, 1.0), 0.0)
-    return np.column_stack([c.real, c.imag])
+        scale = np.divide(2.0, den, out=np.zeros_like(den), where=den > 4e-9)
+        c = c + (tw * g - ss * g.conj()) * scale
+    return c
 
 
 def _median_rows(a: np.ndarray) -> np.ndarray:
