@@ -138,6 +138,7 @@ class ClassicalDetector:
         self._coarse_min_area = max(2.0, 0.2 * self._ball_area_coarse)
         steps = self.radius_grid * np.linspace(0.35, 1.05, 6)
         self._vote_steps = np.concatenate([steps, -steps]).astype(np.float32)
+        self._vote_pad = math.ceil(float(np.abs(self._vote_steps).max())) + 1  # no vote reaches further
         self._ideal_votes = self._ideal_peak()
         w, h = self.rectifier.size
         self._peak_kernel = cv2.getStructuringElement(
@@ -192,16 +193,20 @@ class ClassicalDetector:
         m = mag.reshape(-1).take(at)
         ux, uy = gx.reshape(-1).take(at) / m, gy.reshape(-1).take(at) / m
         wgt = np.minimum(m * np.float32(1.0 / (4 * self.settings.edge_threshold)), np.float32(1.0))
-        # Vote along the gradient at distances from the limb (shading) out to the rim, both ways.
+        # Vote along the gradient at distances from the limb (shading) out to the rim, both ways, into an
+        # accumulator padded by the longest vote (no vote falls off it); the padding is cut off after.
         steps = self._vote_steps[:, None]
-        xi = np.rint(xs.astype(np.float32)[None, :] + steps * ux[None, :]).astype(np.int32).ravel()
-        yi = np.rint(ys.astype(np.float32)[None, :] + steps * uy[None, :]).astype(np.int32).ravel()
-        ok = (xi.view(np.uint32) < w) & (yi.view(np.uint32) < h)  # negative coordinates wrap to large
-        # Votes falling off the image go to cell 0 with no weight.
-        cell = np.where(ok, yi * w + xi, 0)
-        ww = np.where(ok.reshape(len(self._vote_steps), -1), wgt[None, :], np.float32(0.0)).ravel()
-        acc = np.bincount(cell, weights=ww, minlength=h * w).astype(np.float32)
-        return acc.reshape(h, w)
+        xi = np.rint(xs.astype(np.float32)[None, :] + steps * ux[None, :])
+        yi = np.rint(ys.astype(np.float32)[None, :] + steps * uy[None, :])
+        p = self._vote_pad
+        wp = w + 2 * p
+        yi *= np.float32(wp)  # whole numbers below 2 ** 24: exact in float32
+        yi += xi
+        yi += np.float32(p * wp + p)
+        cell = yi.astype(np.intp).ravel()
+        ww = np.tile(wgt, len(self._vote_steps))
+        acc = np.bincount(cell, weights=ww, minlength=(h + 2 * p) * wp).reshape(h + 2 * p, wp)
+        return acc[p : p + h, p : p + w].astype(np.float32)
 
     def _mark(self, stage: str) -> None:
         """Add the time since the previous mark to ``stage`` in ``stage_ms``."""

@@ -88,7 +88,13 @@ class ClothModel:
 
     def chroma_threshold(self) -> float:
         assert self.colour is not None
-        return max(self.chroma_min, self.chroma_rel * float(np.linalg.norm(self.colour)) / np.sqrt(3))
+        key = (self.colour.tobytes(), self.chroma_min, self.chroma_rel)
+        cached = self.__dict__.get("_thr_cache")
+        if cached is not None and cached[0] == key:
+            return float(cached[1])
+        thr = max(self.chroma_min, self.chroma_rel * float(np.linalg.norm(self.colour)) / np.sqrt(3))
+        self.__dict__["_thr_cache"] = (key, thr)
+        return thr
 
     def foreground(self, rect_bgr: np.ndarray, surface: np.ndarray, dark_ok: np.ndarray) -> tuple[np.ndarray, float]:
         """A uint8 0/255 mask of not-cloth pixels on the surface and the fraction of the surface that is

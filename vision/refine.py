@@ -210,7 +210,8 @@ def _fit_centres(p: np.ndarray, ok: np.ndarray, radius: np.ndarray, guess: np.nd
     With unit Jacobian rows j = (p - c) / |p - c| as complex numbers, the normal matrix [[a, b], [b, d]]
     is ((W + Re S) / 2, Im S / 2, (W - Re S) / 2) with W = sum w, S = sum w j^2, and the gradient
     gx + i gy = sum w res j. So the step s solves W s + S conj(s) = 2 g: s = 2 (W g - S conj(g)) / (W^2 -
-    |S|^2), where W^2 - |S|^2 >= 0 (Cauchy-Schwarz) is 0 only for points on one line through the centre."""
+    |S|^2), where W^2 - |S|^2 >= 0 (Cauchy-Schwarz) is 0 only for points on one line through the centre,
+    and then so is W g - S conj(g)."""
     c = guess
     w = ok.astype(np.float64)
     r = radius[:, None]
@@ -231,9 +232,11 @@ def _fit_centres(p: np.ndarray, ok: np.ndarray, radius: np.ndarray, guess: np.nd
         wj = w * u  # minus d(res)/d(centre), weighted: signs cancel in the step
         ss = (wj * u).sum(axis=1)
         g = (wj * res).sum(axis=1)
-        den = tw * tw - (ss.real * ss.real + ss.imag * ss.imag)
-        scale = np.divide(2.0, den, out=np.zeros_like(den), where=den > 4e-9)
-        c = c + (tw * g - ss * g.conj()) * scale
+        den = np.abs(ss)
+        den *= den
+        np.subtract(tw * tw, den, out=den)
+        np.maximum(den, 4e-9, out=den)  # where it is 0, so is the numerator: no step
+        c = c + (tw * g - ss * g.conj()) * (2.0 / den)
     return c
 
 
