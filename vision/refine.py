@@ -123,14 +123,20 @@ def refine_centres(
     start = c
     ratio = 1.0
     ray0 = np.arange(nr) * S  # first sample of each ray in the flattened (n * R * S) arrays
-    three = np.arange(-1, 2)
+    ray3 = ray0[:, None] + np.arange(-1, 2)  # ... and the samples before and after it
+    drop3 = ray3 - 2 * np.arange(nr)[:, None]  # the same in the central differences (rows of S - 2)
+    in_out = np.array([-1, 4])  # the samples inside and beyond a rim point
     rc = radii[:, None]
     step = (rho[1] - rho[0]) * rc
     r0 = rho[0] * rc
+    off_x, off_y = rc * rays.rdx, rc * rays.rdy
+    dark_sel = None if dark_counts.all() else np.repeat(dark_counts, n_rays)[:, None]
+    valley_ok = None if no_valley is None else ~no_valley
+    far_px = 0.6 * radii
     for _ in range(iterations):
         # The x and y maps of every sample of every ray of every ball (n * R rows of S samples).
-        mx = (c.real[:, None] + rc * rays.rdx).astype(np.float32).reshape(nr, S)
-        my = (c.imag[:, None] + rc * rays.rdy).astype(np.float32).reshape(nr, S)
+        mx = (c.real[:, None] + off_x).astype(np.float32).reshape(nr, S)
+        my = (c.imag[:, None] + off_y).astype(np.float32).reshape(nr, S)
         samp = cv2.remap(frame_bgr, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         f = samp.astype(np.float32)
         # One single-row transform per term: contiguous (n * R, S) planes.
@@ -138,25 +144,21 @@ def refine_centres(
         score = np.maximum(cv2.magnitude(e1, e2), kk)
         if any_dark:
             dark = kk * dark_gain
-            dark *= (kk < dark_below) & np.repeat(dark_counts, n_rays)[:, None]
+            dark *= kk < dark_below if dark_sel is None else (kk < dark_below) & dark_sel
             np.maximum(score, dark, out=score)
         np.minimum(score, np.float32(2.0), out=score)
         drop = score[:, :-2] - score[:, 2:]  # central difference of the fall, outward
         idx = _clamp(np.argmax(drop, axis=1), 1, S - 4)
-        d3 = drop.reshape(-1).take(((ray0 - 2 * np.arange(nr)) + idx)[:, None] + three)  # drop rows are S - 2 long
-        d1 = d3[:, 1]
+        col = idx[:, None]
+        d3 = drop.reshape(-1).take(drop3 + col)
         pos_idx = idx + 1 + _sub_sample(d3)  # drop[i] centres on sample i + 1
-        sflat = score.reshape(-1)
-        inside = sflat.take(ray0 + idx - 1)
-        outside = sflat.take(ray0 + np.minimum(idx + 4, S - 1))
-        ok = ((d1 > 0.6) & (outside < 0.6) & (inside > 0.8)).reshape(n, n_rays)
-        r_edge = r0 + pos_idx.reshape(n, n_rays) * step
-        pts = c[:, None] + r_edge * dirs_c
+        io = score.reshape(-1).take(ray0[:, None] + np.minimum(col + in_out, S - 1))
+        ok = ((d3[:, 1] > 0.6) & (io[:, 1] < 0.6) & (io[:, 0] > 0.8)).reshape(n, n_rays)
+        pts = c[:, None] + (r0 + pos_idx.reshape(n, n_rays) * step) * dirs_c
         count = ok.sum(axis=1)
         frac = count / n_rays
         # The rim points must surround the centre, not lie on one side (a half-hidden ball).
-        spread = np.abs(ok @ dirs_c) / np.maximum(count, 1)
-        full = (count >= 16) & (spread < 0.25)
+        full = (count >= 16) & (np.abs(ok @ dirs_c) < 0.25 * np.maximum(count, 1))
         new = c.copy()
         if full.any():
             every = bool(full.all())
@@ -172,27 +174,21 @@ def refine_centres(
         # darkest point may lie a little inside the outline ``ratio`` measures against cloth: ``valley_scale``
         # (the classical detector uses 0.94, measured on the rendered benchmark suite: p95 3.0 -> 2.0 mm).
         v = rays.lo + np.argmin(gray[:, rays.lo : rays.hi], axis=1)
-        gflat = gray.reshape(-1)
-        g3 = gflat.take((ray0 + v)[:, None] + three)
-        g1 = g3[:, 1]
-        g_in = gray[:, rays.i_in]
-        g_out = gray[:, rays.i_out]
-        beyond = score[:, rays.i_out]
-        valley = (g1 < 0.8 * np.minimum(g_in, g_out)) & (beyond > 0.8)
+        g3 = gray.reshape(-1).take(ray3 + v[:, None])
+        valley = (g3[:, 1] < 0.8 * np.minimum(gray[:, rays.i_in], gray[:, rays.i_out])) & (score[:, rays.i_out] > 0.8)
         valley = valley.reshape(n, n_rays) & ~ok
-        if no_valley is not None:
+        if valley_ok is not None:
             # In an oblique view a nearer ball hides the rim on the camera's side: no valleys there.
-            valley &= ~no_valley
+            valley &= valley_ok
         both = ok | valley
         count = both.sum(axis=1)
         support = count / n_rays
-        spread = np.abs(both @ dirs_c) / np.maximum(count, 1)
-        partial = (count >= 8) & (spread < 0.8) & ~full
+        partial = (count >= 8) & (np.abs(both @ dirs_c) < 0.8 * np.maximum(count, 1)) & ~full
         if partial.any():
             r_valley = valley_scale * (r0 + (v + _sub_sample(g3)).reshape(n, n_rays) * (step * ratio))
             pts_all = np.where(ok, pts, c[:, None] + r_valley * dirs_c)
             new[partial] = _fit_centres(pts_all[partial], both[partial], ratio * radii[partial], c[partial])
-        far = np.abs(new - start) > 0.6 * radii
+        far = np.abs(new - start) > far_px
         new[far] = start[far]
         c = new
     # Appearance: the inner part of the rays (half to three quarters of the radius), whole-number sums
