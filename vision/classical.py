@@ -52,6 +52,7 @@ from vision.refine import RefineResult, refine_centres
 STAGES = ("rectify", "cloth", "fine", "votes", "refine", "output")
 TWO_STARTS_MARGIN = 0.15  # the unshifted start of a vote peak wins where it finds this much more of the rim
 EDGE_ZONE = 3  # fine cells at a window's or box's cut edge where the opening differs from the whole grid's
+_SIDE_BITS = np.array([1, 2, 4, 8])  # a window's cut sides (left, top, right, bottom) as bits of a pattern
 
 
 @dataclass(frozen=True)
@@ -154,6 +155,20 @@ class ClassicalDetector:
         self._single_half = math.ceil(1.05 * self.radius_grid) + 6
         # A fine window around a small coarse blob: room for that window 5 cells off centre.
         self._win = 2 * (self._single_half + 5) + 1
+        # For each pattern of cut sides (bit 0: left, 1: top, 2: right, 3: bottom), a window's mask (and the
+        # row below it) without the edge zone along those sides.
+        zm = np.full((16, self._win + 1, self._win), 255, np.uint8)
+        z = EDGE_ZONE - 1
+        for pattern in range(16):
+            if pattern & 1:
+                zm[pattern, :, :z] = 0
+            if pattern & 2:
+                zm[pattern, :z, :] = 0
+            if pattern & 4:
+                zm[pattern, :, self._win - z :] = 0
+            if pattern & 8:
+                zm[pattern, self._win - z : self._win, :] = 0
+        self._zone_masks = zm
         # Obliquity of the view at each grid cell: how much a ball's image is stretched on the cloth plane.
         cam = camera_centre_mm(calibration)
         self._camera_mm = cam
@@ -375,55 +390,40 @@ class ClassicalDetector:
         fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, self._open_kernel)
         h, w = self._grid_shape
         cut = np.column_stack([ox > 0, oy > 0, ox + size < w, oy + size < h])
-        lab_in = fg.copy()
-        v = lab_in.reshape(n, rows, size)
-        z = EDGE_ZONE - 1
-        v[cut[:, 0], :, :z] = 0
-        v[cut[:, 1], :z, :] = 0
-        v[cut[:, 2], :, size - z :] = 0
-        v[cut[:, 3], size - z : size, :] = 0
+        # Blobs are labelled without the edge zone along each side a window's edge cuts (one stacked mask
+        # per pattern of cut sides).
+        lab_in = cv2.bitwise_and(fg, self._zone_masks[cut @ _SIDE_BITS].reshape(n * rows, size))
         _, _, stats, cents = cv2.connectedComponentsWithStatsWithAlgorithm(lab_in, 8, cv2.CV_16U, cv2.CCL_BOLELLI)
         stats, cents = stats[1:], cents[1:]
         win = stats[:, 1] // rows
-        lx, ly = cents[:, 0], cents[:, 1] - win * rows
         sx, sy = stats[:, 0], stats[:, 1] - win * rows
+        lx, ly = cents[:, 0], cents[:, 1] - win * rows
         o = own[win]
         mine = (lx >= o[:, 0]) & (lx < o[:, 2]) & (ly >= o[:, 1]) & (ly < o[:, 3])
         c = cut[win]
-        interior = (
-            (~c[:, 0] | (sx >= EDGE_ZONE))
-            & (~c[:, 1] | (sy >= EDGE_ZONE))
-            & (~c[:, 2] | (sx + stats[:, 2] <= size - EDGE_ZONE))
-            & (~c[:, 3] | (sy + stats[:, 3] <= size - EDGE_ZONE))
+        sx1, sy1 = sx + stats[:, 2], sy + stats[:, 3]
+        interior = ~(
+            (c[:, 0] & (sx < EDGE_ZONE))
+            | (c[:, 1] & (sy < EDGE_ZONE))
+            | (c[:, 2] & (sx1 > size - EDGE_ZONE))
+            | (c[:, 3] & (sy1 > size - EDGE_ZONE))
         )
-        gx, gy = lx + ox[win], ly + oy[win]
+        wx, wy = ox[win], oy[win]
+        gx, gy = lx + wx, ly + wy
         single, big, strength = self._classify_blobs(stats, np.column_stack([gx, gy]))
         ball_sized = stats[:, cv2.CC_STAT_AREA] >= 0.45 * self._ball_area
-        bad = mine & (big | (~interior & ball_sized))
-        escalate = np.flatnonzero(np.bincount(win[bad], minlength=n) > 0)
-        ok = mine & single & interior & (np.bincount(win[bad], minlength=n) == 0)[win]
-        out = []
-        for j in np.flatnonzero(ok).tolist():
-            i = int(win[j])
-            out.append(
-                _Single(
-                    (float(gx[j]), float(gy[j])),
-                    float(strength[j]),
-                    (
-                        int(sx[j] + ox[i]),
-                        int(sy[j] + oy[i]),
-                        int(sx[j] + ox[i] + stats[j, 2]),
-                        int(sy[j] + oy[i] + stats[j, 3]),
-                    ),
-                    bgr,
-                    fg,
-                    i * rows - int(oy[i]),
-                    -int(ox[i]),
-                    i * rows,
-                    i * rows + size,
-                    size,
-                )
+        n_bad = np.bincount(win[mine & (big | (~interior & ball_sized))], minlength=n)
+        escalate = np.flatnonzero(n_bad)
+        ok = np.flatnonzero(mine & single & interior & (n_bad == 0)[win])
+        out = [
+            _Single(
+                (x, y), st, (a + i, b + j, a1 + i, b1 + j), bgr, fg, k * rows - j, -i, k * rows, k * rows + size, size
             )
+            for x, y, st, a, b, a1, b1, i, j, k in zip(
+                gx[ok].tolist(), gy[ok].tolist(), strength[ok].tolist(), sx[ok].tolist(), sy[ok].tolist(),
+                sx1[ok].tolist(), sy1[ok].tolist(), wx[ok].tolist(), wy[ok].tolist(), win[ok].tolist(), strict=True,
+            )
+        ]  # fmt: skip
         return out, escalate
 
     def _stack_buffers(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -444,18 +444,18 @@ class ClassicalDetector:
     def _classify_blobs(self, stats: np.ndarray, cents: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Which fine-grid blobs (stats, grid centroids) are one ball, which are larger, and the strength
         of a single ball (1 = a clean ball's)."""
-        r = self.radius_grid
         ball_area = self._ball_area
         area = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
         bw, bh = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
         fill = area / np.maximum(bw * bh, 1)
         # A ball covers an ellipse of the cloth plane, stretched away from the camera by its obliquity.
-        ci = _clamp(np.round(cents).astype(int), 0, self._grid_max)
+        ci = _clamp(np.round(cents).astype(np.intp), 0, self._grid_max)
         k = self._stretch[ci[:, 1], ci[:, 0]]
-        side = np.maximum(bw, bh)
-        single = (area >= 0.45 * ball_area) & (area <= 1.7 * ball_area * k) & (fill >= 0.5)
-        single &= (side <= 2.7 * r * k) & (np.minimum(bw, bh) >= 1.0 * r)
-        big = (area > 1.7 * ball_area * k) | ((area >= 0.45 * ball_area) & ~single)
+        most = 1.7 * ball_area * k
+        sized = area >= 0.45 * ball_area
+        single = sized & (area <= most) & (fill >= 0.5)
+        single &= (np.maximum(bw, bh) <= 2.7 * self.radius_grid * k) & (np.minimum(bw, bh) >= self.radius_grid)
+        big = (area > most) | (sized & ~single)
         strength = _clamp(np.minimum(area / ball_area, 1.0) * 1.25 * fill, 0.0, 1.0)
         return single, big, strength
 
