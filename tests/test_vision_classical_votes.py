@@ -1,0 +1,87 @@
+"""The classical detector's vote accumulator and its windows' edge zones, against plain reference versions:
+votes gathered into a padded accumulator are the in-bounds votes of each edge pixel, and the stacked
+edge-zone masks clear exactly the cut sides of each window."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.table import TableModel
+from tests.detect_support import top_down_corners
+from vision.classical import EDGE_ZONE, ClassicalDetector
+
+TABLE = TableModel()
+
+
+@pytest.fixture(scope="module")
+def detector() -> ClassicalDetector:
+    from calibration.mapping import Calibration
+
+    size = (1280, 720)
+    cal = Calibration.from_corners(top_down_corners(size, TABLE, 60), size, TABLE)
+    return ClassicalDetector(cal)
+
+
+def _votes_reference(det: ClassicalDetector, gray: np.ndarray, near_fg: np.ndarray) -> np.ndarray:
+    """Each edge pixel's votes one by one, those falling off the image dropped."""
+    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+    mag = cv2.magnitude(gx, gy)
+    thr = det.settings.edge_threshold
+    h, w = gray.shape
+    acc = np.zeros((h, w), np.float64)
+    for y, x in zip(*np.nonzero((mag > thr) & (near_fg > 0)), strict=True):
+        m = mag[y, x]
+        ux, uy = gx[y, x] / m, gy[y, x] / m
+        wgt = min(float(m) / (4 * thr), 1.0)
+        for s in det._vote_steps:
+            xi = int(np.rint(np.float32(x) + s * ux))
+            yi = int(np.rint(np.float32(y) + s * uy))
+            if 0 <= xi < w and 0 <= yi < h:
+                acc[yi, xi] += wgt
+    return acc.astype(np.float32)
+
+
+def test_votes_equal_the_in_bounds_votes_of_each_edge_pixel(detector):
+    h, w = 40, 56
+    img = np.zeros((h, w), np.uint8)
+    r = detector.radius_grid
+    # Balls cut by every side of the box (their votes partly fall off it) and one inside it.
+    for cx, cy in [(2.0, 20.0), (28.0, 1.5), (54.0, 30.0), (30.0, 38.5), (25.0, 18.0)]:
+        cv2.circle(img, (int(cx * 16), int(cy * 16)), int(r * 16), 200, -1, cv2.LINE_AA, 4)
+    gray = cv2.GaussianBlur(img, (3, 3), 0)
+    near = np.full_like(gray, 255)
+    near[:, 40:44] = 0  # a band where edges do not vote
+    got = detector._votes(gray, near)
+    ref = _votes_reference(detector, gray, near)
+    assert got.shape == (h, w) and got.dtype == np.float32
+    assert ref.sum() > 0
+    np.testing.assert_allclose(got, ref, atol=1e-4)
+
+
+def test_votes_of_a_box_without_edges_are_zero(detector):
+    gray = np.full((20, 30), 90, np.uint8)
+    got = detector._votes(gray, np.full_like(gray, 255))
+    assert got.shape == (20, 30) and not got.any()
+
+
+def test_edge_zone_masks_clear_exactly_the_cut_sides(detector):
+    size = detector._win
+    z = EDGE_ZONE - 1
+    masks = detector._zone_masks
+    assert masks.shape == (16, size + 1, size)
+    for pattern in range(16):
+        ref = np.full((size + 1, size), 255, np.uint8)
+        if pattern & 1:
+            ref[:, :z] = 0
+        if pattern & 2:
+            ref[:z] = 0
+        if pattern & 4:
+            ref[:, size - z :] = 0
+        if pattern & 8:
+            ref[size - z : size] = 0
+        np.testing.assert_array_equal(masks[pattern], ref)
+    # The row below a window (no surface) is never cleared by the bottom side's zone.
+    assert (masks[8, size] == 255).all() and (masks[8, size - 1] == 0).all()
