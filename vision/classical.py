@@ -714,9 +714,7 @@ def _suppress_duplicates(px: np.ndarray, radius: np.ndarray, confidence: np.ndar
     if len(px) < 2:
         return np.ones(len(px), bool)
     d = _norm(px[:, None, :] - px[None, :, :], axis=2)
-    close_any = d < radius[:, None]
-    np.fill_diagonal(close_any, False)
-    if not close_any.any():
+    if np.count_nonzero(d < radius[:, None]) == len(px):  # each is close to itself only
         return np.ones(len(px), bool)
     order = np.argsort(-confidence, kind="stable")
     keep = np.ones(len(px), bool)

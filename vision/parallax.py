@@ -85,12 +85,20 @@ def view_geometry(
     p = np.asarray(on_cloth, dtype=np.float64).reshape(-1, 2)
     n = len(p)
     to_cam = c[:2] - p
-    dist = np.linalg.norm(to_cam, axis=1)
+    dist = _norm_rows(to_cam)
     sel = dist / max(-c[2], 1e-9) > min_tan
     step = p + 10.0 * to_cam / np.where(sel, dist, 1.0)[:, None]
     img = cal.table_to_image(np.concatenate([p, p + np.array([r / s, 0.0]), p + np.array([0.0, r / s]), step]))
-    a, bx, by, st = img[:n], img[n : 2 * n], img[2 * n : 3 * n], img[3 * n :]
-    radius = np.maximum(np.linalg.norm(bx - a, axis=1), np.linalg.norm(by - a, axis=1))
-    d = st - a
-    toward = np.where(sel[:, None], d / np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-9), 0.0)
+    a = img[:n]
+    # The offsets of the three mapped points from the centre's image: radius along x, along y, toward the camera.
+    d = img[n:].reshape(3, n, 2) - a
+    lengths = _norm_rows(d.reshape(3 * n, 2)).reshape(3, n)
+    radius = np.maximum(lengths[0], lengths[1])
+    toward = np.where(sel[:, None], d[2] / np.maximum(lengths[2], 1e-9)[:, None], 0.0)
     return a, radius, toward
+
+
+def _norm_rows(a: np.ndarray) -> np.ndarray:
+    """``np.linalg.norm(a, axis=1)`` of an (N, 2) array (the same values: root of the summed squares)."""
+    out: np.ndarray = np.sqrt(np.add.reduce(a * a, axis=1))
+    return out
