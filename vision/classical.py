@@ -577,7 +577,7 @@ class ClassicalDetector:
         nz = nz.reshape(-1, 2).astype(np.intp)
         xs, ys = nz[:, 0], nz[:, 1]
         # Disc coverage by not-cloth: a box mean over the disc's inscribed square (fast, and close enough).
-        cover = self._box_cover(fg_box)[ys, xs]
+        cover = self._box_cover(fg_box, ys, xs)
         keep = cover >= s.min_cover
         ys, xs = ys[keep], xs[keep]
         # Sub-pixel: parabola through the 3 x 3 neighbourhood along each axis.
@@ -606,9 +606,10 @@ class ClassicalDetector:
         keep = strong | packed
         return pts[keep], _clamp(c0[keep] / ref, 0.0, 1.0)
 
-    def _box_cover(self, fg: np.ndarray) -> np.ndarray:
+    def _box_cover(self, fg: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
+        """The share of not-cloth in the square around the cells (ys, xs) of ``fg``."""
         k = max(3, int(2 * 0.7 * self.radius_grid) | 1)
-        return cv2.blur(fg, (k, k)).astype(np.float32) / 255.0
+        return cv2.blur(fg, (k, k))[ys, xs].astype(np.float32) / 255.0
 
     def _to_detections(
         self, frame: np.ndarray, grid_pts: np.ndarray, strength: np.ndarray, blob: np.ndarray
