@@ -76,13 +76,12 @@ class ClothModel:
 
     def describe(self, bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(k, chroma) float32 images (or arrays of samples, last axis BGR) for pixels ``bgr``."""
-        basis, _ = self._basis()
         f = bgr.astype(np.float32)
         if f.ndim == 3 and f.shape[2] == 3 and f.shape[0] > 1 and f.shape[1] > 1:
             # One single-row cv2.transform per output plane: contiguous planes, no channel split.
             rows = self._basis_rows()
             return cv2.transform(f, rows[0]), cv2.magnitude(cv2.transform(f, rows[1]), cv2.transform(f, rows[2]))
-        t2 = f.reshape(-1, 3) @ basis.T.astype(np.float32)
+        t2 = f.reshape(-1, 3) @ self.basis().T.astype(np.float32)
         shape = f.shape[:-1]
         return t2[:, 0].reshape(shape), np.hypot(t2[:, 1], t2[:, 2]).reshape(shape)
 
