@@ -167,8 +167,10 @@ def refine_centres(
             new[full] = cf
             # The rim as this frame shows it (blur, shading) against the radius the calibration predicts:
             # fits on part of the rim (a ball by a pocket's hole or half under an arm) need it right.
-            r_obs = (np.abs(pf - cf[:, None]) * okf).sum(axis=1) / okf.sum(axis=1) / rf
-            ratio = float(_clamp(_median_rows(r_obs[None, :])[0], 0.8, 1.4))
+            r_obs = sorted(((np.abs(pf - cf[:, None]) * okf).sum(axis=1) / okf.sum(axis=1) / rf).tolist())
+            half = len(r_obs) // 2
+            med = r_obs[half] if len(r_obs) % 2 else (r_obs[half - 1] + r_obs[half]) * 0.5
+            ratio = min(max(med, 0.8), 1.4)
         # Where a ray runs into a frozen neighbour instead of cloth, the contact shows as a valley of
         # brightness (both balls' limbs are darker than their middles) one radius out: a rim point too. Its
         # darkest point may lie a little inside the outline ``ratio`` measures against cloth: ``valley_scale``
