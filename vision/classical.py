@@ -215,9 +215,11 @@ class ClassicalDetector:
         yi = np.rint(ys.astype(np.float32)[None, :] + steps * uy[None, :])
         p = self._vote_pad
         wp = w + 2 * p
-        yi *= np.float32(wp)  # whole numbers below 2 ** 24: exact in float32
+        if (h + 2 * p) * wp >= 1 << 24:  # cell numbers exact in float32 only below 2 ** 24
+            xi, yi = xi.astype(np.float64), yi.astype(np.float64)
+        yi *= wp
         yi += xi
-        yi += np.float32(p * wp + p)
+        yi += p * wp + p
         cell = yi.astype(np.intp).ravel()
         ww = np.tile(wgt, len(self._vote_steps))
         acc = np.bincount(cell, weights=ww, minlength=(h + 2 * p) * wp).reshape(h + 2 * p, wp)
