@@ -23,6 +23,7 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
+from api.launch_watch import LaunchWatch
 from calibration.mapping import Calibration
 from calibration.table import TableModel
 from tracking.events import Event
@@ -56,6 +57,21 @@ class _Measured:
     confidence: np.ndarray
     cls: np.ndarray
     colour: np.ndarray | None
+
+
+def _with_measurements(dets: Any, keep: np.ndarray, added: list[tuple[np.ndarray, float, Any, Any]]) -> _Measured:
+    """``dets`` without the detections ``keep`` drops, with ``added`` (position, confidence, class, colour)."""
+    pos = np.asarray(dets.pos_mm, dtype=float).reshape(-1, 2)
+    conf = np.asarray(dets.confidence, dtype=float).reshape(-1)
+    cls = np.asarray(dets.cls).reshape(-1)
+    colour = getattr(dets, "colour", None)
+    col = None if colour is None else np.asarray(colour, dtype=float).reshape(-1, 3)
+    return _Measured(
+        np.vstack([pos[keep], *[np.asarray(a[0])[None, :] for a in added]]),
+        np.concatenate([conf[keep], [a[1] for a in added]]),
+        np.concatenate([cls[keep], np.array([a[2] for a in added], dtype=cls.dtype)]),
+        None if col is None else np.vstack([col[keep], *[np.asarray(a[3])[None, :] for a in added]]),
+    )
 
 
 @dataclass(frozen=True)
@@ -113,6 +129,7 @@ class Pipeline:
         self.streak_count = 0
         # id: its last detection's confidence, class and colour
         self._looks: dict[str, tuple[float, Any, np.ndarray | None]] = {}
+        self._launches: LaunchWatch | None = None
 
     # ---- feeding ----------------------------------------------------------------------------------------
     @property
@@ -131,11 +148,39 @@ class Pipeline:
 
     def _step_frame(self, frame_bgr: np.ndarray, dets: Any, index: int, t: float) -> list[Event]:
         if self.streaks and self.last is not None and t > self.last.t:
-            dets = self._streak_measurements(frame_bgr, dets, t)
+            dets, launched = self._launch_measurements(frame_bgr, dets, t)
+            dets = self._streak_measurements(frame_bgr, dets, t, launched)
         new = self.step_detections(dets, index, t)
         if self.streaks:
             self._remember_looks(dets)
+            assert self.last is not None
+            self.launches.observe(self.last)
         return new
+
+    @property
+    def launches(self) -> LaunchWatch:
+        if self._launches is None:
+            assert self.calibration is not None
+            self._launches = LaunchWatch(self.calibration, self.tracker.s.max_speed_mm_s)
+        return self._launches
+
+    def _launch_measurements(self, frame_bgr: np.ndarray, dets: Any, t: float) -> tuple[Any, set[str]]:
+        """Balls struck from rest into a blur the detector misses, measured by their launch streak
+        (``api.launch_watch``); a detector's fragments of that streak give way to it."""
+        assert self.last is not None
+        pos = np.asarray(dets.pos_mm, dtype=float).reshape(-1, 2)
+        fixes = [f for f in self.launches.fixes(frame_bgr, self.last, pos, t) if f.id in self._looks]
+        if not fixes:
+            return dets, set()
+        r = self.table.ball_radius_mm
+        keep = np.ones(len(pos), bool)
+        added = []
+        for f in fixes:
+            if len(pos):
+                keep &= np.hypot(*(pos - f.pos_mm).T) >= r + f.blur_mm / 2.0
+            _, cls, col = self._looks[f.id]
+            added.append((f.pos_mm, self.launches.s.confidence, cls, col))
+        return _with_measurements(dets, keep, added), {f.id for f in fixes}
 
     def _remember_looks(self, dets: Any) -> None:
         """Each seen ball's detection confidence, class and colour: what a streak measurement of it carries
@@ -152,7 +197,7 @@ class Pipeline:
             k = int(np.argmin(np.hypot(*(pos - np.asarray(b.meas)).T)))
             self._looks[b.id] = (float(dets.confidence[k]), dets.cls[k], None if col is None else col[k])
 
-    def _streak_measurements(self, frame_bgr: np.ndarray, dets: Any, t: float) -> Any:
+    def _streak_measurements(self, frame_bgr: np.ndarray, dets: Any, t: float, skip: set[str]) -> Any:
         """A fast, lone ball's detections near where the tracker expects it (one at a blurred end, or two
         fragments) replaced by the centre of its streak (``vision.streaks``), where that is measurable."""
         assert self.last is not None and self.calibration is not None
@@ -161,7 +206,7 @@ class Pipeline:
         dt = t - self.last.t
         r = self.table.ball_radius_mm
         moving = [b for b in self.last.balls if not b.resting and b.quality >= self.extractor.s.ghost_below]
-        fast = [b for b in moving if float(np.hypot(*b.vel)) * dt >= STREAK_MIN_PATH_MM]
+        fast = [b for b in moving if float(np.hypot(*b.vel)) * dt >= STREAK_MIN_PATH_MM and b.id not in skip]
         if not fast:
             return dets
         pred = {b.id: np.asarray(b.pos) + np.asarray(b.vel) * dt for b in self.last.balls}
@@ -202,15 +247,8 @@ class Pipeline:
                 if col is not None and col0 is None:
                     continue
             added.append((np.asarray(m.pos_mm), *look))
-        if not added:
-            return dets
         self.streak_count += len(added)
-        return _Measured(
-            np.vstack([pos[keep], *[a[0][None, :] for a in added]]),
-            np.concatenate([conf[keep], [a[1] for a in added]]),
-            np.concatenate([cls[keep], np.array([a[2] for a in added], dtype=cls.dtype)]),
-            None if col is None else np.vstack([col[keep], *[np.asarray(a[3])[None, :] for a in added]]),
-        )
+        return _with_measurements(dets, keep, added) if added else dets
 
     def step_detections(self, dets: FrameDetections, index: int, t: float) -> list[Event]:
         if self._finished:
@@ -313,6 +351,8 @@ class Pipeline:
         return mapping
 
     def _rename_extractor(self, mapping: dict[str, str]) -> None:
+        if self._launches is not None:
+            self._launches.rename(mapping)
         if self.last is not None:
             balls = tuple(replace(b, id=mapping.get(b.id, b.id)) for b in self.last.balls)
             self.last = replace(self.last, balls=balls)
@@ -342,9 +382,10 @@ def noise_settings(
     ex = replace(
         ex,
         meas_sigma_mm=sigma_mm,
-        break_mm=max(ex.break_mm, 4.0 * sigma_mm),
+        break_mm=max(ex.break_mm, 2.5 * sigma_mm),
         rest_radius_mm=max(ex.rest_radius_mm, 2.0 * sigma_mm),
-        graze_tol_mm=max(ex.graze_tol_mm, 3.0 * sigma_mm),
+        graze_tol_mm=max(ex.graze_tol_mm, 2.0 * sigma_mm),
+        kiss_tol_mm=max(ex.kiss_tol_mm, 2.0 * sigma_mm),
     )
     return tr, ex
 
