@@ -78,6 +78,8 @@ class TrackerSettings:
     blur_adopt_s: float = 3.0  # a ball that vanished from rest this long before a shot may come back anywhere in it
     blur_adopt_late_s: float = 0.1  # ... or this long after the shot was seen to start
     unseen_kink_frames: float = 2.5  # a kink after this many frames unseen: the ball's velocity is unknown
+    placed_confidence: float = 0.75  # a ball placed between shots is seen clearly (a bridge hand at rest is not)
+    tunnel_tol_mm: float = 10.0  # a path passing this much less than a diameter from a still ball goes through it
 
 
 @dataclass(frozen=True)
@@ -356,9 +358,10 @@ class Tracker:
                 kink = ~inside & (d_last <= reach)
             cost[i, kink] = self.s.kink_cost + d_last[kink] / sig
             tier[i, kink] = 1
-            if tr.resting and self.shot_active and not self._could_be_hit(tr, tracks, t):
-                # In play a lone resting ball with no moving ball near leaves its place only on a confident
-                # detection: a weak blob beside it is the player's hand or the cue tip, not the ball struck away.
+            if tr.resting and not self._could_be_hit(tr, tracks, t):
+                # A lone resting ball with no moving ball near leaves its place only on a confident detection: a
+                # weak blob beside it is the player's hand or the cue tip (between shots too: the arm over the
+                # table hides the ball and shows a hand-sized blob), not the ball struck away.
                 cost[i, kink & (conf < self.s.new_track_confidence)] = big
             if tr.state == TrackState.OCCLUDED:
                 # a hidden ball comes back only on a confident detection, and one that vanished into a pocket
@@ -373,6 +376,7 @@ class Tracker:
                 dc = np.linalg.norm(self._colour - tr.colour, axis=1) / self.s.colour_sigma
                 ok = cost[i] < big
                 cost[i, ok] += np.minimum(dc[ok] ** 2, self.s.colour_cost)
+        self._forbid_tunnels(tracks, z, t, cost, big)
         # A detection inside a visible ball's statistical gate is that ball's: a hidden ball does not come
         # back on it through the kink tier (it would take a passing ball's detection and its id).
         seen = np.array([tr.state == TrackState.CONFIRMED for tr in tracks])
@@ -398,6 +402,49 @@ class Tracker:
         r, c = linear_sum_assignment(np.hstack([cost, miss]))
         ok = (c < len(z)) & (cost[r, np.minimum(c, len(z) - 1)] < big)
         return list(r[ok]), list(c[ok]), list(tier[r[ok], c[ok]])
+
+    def _forbid_tunnels(self, tracks: list[_Track], z: np.ndarray, t: float, cost: np.ndarray, big: float) -> None:
+        """A moving ball does not pass through a ball that is still at its place: a detection beyond such a
+        ball, on the far side of the straight path from where the moving one was last seen, is not its (at a
+        break the struck ball would take a detection deep in the rack, and that ball the struck one's)."""
+        D = self.table.ball_diameter_mm
+        if not len(z):
+            return
+        still = [
+            (tr, tr.anchor)
+            for tr in tracks
+            if tr.resting
+            and tr.anchor is not None
+            and float(np.min(np.linalg.norm(z - tr.anchor, axis=1))) <= 0.5 * self.table.ball_radius_mm
+        ]
+        if not still:
+            return
+        for i, tr in enumerate(tracks):
+            if tr.resting or t - tr.last_t > (self.s.unseen_kink_frames + 1.0) * self._frame_dt:
+                continue  # unseen for frames, its path since may have bent
+            a = tr.last_meas
+            for j in np.where(cost[i] < big)[0]:
+                d = z[j] - a
+                length = float(np.hypot(*d))
+                if length < D:
+                    continue
+                if any(self._between(a, z[j], q) for o, q in still if o is not tr):
+                    cost[i, j] = big
+
+    def _between(self, a: np.ndarray, b: np.ndarray, q: np.ndarray | None) -> bool:
+        """Does a ball at ``q`` stand in the way of a straight path from ``a`` to ``b``?"""
+        if q is None:
+            return False
+        d = b - a
+        length = float(np.hypot(*d))
+        if length < 1e-9:
+            return False
+        u = d / length
+        w = q - a
+        along = float(w @ u)
+        return 0.0 < along < length and abs(float(w[0] * u[1] - w[1] * u[0])) < (
+            self.table.ball_diameter_mm - self.s.tunnel_tol_mm
+        )
 
     @property
     def _frame_dt(self) -> float:
@@ -521,7 +568,8 @@ class Tracker:
         """A new ball becomes public at once in the first moments of the video. Later a ball cannot appear
         from nowhere: it is a hidden ball coming back (it takes that ball's id), or one placed on the table
         between shots, which must have rested for rest_window_s; anything else (a hand, the cue tip) stays
-        tentative and is dropped when it goes."""
+        tentative and is dropped when it goes. A placed ball is a clear detection: the player's bridge hand, still
+        on the cloth before a stroke, is a weak ball-sized blob."""
         if self._t0 is None or t - self._t0 <= self.s.warmup_s:
             tr.state = TrackState.CONFIRMED
             tr.id = self._claim_id(tr)
@@ -531,7 +579,13 @@ class Tracker:
             tr.state = TrackState.CONFIRMED
             tr.id = adopted
             return
-        if not self.shot_active and tr.resting and tr.hits >= 2 * self.s.confirm_hits and not self._moving():
+        if (
+            not self.shot_active
+            and tr.resting
+            and tr.hits >= 2 * self.s.confirm_hits
+            and tr.quality >= self.s.placed_confidence
+            and not self._moving()
+        ):
             tr.state = TrackState.CONFIRMED
             tr.id = self._claim_id(tr)
 
