@@ -63,6 +63,13 @@ class ExtractorSettings:
     slow_start_frames: float = 4.0  # how far before its last resting sample a ball's start is looked for
     start_min_mm: float = 10.0  # a resting ball must get this far from its place to have moved
     line_margin_mm: float = 0.75  # a path must start and end this far off a line to cross it
+    # Two balls whose centres come within a diameter plus kiss_tol_mm and part again touched (a kiss too thin
+    # to bend either path visibly), judged on the last kiss_window frames, in which the closest must be
+    # kiss_rise_mm nearer than the farthest on each side (an approach and a parting, not balls frozen together).
+    kiss_tol_mm: float = 2.5
+    kiss_window: int = 16
+    kiss_rise_mm: float = 5.0
+    kiss_after: int = 12  # frames after the closest: a bend or a start there is explained first
 
 
 @dataclass
@@ -161,6 +168,8 @@ class EventExtractor:
         for re in tf.reappeared:
             self._reappeared(re, out)
         self._resolve(out, force=False)
+        if self.shot_active:
+            self._kisses(tf.t, out)
         self._check_shot_end(tf, out)
         out.sort(key=lambda e: e.t or 0.0)
         return out
@@ -424,12 +433,26 @@ class EventExtractor:
                 else:
                     keep.append(br)
             b.breaks = keep
-        ready.sort(key=lambda r: r[0])
+        # Breaks first seen in the same frame are taken outwards from the struck ball: what it hit is the cause
+        # of the rest (a rack's balls all seen set off in the frame after the break).
+        near = self._struck_pos()
+        ready.sort(key=lambda r: (round(r[0] / self._dt), self._distance_from(r[1], near)))
         for _, b, br in ready:
             if br.kind == "start":
                 self._explain_start(b, br, out)
             else:
                 self._explain_kink(b, br, out)
+
+    def _struck_pos(self) -> np.ndarray | None:
+        """Where the struck ball was last seen (None between shots)."""
+        if self._stroke is None or not self.shot_active:
+            return None
+        b = self.balls.get(self._stroke[0])
+        return b.xy[-1] if b is not None and b.xy else None
+
+    @staticmethod
+    def _distance_from(b: _Ball, p: np.ndarray | None) -> float:
+        return 0.0 if p is None or not b.xy else float(np.linalg.norm(b.xy[-1] - p))
 
     def _explain_start(self, b: _Ball, br: _Break, out: list[Event]) -> None:
         dt = self._dt
@@ -736,6 +759,58 @@ class EventExtractor:
             first, second = (b.id, name) if sb >= so else (name, b.id)
             self._contact(first, second, tc, pc, conf, out)
 
+    def _kisses(self, t: float, out: list[Event]) -> None:
+        """Touches too thin to bend either path visibly (two balls rolling side by side, a feathered cut): over
+        the last ``kiss_window`` frames the centres came within a diameter (plus the measurement noise) and
+        were farther apart, by ``kiss_rise_mm``, both before and after. Judged on the frames in which both balls
+        were seen, at least one of them moving."""
+        w = self.s.kiss_window
+        D = self.table.ball_diameter_mm
+        near = D + self.s.kiss_tol_mm
+        live = [b for b in self.balls.values() if len(b.ts) >= w and abs(b.ts[-1] - t) < 1e-9]
+        for i, a in enumerate(live):
+            for c in live[i + 1 :]:
+                if float(np.linalg.norm(a.xy[-1] - c.xy[-1])) > near + w * 20.0:
+                    continue
+                ca = {round(a.ts[j] / self._dt): j for j in range(-w, 0) if a.sid[j] >= 0}
+                cc = {round(c.ts[j] / self._dt): j for j in range(-w, 0) if c.sid[j] >= 0}
+                common = sorted(set(ca) & set(cc))
+                if len(common) < self.s.kiss_after + 4:
+                    continue
+                ja, jc = [ca[f] for f in common], [cc[f] for f in common]
+                dd = np.array([float(np.linalg.norm(a.xy[x] - c.xy[y])) for x, y in zip(ja, jc, strict=True)])
+                k = int(np.argmin(dd))
+                if dd[k] > near or not (2 <= k <= len(dd) - 1 - self.s.kiss_after):
+                    continue  # decided once the breaks of a visible bend (a ball set off slowly) would be
+                rise = dd[k] + self.s.kiss_rise_mm
+                if dd[:k].max() < rise or dd[k + 1 :].max() < rise:
+                    continue
+                if not any(self._seg_kind(b, j) == "move" for b, js in ((a, ja), (c, jc)) for j in js):
+                    continue
+                t_k = a.ts[ja[k]]
+                if any(br.t_lo <= t_k + 3 * self._dt for b in (a, c) for br in b.breaks):
+                    continue  # a bend of either path near then is not explained yet: that decides first
+                key = frozenset((a.id, c.id))
+                if any(kk == key and abs(tt - t_k) <= 3.5 * self._dt for kk, tt in self._contacts):
+                    continue
+                # the approach: both paths up to the closest frame, run on to where the centres are a diameter
+                # apart (a kiss that bends a path visibly is timed on the paths before it)
+                sel = slice(max(0, k - 5), k + 1)
+                t_arr = np.array([a.ts[x] for x in ja[sel]])
+                fa = fit_path(t_arr, np.array([a.xy[x] for x in ja[sel]]))
+                fc = fit_path(t_arr, np.array([c.xy[y] for y in jc[sel]]))
+                t_c = solve_root(_gap_between(fa, fc, D), a.ts[ja[k - 1]], t_k)
+                if t_c is None:  # never quite a diameter apart (noise): the vertex of the closest three
+                    t3 = np.array([a.ts[x] for x in ja[k - 1 : k + 2]])
+                    c2, c1, _ = np.polyfit(t3 - t_k, dd[k - 1 : k + 2], 2)
+                    t_c = t_k + (float(np.clip(-c1 / (2 * c2), t3[0] - t_k, t3[2] - t_k)) if c2 > 0 else 0.0)
+                first, second = (a, c) if np.linalg.norm(fa.vel(t_c)) >= np.linalg.norm(fc.vel(t_c)) else (c, a)
+                self._contact(first.id, second.id, t_c, (fa.at(t_c) + fc.at(t_c)) / 2, 0.6, out, chain=False)
+
+    def _seg_kind(self, b: _Ball, j: int) -> str:
+        sid = b.sid[j]
+        return next(s.kind for s in reversed(b.segs) if s.sid == sid)
+
     def _contact(
         self, a: str, b: str, t: float, pos: np.ndarray, conf: float, out: list[Event], chain: bool = True
     ) -> None:
@@ -847,8 +922,8 @@ class EventExtractor:
             k = int(np.argmin(off))
             if not (3 <= k <= len(ps) - 4) or off[k] > self.s.graze_tol_mm:
                 continue
-            if min(off[0], off[-1]) < off[k] + 10.0:
-                continue  # rolling along the cushion, not touching it once
+            if min(off[:k].max(), off[k + 1 :].max()) < off[k] + 10.0:
+                continue  # rolling along the cushion, not touching it once (a V: off it before and after)
             if any(e.type == "cushion" and e.ball == b.id and abs((e.t or 0) - ts[k]) < 4 * self._dt for e in out):
                 continue
             if any(bb == b.id and abs(tt - ts[k]) < 4 * self._dt for bb, tt in self._cushion_times):
