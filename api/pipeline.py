@@ -383,7 +383,7 @@ def noise_settings(
     ex = replace(
         ex,
         meas_sigma_mm=sigma_mm,
-        break_mm=max(ex.break_mm, 2.5 * sigma_mm),
+        break_mm=max(ex.break_mm, 4.0 * sigma_mm),
         rest_radius_mm=max(ex.rest_radius_mm, 2.0 * sigma_mm),
         graze_tol_mm=max(ex.graze_tol_mm, 2.0 * sigma_mm),
         # but a kiss is told from a near miss (which the physics makes as often) only within millimetres

@@ -351,6 +351,12 @@ class Tracker:
                 inside = d <= self.s.anchor_gate_mm
                 cost[i, inside] = (d[inside] / sig) ** 2
                 kink = ~inside & (d_last <= reach)
+            elif self._collision_ahead(tr, tracks):
+                # its predicted path runs into a resting ball: it hit it, so the prediction past it means nothing
+                # (at a break the struck ball, predicted on into the apex's place, would take the apex's
+                # detection): every detection within reach is a kink from where it was last seen
+                inside = np.zeros(len(z), bool)
+                kink = d_last <= reach
             else:
                 m2 = mahalanobis_sq(tr.kf, z)
                 inside = m2 <= self.s.gate_chi2
@@ -430,6 +436,18 @@ class Tracker:
                     continue
                 if any(self._between(a, z[j], q) for o, q in still if o is not tr):
                     cost[i, j] = big
+
+    def _collision_ahead(self, tr: _Track, tracks: list[_Track]) -> bool:
+        """Does the straight path from where ``tr`` was last seen to where it is predicted now run into a
+        resting ball?"""
+        p = tr.kf.x[:2]
+        reach = self.table.ball_diameter_mm - self.s.tunnel_tol_mm
+        for o in tracks:
+            if o is tr or not o.resting or o.anchor is None:
+                continue
+            if float(np.linalg.norm(p - o.anchor)) < reach or self._between(tr.last_meas, p, o.anchor):
+                return True
+        return False
 
     def _between(self, a: np.ndarray, b: np.ndarray, q: np.ndarray | None) -> bool:
         """Does a ball at ``q`` stand in the way of a straight path from ``a`` to ``b``?"""
