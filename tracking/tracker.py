@@ -428,41 +428,38 @@ class Tracker:
         for i, tr in enumerate(tracks):
             if tr.resting or t - tr.last_t > (self.s.unseen_kink_frames + 1.0) * self._frame_dt:
                 continue  # unseen for frames, its path since may have bent
-            a = tr.last_meas
-            for j in np.where(cost[i] < big)[0]:
-                d = z[j] - a
-                length = float(np.hypot(*d))
-                if length < D:
-                    continue
-                if any(self._between(a, z[j], q) for o, q in still if o is not tr):
-                    cost[i, j] = big
+            cols = np.where(cost[i] < big)[0]
+            q = np.array([qq for o, qq in still if o is not tr]).reshape(-1, 2)
+            if not len(cols) or not len(q):
+                continue
+            d = z[cols] - tr.last_meas  # candidate paths (n x 2) and the still balls (m x 2), from where it was
+            length = np.hypot(d[:, 0], d[:, 1])
+            u = d / np.maximum(length, 1e-9)[:, None]
+            w = q - tr.last_meas
+            along = w @ u.T  # (m x n)
+            perp = np.abs(w[:, :1] * u[:, 1] - w[:, 1:] * u[:, 0])
+            through = (along > 0.0) & (along < length) & (perp < D - self.s.tunnel_tol_mm)
+            cost[i, cols[through.any(axis=0) & (length >= D)]] = big
 
     def _collision_ahead(self, tr: _Track, tracks: list[_Track]) -> bool:
         """Does the straight path from where ``tr`` was last seen to where it is predicted now run into a
         resting ball?"""
-        p = tr.kf.x[:2]
-        reach = self.table.ball_diameter_mm - self.s.tunnel_tol_mm
-        for o in tracks:
-            if o is tr or not o.resting or o.anchor is None:
-                continue
-            if float(np.linalg.norm(p - o.anchor)) < reach or self._between(tr.last_meas, p, o.anchor):
-                return True
-        return False
-
-    def _between(self, a: np.ndarray, b: np.ndarray, q: np.ndarray | None) -> bool:
-        """Does a ball at ``q`` stand in the way of a straight path from ``a`` to ``b``?"""
-        if q is None:
+        q = np.array([o.anchor for o in tracks if o is not tr and o.resting and o.anchor is not None]).reshape(-1, 2)
+        if not len(q):
             return False
-        d = b - a
+        p, a = tr.kf.x[:2], tr.last_meas
+        reach = self.table.ball_diameter_mm - self.s.tunnel_tol_mm
+        if float(np.min(np.hypot(*(q - p).T))) < reach:
+            return True
+        d = p - a
         length = float(np.hypot(*d))
         if length < 1e-9:
             return False
         u = d / length
         w = q - a
-        along = float(w @ u)
-        return 0.0 < along < length and abs(float(w[0] * u[1] - w[1] * u[0])) < (
-            self.table.ball_diameter_mm - self.s.tunnel_tol_mm
-        )
+        along = w @ u
+        perp = np.abs(w[:, 0] * u[1] - w[:, 1] * u[0])
+        return bool(np.any((along > 0.0) & (along < length) & (perp < reach)))
 
     @property
     def _frame_dt(self) -> float:
