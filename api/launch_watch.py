@@ -77,9 +77,6 @@ class LaunchWatch:
                 if t - found > self.s.follow_s or b.resting:
                     del self._launched[b.id]
                     continue
-                if len(det_pos) and float(np.min(np.hypot(*(det_pos - pred[b.id]).T))) < 0.5 * r:
-                    del self._launched[b.id]
-                    continue  # the detector has it again, where it should be
                 speed = float(np.hypot(*b.vel))
                 near: tuple[tuple[float, float], float] | None = (
                     (float(pred[b.id][0]), float(pred[b.id][1])),
