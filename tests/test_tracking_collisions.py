@@ -25,6 +25,16 @@ def _feed(pipe: Pipeline, frames: list[list[tuple[tuple[float, float], float]]],
         pipe.step_detections(_Dets([p for p, _ in dets], [c for _, c in dets]), i, i / fps)
 
 
+def _after(
+    frames: list[list[tuple[tuple[float, float], float]]], known: dict[str, tuple[float, float]], fps: float
+) -> dict:
+    """Where each ball is after the frames (its id: its tracker observation)."""
+    pipe = Pipeline(table=TABLE, known_ids=known)
+    _feed(pipe, frames, fps)
+    assert pipe.last is not None
+    return pipe.last.by_id()
+
+
 def test_a_struck_ball_does_not_take_a_detection_beyond_a_ball_still_in_its_way() -> None:
     """At 30 fps the struck ball covers 300 mm a frame. It hits the apex ball (which barely moves, pushing
     into the rack) and comes back off it; the ball behind the apex sets off, and its detection lies where the
@@ -40,11 +50,7 @@ def test_a_struck_ball_does_not_take_a_detection_beyond_a_ball_still_in_its_way(
     # on to where the struck ball was predicted
     frames.append([((2600.0, Y + 10.0), 0.9), ((2679.0, Y + 2.0), 0.8), ((2800.0, Y), 0.8)])
     frames.append([((2585.0, Y + 20.0), 0.9), ((2680.0, Y + 3.0), 0.8), ((2856.0, Y), 0.8)])
-    known = {"cue": (700.0, Y), "12": apex, "7": behind}
-    pipe = Pipeline(table=TABLE, known_ids=known)
-    _feed(pipe, frames, fps)
-    assert pipe.last is not None
-    got = pipe.last.by_id()
+    got = _after(frames, {"cue": (700.0, Y), "12": apex, "7": behind}, fps)
     assert got["cue"].pos[0] < 2640.0, got["cue"]
     assert got["7"].pos[0] > 2820.0, got["7"]
 
@@ -63,11 +69,7 @@ def test_a_struck_ball_predicted_into_a_resting_ball_does_not_take_its_detection
         frames.append([((2518.6 - 158.0 * (12 - k), Y + 2.0), 0.8), (apex, 0.75)])
     frames.append([((2597.0, Y + 10.0), 0.77), ((2672.6, Y + 4.6), 0.73)])
     frames.append([((2577.0, Y + 22.0), 0.77), ((2660.0, Y + 16.0), 0.73)])
-    known = {"16": (700.0, Y), "12": apex}
-    pipe = Pipeline(table=TABLE, known_ids=known)
-    _feed(pipe, frames, fps)
-    assert pipe.last is not None
-    got = pipe.last.by_id()
+    got = _after(frames, {"16": (700.0, Y), "12": apex}, fps)
     assert got["16"].pos[0] < 2590.0, got["16"]
     assert got["12"].pos[0] > 2650.0, got["12"]
 
