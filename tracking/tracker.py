@@ -432,14 +432,9 @@ class Tracker:
             q = np.array([qq for o, qq in still if o is not tr]).reshape(-1, 2)
             if not len(cols) or not len(q):
                 continue
-            d = z[cols] - tr.last_meas  # candidate paths (n x 2) and the still balls (m x 2), from where it was
-            length = np.hypot(d[:, 0], d[:, 1])
-            u = d / np.maximum(length, 1e-9)[:, None]
-            w = q - tr.last_meas
-            along = w @ u.T  # (m x n)
-            perp = np.abs(w[:, :1] * u[:, 1] - w[:, 1:] * u[:, 0])
-            through = (along > 0.0) & (along < length) & (perp < D - self.s.tunnel_tol_mm)
-            cost[i, cols[through.any(axis=0) & (length >= D)]] = big
+            long_enough = np.hypot(*(z[cols] - tr.last_meas).T) >= D
+            through = _paths_through(tr.last_meas, z[cols], q, D - self.s.tunnel_tol_mm)
+            cost[i, cols[through & long_enough]] = big
 
     def _collision_ahead(self, tr: _Track, tracks: list[_Track]) -> bool:
         """Does the straight path from where ``tr`` was last seen to where it is predicted now run into a
@@ -451,15 +446,7 @@ class Tracker:
         reach = self.table.ball_diameter_mm - self.s.tunnel_tol_mm
         if float(np.min(np.hypot(*(q - p).T))) < reach:
             return True
-        d = p - a
-        length = float(np.hypot(*d))
-        if length < 1e-9:
-            return False
-        u = d / length
-        w = q - a
-        along = w @ u
-        perp = np.abs(w[:, 0] * u[1] - w[:, 1] * u[0])
-        return bool(np.any((along > 0.0) & (along < length) & (perp < reach)))
+        return bool(_paths_through(a, p[None, :], q, reach)[0])
 
     @property
     def _frame_dt(self) -> float:
@@ -791,6 +778,18 @@ class Tracker:
 
 
 _MISS_COST = 1e6  # above any allowed association cost, below the forbidden one
+
+
+def _paths_through(a: np.ndarray, ends: np.ndarray, q: np.ndarray, width: float) -> np.ndarray:
+    """For each straight path from ``a`` to one of ``ends`` (n x 2): does any point of ``q`` (m x 2) lie
+    beside it, nearer than ``width``, somewhere between its ends?"""
+    d = ends - a
+    length = np.hypot(d[:, 0], d[:, 1])
+    u = d / np.maximum(length, 1e-9)[:, None]
+    w = q - a
+    along = w @ u.T  # (m x n)
+    perp = np.abs(w[:, :1] * u[:, 1] - w[:, 1:] * u[:, 0])
+    return ((along > 0.0) & (along < length) & (perp < width)).any(axis=0)
 
 
 def _pt(a: np.ndarray) -> tuple[float, float]:
