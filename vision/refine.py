@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 from vision.cloth import ClothModel
+from vision.refine_kernels import refine_kernel
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,54 @@ def refine_centres(
 ) -> RefineResult:
     """Refined centres of balls near ``centres`` (N x 2 image px) of expected rim radii ``radii`` (px), all
     balls at once. ``dark_counts``: where darkness (below the cloth model's ``dark_k``) means ball, not a
-    pocket's hole; ``toward_camera``: unit image vectors toward the camera (rims a nearer ball may hide)."""
+    pocket's hole; ``toward_camera``: unit image vectors toward the camera (rims a nearer ball may hide).
+    One compiled kernel (``vision.refine_kernels``) does the work of ``refine_centres_numpy``."""
+    centres = np.array(centres, dtype=np.float64).reshape(-1, 2)
+    radii = np.ascontiguousarray(radii, dtype=np.float64).reshape(-1)
+    n = len(centres)
+    if n == 0:
+        return RefineResult(np.zeros((0, 2)), np.zeros(0), np.zeros(0), np.zeros(0), np.zeros((0, 3)))
+    rays = _rays(n_rays, n_samples)
+    dark = np.ones(n, bool) if dark_counts is None else np.ascontiguousarray(dark_counts, dtype=bool)
+    if toward_camera is None:
+        valley_ok = np.ones((n, n_rays), bool)
+    else:
+        valley_ok = (np.asarray(toward_camera, dtype=np.float64) @ rays.dirs.T) < 0.3
+    kb = cloth.bright_k - 1.0
+    px, frac, ratio, support, colour = refine_kernel(
+        np.ascontiguousarray(frame_bgr), centres, radii, _score_array(cloth), dark,
+        np.float32(-kb / (1.0 - cloth.dark_k)), np.float32((cloth.dark_k * 1.6 - 1.0) / kb), valley_ok,
+        rays.dirs, rays.rho, rays.lo, rays.hi, rays.i_in, rays.i_out, rays.n_inner, iterations, float(valley_scale),
+    )  # fmt: skip
+    return RefineResult(px, frac, ratio * radii, support, colour)
+
+
+def _score_array(cloth: ClothModel) -> np.ndarray:
+    """``_score_matrix``'s rows as one contiguous 4 x 4 float32 array (cached with them)."""
+    rows = _score_matrix(cloth)
+    cached = cloth.__dict__.get("_refine_array")
+    if cached is not None and cached[0] is rows:
+        out: np.ndarray = cached[1]
+        return out
+    arr = np.ascontiguousarray(np.concatenate(rows))
+    cloth.__dict__["_refine_array"] = (rows, arr)
+    return arr
+
+
+def refine_centres_numpy(
+    frame_bgr: np.ndarray,
+    centres: np.ndarray,
+    radii: np.ndarray,
+    cloth: ClothModel,
+    dark_counts: np.ndarray | None = None,
+    toward_camera: np.ndarray | None = None,
+    n_rays: int = 24,
+    n_samples: int = 20,
+    iterations: int = 2,
+    valley_scale: float = 1.0,
+) -> RefineResult:
+    """``refine_centres`` in numpy and OpenCV array operations: the reference the compiled kernel
+    (``vision.refine_kernels``) follows step for step, kept for the tests that compare the two."""
     centres = np.array(centres, dtype=np.float64).reshape(-1, 2)
     radii = np.asarray(radii, dtype=np.float64).reshape(-1)
     n = len(centres)

@@ -1,0 +1,384 @@
+"""The compiled loop of ``vision.refine.refine_centres``: every ball, ray and sample in one numba kernel.
+
+It does what the numpy version (``refine_centres_numpy``) does with ``cv2.remap`` and array operations,
+step for step and with the same constants: bilinear samples along the rays (OpenCV's float-map
+``INTER_LINEAR`` arithmetic in float32, rounded to uint8, the border replicated), the not-cloth score,
+the steepest fall (the rim against cloth), the brightness valley (the rim against a frozen neighbour)
+and the Gauss-Newton circle fits with their trimming. Float32 where the numpy version computes in
+float32 (its comparisons against float32 constants too), float64 for the geometry.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+_F0 = np.float32(0.0)
+_F1 = np.float32(1.0)
+
+
+@numba.njit(cache=True)
+def _ball_scores(
+    frame: np.ndarray,
+    cx: float,
+    cy: float,
+    r: float,
+    offx: np.ndarray,
+    offy: np.ndarray,
+    mat: np.ndarray,
+    dark_counts: bool,
+    dark_gain: np.float32,
+    dark_below: np.float32,
+    buf: np.ndarray,
+    corners: np.ndarray,
+    pix: np.ndarray,
+) -> None:
+    """One ball's samples (``buf`` rows 0-2: B, G, R), not-cloth score (row 8) and grey (row 9), the
+    samples at ``(cx, cy) + r (offx, offy)``: the gathers in one loop, the arithmetic in loops of their own
+    (rows 3-4 hold the bilinear weights; ``corners``, ``pix``: room for the corners' indices and values)."""
+    h, w = frame.shape[0], frame.shape[1]
+    m = offx.shape[0]
+    flat = frame.reshape(-1)
+    fxs = buf[3]
+    fys = buf[4]
+    i00 = corners[0]
+    i01 = corners[1]
+    i10 = corners[2]
+    i11 = corners[3]
+    for q in range(m):
+        x = np.float32(cx + r * offx[q])
+        y = np.float32(cy + r * offy[q])
+        xf = np.floor(x)
+        yf = np.floor(y)
+        fxs[q] = x - xf
+        fys[q] = y - yf
+        x0 = np.int32(xf)
+        y0 = np.int32(yf)
+        xa = min(max(x0, 0), w - 1)
+        xb = min(max(x0 + 1, 0), w - 1)
+        ya = min(max(y0, 0), h - 1) * w
+        yb = min(max(y0 + 1, 0), h - 1) * w
+        i00[q] = (ya + xa) * 3
+        i01[q] = (ya + xb) * 3
+        i10[q] = (yb + xa) * 3
+        i11[q] = (yb + xb) * 3
+    for q in range(m):
+        for ch in range(3):
+            pix[0, ch, q] = flat[i00[q] + ch]
+            pix[1, ch, q] = flat[i01[q] + ch]
+            pix[2, ch, q] = flat[i10[q] + ch]
+            pix[3, ch, q] = flat[i11[q] + ch]
+    for ch in range(3):
+        p00 = pix[0, ch]
+        p01 = pix[1, ch]
+        p10 = pix[2, ch]
+        p11 = pix[3, ch]
+        out = buf[ch]
+        for q in range(m):
+            a = p00[q]
+            c = p10[q]
+            top = a + fxs[q] * (p01[q] - a)
+            bot = c + fxs[q] * (p11[q] - c)
+            out[q] = np.rint(top + fys[q] * (bot - top))
+    s0 = buf[0]
+    s1 = buf[1]
+    s2 = buf[2]
+    kk = buf[5]
+    e1 = buf[6]
+    e2 = buf[7]
+    sc = buf[8]
+    gr = buf[9]
+    _transform_rows(s0, s1, s2, mat[0, 0], mat[0, 1], mat[0, 2], mat[0, 3], kk)
+    _transform_rows(s0, s1, s2, mat[1, 0], mat[1, 1], mat[1, 2], mat[1, 3], e1)
+    _transform_rows(s0, s1, s2, mat[2, 0], mat[2, 1], mat[2, 2], mat[2, 3], e2)
+    _transform_rows(s0, s1, s2, mat[3, 0], mat[3, 1], mat[3, 2], mat[3, 3], gr)
+    two = np.float32(2.0)
+    for q in range(m):
+        v = max(np.float32(np.sqrt(e1[q] * e1[q] + e2[q] * e2[q])), kk[q])
+        if dark_counts and kk[q] < dark_below:
+            v = max(v, kk[q] * dark_gain)
+        sc[q] = min(v, two)
+
+
+@numba.njit(cache=True)
+def _transform_rows(
+    v0: np.ndarray,
+    v1: np.ndarray,
+    v2: np.ndarray,
+    m0: np.float32,
+    m1: np.float32,
+    m2: np.float32,
+    m3: np.float32,
+    out: np.ndarray,
+) -> None:
+    """One row of ``cv2.transform`` as this OpenCV build computes it: fma(m2, v2, fma(m0, v0, m1 v1)) + m3
+    (a float32 product is exact in float64, so each fma is one rounding, bar rare double roundings;
+    numba's ``float()`` keeps a float32 a float32, hence ``np.float64``)."""
+    for q in range(v0.shape[0]):
+        t1 = np.float32(m1 * v1[q])
+        t2 = np.float32(np.float64(m0) * np.float64(v0[q]) + np.float64(t1))
+        t3 = np.float32(np.float64(m2) * np.float64(v2[q]) + np.float64(t2))
+        out[q] = t3 + m3
+
+
+@numba.njit(cache=True)
+def _sub_sample(a: np.float32, b: np.float32, c: np.float32) -> np.float32:
+    """Offset (-1..1) of the extremum of the parabola through three equally spaced values."""
+    den = np.float32(np.float32(a - np.float32(2.0) * b) + c)
+    slope = np.float32(np.float32(np.float32(0.5) * a) - np.float32(np.float32(0.5) * c))
+    off = np.float32(slope / den) if abs(den) > np.float32(1e-6) else _F0
+    return np.float32(min(max(off, -_F1), _F1))
+
+
+@numba.njit(cache=True)
+def _median_sorted(a: np.ndarray) -> float:
+    s = np.sort(a)
+    k = len(s)
+    if k % 2:
+        return float(s[k // 2])
+    return float((s[k // 2 - 1] + s[k // 2]) * 0.5)
+
+
+@numba.njit(cache=True)
+def _fit_one(
+    px: np.ndarray, py: np.ndarray, ok: np.ndarray, radius: float, gx: float, gy: float
+) -> tuple[float, float]:
+    """Least-squares centre of a circle of known radius through the rim points (px, py) where ``ok``,
+    from (gx, gy): four Gauss-Newton steps on the 2 x 2 normal equations, trimming outliers once (the
+    numpy version's ``_fit_centres`` for one ball)."""
+    n_rays = len(px)
+    cx, cy = gx, gy
+    w = np.zeros(n_rays)
+    all_ok = True
+    tw = 0.0
+    for k in range(n_rays):
+        if ok[k]:
+            w[k] = 1.0
+            tw += 1.0
+        else:
+            all_ok = False
+    res = np.empty(n_rays)
+    ux = np.empty(n_rays)
+    uy = np.empty(n_rays)
+    for it in range(4):
+        for k in range(n_rays):
+            vx = px[k] - cx
+            vy = py[k] - cy
+            dist = max(math.hypot(vx, vy), 1e-9)
+            res[k] = dist - radius
+            ux[k] = vx / dist
+            uy[k] = vy / dist
+        if it == 2:
+            mad = 0.15
+            if all_ok:
+                mad += _median_sorted(np.abs(res))
+            n_trim = 0
+            for k in range(n_rays):
+                if ok[k] and abs(res[k]) < 3.0 * mad:
+                    n_trim += 1
+            tw = 0.0
+            for k in range(n_rays):
+                keep = ok[k] and (n_trim < 6 or abs(res[k]) < 3.0 * mad)
+                w[k] = 1.0 if keep else 0.0
+                tw += w[k]
+        # S = sum w j^2 and g = sum w res j with j = u as a complex number.
+        s_re = 0.0
+        s_im = 0.0
+        g_re = 0.0
+        g_im = 0.0
+        for k in range(n_rays):
+            if w[k] != 0.0:
+                s_re += ux[k] * ux[k] - uy[k] * uy[k]
+                s_im += 2.0 * ux[k] * uy[k]
+                g_re += ux[k] * res[k]
+                g_im += uy[k] * res[k]
+        den = max(tw * tw - (s_re * s_re + s_im * s_im), 4e-9)
+        # (tw g - S conj(g)) * 2 / den
+        nx = tw * g_re - (s_re * g_re + s_im * g_im)
+        ny = tw * g_im - (s_im * g_re - s_re * g_im)
+        cx += nx * (2.0 / den)
+        cy += ny * (2.0 / den)
+    return cx, cy
+
+
+@numba.njit(cache=True)
+def refine_kernel(
+    frame: np.ndarray,
+    centres: np.ndarray,
+    radii: np.ndarray,
+    mat: np.ndarray,
+    dark_counts: np.ndarray,
+    dark_gain: np.float32,
+    dark_below: np.float32,
+    valley_ok: np.ndarray,
+    dirs: np.ndarray,
+    rho: np.ndarray,
+    lo: int,
+    hi: int,
+    i_in: int,
+    i_out: int,
+    n_inner: int,
+    iterations: int,
+    valley_scale: float,
+) -> tuple[np.ndarray, np.ndarray, float, np.ndarray, np.ndarray]:
+    """Refined centres (N, 2), edge fractions, the rim-radius ratio, support and inner-disc colours of
+    the balls at ``centres`` (see ``vision.refine.refine_centres``). ``mat``: the 4 x 4 float32 score
+    matrix (rows: brightness term, two chroma terms, grey; last column an offset); ``valley_ok`` (N, R):
+    rays where a valley may count."""
+    n = centres.shape[0]
+    n_rays = dirs.shape[0]
+    n_s = rho.shape[0]
+    cx = centres[:, 0].copy()
+    cy = centres[:, 1].copy()
+    sx = cx.copy()
+    sy = cy.copy()
+    frac = np.zeros(n)
+    support = np.zeros(n)
+    ratio = 1.0
+    score = np.empty((n, n_rays, n_s), np.float32)
+    gray = np.empty((n, n_rays, n_s), np.float32)
+    inner = np.zeros((n, 3), np.int64)
+    ok = np.zeros((n, n_rays), np.bool_)
+    valley = np.zeros((n, n_rays), np.bool_)
+    pos_idx = np.empty((n, n_rays))
+    v_pos = np.empty((n, n_rays))
+    full = np.zeros(n, np.bool_)
+    ptx = np.empty(n_rays)
+    pty = np.empty(n_rays)
+    px_ = np.empty(n)
+    py_ = np.empty(n)
+    offx = np.empty(n_rays * n_s)
+    offy = np.empty(n_rays * n_s)
+    for k in range(n_rays):
+        for j in range(n_s):
+            offx[k * n_s + j] = dirs[k, 0] * rho[j]
+            offy[k * n_s + j] = dirs[k, 1] * rho[j]
+    buf = np.empty((10, n_rays * n_s), np.float32)
+    corners = np.empty((4, n_rays * n_s), np.int64)
+    pix = np.empty((4, 3, n_rays * n_s), np.float32)
+    d_rho = rho[1] - rho[0]
+    thr_drop = np.float32(0.6)
+    thr_in = np.float32(0.8)
+    for _ in range(iterations):
+        inner[:] = 0
+        # Samples, score and grey of every ray (loops over one ball's samples at a time, which vectorise).
+        for b in range(n):
+            _ball_scores(
+                frame, cx[b], cy[b], radii[b], offx, offy, mat, dark_counts[b], dark_gain, dark_below, buf, corners, pix
+            )
+            sc_b = buf[8].reshape(n_rays, n_s)
+            gr_b = buf[9].reshape(n_rays, n_s)
+            score[b] = sc_b
+            gray[b] = gr_b
+            for k in range(n_rays):
+                for j in range(n_inner):
+                    q = k * n_s + j
+                    inner[b, 0] += int(buf[0, q])
+                    inner[b, 1] += int(buf[1, q])
+                    inner[b, 2] += int(buf[2, q])
+        # The steepest fall of each ray: a rim point against cloth.
+        for b in range(n):
+            count = 0
+            sum_x = 0.0
+            sum_y = 0.0
+            for k in range(n_rays):
+                sr = score[b, k]
+                best = 0
+                best_v = sr[0] - sr[2]
+                for j in range(1, n_s - 2):
+                    dv = sr[j] - sr[j + 2]
+                    if dv > best_v:
+                        best_v = dv
+                        best = j
+                idx = min(max(best, 1), n_s - 4)
+                d0 = np.float32(sr[idx - 1] - sr[idx + 1])
+                d1 = np.float32(sr[idx] - sr[idx + 2])
+                d2 = np.float32(sr[idx + 1] - sr[idx + 3])
+                pos_idx[b, k] = idx + 1 + np.float64(_sub_sample(d0, d1, d2))
+                io0 = sr[idx - 1]
+                io1 = sr[min(idx + 4, n_s - 1)]
+                good = d1 > thr_drop and io1 < thr_drop and io0 > thr_in
+                ok[b, k] = good
+                if good:
+                    count += 1
+                    sum_x += dirs[k, 0]
+                    sum_y += dirs[k, 1]
+            frac[b] = count / n_rays
+            full[b] = count >= 16 and math.hypot(sum_x, sum_y) < 0.25 * max(count, 1)
+        # Full rims: fitted at the calibration's radius, and their observed radius sets the ratio.
+        r_obs = np.empty(n)
+        n_full = 0
+        for b in range(n):
+            px_[b] = cx[b]
+            py_[b] = cy[b]
+            if not full[b]:
+                continue
+            step = d_rho * radii[b]
+            r0 = rho[0] * radii[b]
+            for k in range(n_rays):
+                rr = r0 + pos_idx[b, k] * step
+                ptx[k] = cx[b] + rr * dirs[k, 0]
+                pty[k] = cy[b] + rr * dirs[k, 1]
+            fx, fy = _fit_one(ptx, pty, ok[b], radii[b], cx[b], cy[b])
+            px_[b] = fx
+            py_[b] = fy
+            tot = 0.0
+            cnt = 0
+            for k in range(n_rays):
+                if ok[b, k]:
+                    tot += math.hypot(ptx[k] - fx, pty[k] - fy)
+                    cnt += 1
+            r_obs[n_full] = tot / cnt / radii[b]
+            n_full += 1
+        if n_full:
+            ratio = min(max(_median_sorted(r_obs[:n_full]), 0.8), 1.4)
+        # Valleys of brightness one radius out: rim points against a frozen neighbour.
+        for b in range(n):
+            count = 0
+            sum_x = 0.0
+            sum_y = 0.0
+            for k in range(n_rays):
+                gr = gray[b, k]
+                v = lo
+                for j in range(lo + 1, hi):
+                    if gr[j] < gr[v]:
+                        v = j
+                val = (
+                    gr[v] < np.float32(thr_in * min(gr[i_in], gr[i_out]))
+                    and score[b, k, i_out] > thr_in
+                    and not ok[b, k]
+                    and valley_ok[b, k]
+                )
+                valley[b, k] = val
+                v_pos[b, k] = v + np.float64(_sub_sample(gr[v - 1], gr[v], gr[v + 1]))
+                if val or ok[b, k]:
+                    count += 1
+                    sum_x += dirs[k, 0]
+                    sum_y += dirs[k, 1]
+            support[b] = count / n_rays
+            partial = count >= 8 and math.hypot(sum_x, sum_y) < 0.8 * max(count, 1) and not full[b]
+            if partial:
+                step = d_rho * radii[b]
+                r0 = rho[0] * radii[b]
+                for k in range(n_rays):
+                    rim = r0 + pos_idx[b, k] * step
+                    rr = rim if ok[b, k] else valley_scale * (r0 + v_pos[b, k] * (step * ratio))
+                    ptx[k] = cx[b] + rr * dirs[k, 0]
+                    pty[k] = cy[b] + rr * dirs[k, 1]
+                both = ok[b] | valley[b]
+                fx, fy = _fit_one(ptx, pty, both, ratio * radii[b], cx[b], cy[b])
+                px_[b] = fx
+                py_[b] = fy
+        for b in range(n):
+            if math.hypot(px_[b] - sx[b], py_[b] - sy[b]) > 0.6 * radii[b]:
+                px_[b] = sx[b]
+                py_[b] = sy[b]
+            cx[b] = px_[b]
+            cy[b] = py_[b]
+    out = np.empty((n, 2))
+    out[:, 0] = cx
+    out[:, 1] = cy
+    colour = inner.astype(np.float64) / (n_rays * n_inner)
+    return out, frac, ratio, support, colour
