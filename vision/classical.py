@@ -39,6 +39,7 @@ import cv2
 import numpy as np
 
 from calibration.mapping import Calibration
+from vision.classical_kernels import vote_kernel
 from vision.cloth import ClothModel
 from vision.detections import BALL, CUE, Detections
 from vision.detector import check_frame
@@ -193,37 +194,13 @@ class ClassicalDetector:
 
     # ---- core -------------------------------------------------------------------------------------------
     def _votes(self, gray: np.ndarray, near_fg: np.ndarray) -> np.ndarray:
+        """Every luminance edge pixel on ``near_fg`` votes along its gradient at ``_vote_steps`` (the
+        loops in ``vision.classical_kernels.vote_kernel``)."""
         gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
         gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
         mag = cv2.magnitude(gx, gy)
-        h, w = gray.shape
-        edges = cv2.compare(mag, float(self.settings.edge_threshold), cv2.CMP_GT)  # type: ignore[call-overload]
-        sel = cv2.bitwise_and(edges, near_fg)
-        nz = cv2.findNonZero(sel)
-        if nz is None:
-            return np.zeros((h, w), np.float32)
-        nz = nz.reshape(-1, 2)
-        xs, ys = nz[:, 0], nz[:, 1]
-        at = ys * w + xs
-        m = mag.reshape(-1).take(at)
-        ux, uy = gx.reshape(-1).take(at) / m, gy.reshape(-1).take(at) / m
-        wgt = np.minimum(m * np.float32(1.0 / (4 * self.settings.edge_threshold)), np.float32(1.0))
-        # Vote along the gradient at distances from the limb (shading) out to the rim, both ways, into an
-        # accumulator padded by the longest vote (no vote falls off it); the padding is cut off after.
-        steps = self._vote_steps[:, None]
-        xi = np.rint(xs.astype(np.float32)[None, :] + steps * ux[None, :])
-        yi = np.rint(ys.astype(np.float32)[None, :] + steps * uy[None, :])
-        p = self._vote_pad
-        wp = w + 2 * p
-        if (h + 2 * p) * wp >= 1 << 24:  # cell numbers exact in float32 only below 2 ** 24
-            xi, yi = xi.astype(np.float64), yi.astype(np.float64)
-        yi *= wp
-        yi += xi
-        yi += p * wp + p
-        cell = yi.astype(np.intp).ravel()
-        ww = np.tile(wgt, len(self._vote_steps))
-        acc = np.bincount(cell, weights=ww, minlength=(h + 2 * p) * wp).reshape(h + 2 * p, wp)
-        return acc[p : p + h, p : p + w].astype(np.float32)
+        thr = float(self.settings.edge_threshold)
+        return vote_kernel(gx, gy, mag, near_fg, thr, self._vote_steps, np.float32(1.0 / (4 * thr)))
 
     def _mark(self, stage: str) -> None:
         """Add the time since the previous mark to ``stage`` in ``stage_ms``."""
