@@ -70,6 +70,9 @@ class ExtractorSettings:
     kiss_window: int = 16
     kiss_rise_mm: float = 5.0
     kiss_after: int = 12  # frames after the closest: a bend or a start there is explained first
+    # A break waits (up to this many frames) for one first seen no later that is not ready to explain yet: causes
+    # come before their effects (a rack's back ball, seen off in the frame of the break, waits for the struck ball).
+    order_wait_frames: int = 6
 
 
 @dataclass
@@ -423,6 +426,7 @@ class EventExtractor:
     # ---- breaks -----------------------------------------------------------------------------------------
     def _resolve(self, out: list[Event], force: bool) -> None:
         ready: list[tuple[float, _Ball, _Break]] = []
+        waiting = []  # (last old sample, first new one) of the breaks not ready yet
         for b in self.balls.values():
             keep = []
             for br in b.breaks:
@@ -432,11 +436,30 @@ class EventExtractor:
                     ready.append((br.t_hi, b, br))  # by first sighting: a ball that ran unseen comes last
                 else:
                     keep.append(br)
+                    waiting.append((br.t_lo, br.t_hi))
             b.breaks = keep
+        now = self._times[-1] if self._times else 0.0
+        lows = [lo for lo, hi in waiting if now - hi <= self.s.order_wait_frames * self._dt]
+        if lows and not force:
+            # A break still waiting for its path happened after its ball's last sample on the old one: nothing
+            # first seen after that is explained before it (it may be what set that off).
+            hold = round(min(lows) / self._dt)
+            for t_hi, b, br in ready:
+                if round(t_hi / self._dt) > hold:
+                    b.breaks.append(br)
+            ready = [r for r in ready if round(r[0] / self._dt) <= hold]
         # Breaks first seen in the same frame are taken outwards from the struck ball: what it hit is the cause
         # of the rest (a rack's balls all seen set off in the frame after the break).
+        # The struck ball's own break counts from its last sample before it (its hit is what sets the others off,
+        # though it may be seen again only after them).
         near = self._struck_pos()
-        ready.sort(key=lambda r: (round(r[0] / self._dt), self._distance_from(r[1], near)))
+        struck = self._stroke[0] if self._stroke is not None and self.shot_active else None
+        ready.sort(
+            key=lambda r: (
+                round((r[2].t_lo if r[1].id == struck else r[0]) / self._dt),
+                self._distance_from(r[1], near),
+            )
+        )
         for _, b, br in ready:
             if br.kind == "start":
                 self._explain_start(b, br, out)
@@ -911,7 +934,7 @@ class EventExtractor:
 
     def _grazes(self, b: _Ball, ts: list[float], ps: list[np.ndarray], out: list[Event]) -> None:
         """Cushion touches too glancing to bend the path visibly: the distance to the nose line falls to one
-        radius and rises again (a V) inside one straight segment."""
+        radius and rises again (a V) inside one straight segment (a long one may hold several)."""
         if len(ps) < 7:
             return
         R = self.table.ball_radius_mm
@@ -919,27 +942,35 @@ class EventExtractor:
         for cu in self.table.cushions.values():
             n = np.array(cu.inward)
             off = (arr - np.array(cu.start)) @ n - R
-            k = int(np.argmin(off))
-            if not (3 <= k <= len(ps) - 4) or off[k] > self.s.graze_tol_mm:
-                continue
-            if min(off[:k].max(), off[k + 1 :].max()) < off[k] + 10.0:
-                continue  # rolling along the cushion, not touching it once (a V: off it before and after)
-            if any(e.type == "cushion" and e.ball == b.id and abs((e.t or 0) - ts[k]) < 4 * self._dt for e in out):
-                continue
-            if any(bb == b.id and abs(tt - ts[k]) < 4 * self._dt for bb, tt in self._cushion_times):
-                continue
-            al = cu.along(_pt(arr[k]))
-            if not (0 <= al <= cu.length_mm):
-                continue
-            t_arr = np.array(ts)
-            a1 = np.polyfit(t_arr[k - 3 : k + 1], off[k - 3 : k + 1], 1)
-            a2 = np.polyfit(t_arr[k : k + 4], off[k : k + 4], 1)
-            tc = ts[k]
-            if abs(a1[0] - a2[0]) > 1e-6:
-                tc = float(np.clip((a2[1] - a1[1]) / (a1[0] - a2[0]), ts[k - 1], ts[k + 1]))
-            p = arr[k] - n * (R + off[k])
-            self._cushion_times.append((b.id, tc))
-            out.append(self._event("cushion", tc, ball=b.id, cushion=cu.name, pos=_pt(p), confidence=0.6))
+            for k, before, after in _valleys(off, self.s.graze_tol_mm):
+                if not (3 <= k <= len(ps) - 4):
+                    continue
+                if min(before, after) < off[k] + 10.0:
+                    continue  # rolling along the cushion, not touching it once (a V: off it before and after)
+                self._graze(b, cu, ts, arr, off, k, out)
+
+    def _graze(
+        self, b: _Ball, cu: Cushion, ts: list[float], arr: np.ndarray, off: np.ndarray, k: int, out: list[Event]
+    ) -> None:
+        """The touch of ``cu`` at the bottom (sample ``k``) of a V of the distance ``off`` to its nose line."""
+        R = self.table.ball_radius_mm
+        n = np.array(cu.inward)
+        if any(e.type == "cushion" and e.ball == b.id and abs((e.t or 0) - ts[k]) < 4 * self._dt for e in out):
+            return
+        if any(bb == b.id and abs(tt - ts[k]) < 4 * self._dt for bb, tt in self._cushion_times):
+            return
+        al = cu.along(_pt(arr[k]))
+        if not (0 <= al <= cu.length_mm):
+            return
+        t_arr = np.array(ts)
+        a1 = np.polyfit(t_arr[k - 3 : k + 1], off[k - 3 : k + 1], 1)
+        a2 = np.polyfit(t_arr[k : k + 4], off[k : k + 4], 1)
+        tc = ts[k]
+        if abs(a1[0] - a2[0]) > 1e-6:
+            tc = float(np.clip((a2[1] - a1[1]) / (a1[0] - a2[0]), ts[k - 1], ts[k + 1]))
+        p = arr[k] - n * (R + off[k])
+        self._cushion_times.append((b.id, tc))
+        out.append(self._event("cushion", tc, ball=b.id, cushion=cu.name, pos=_pt(p), confidence=0.6))
 
     # ---- losses and reappearances -------------------------------------------------------------------------
     def _lost(self, loss: Loss, out: list[Event]) -> None:
@@ -965,8 +996,10 @@ class EventExtractor:
                 else:
                     root = solve_root(lambda u: pk.depth(_pt(f.at(u))) - pd, f.t0 - dt, loss.last_t, steps=60)
                 if root is not None:
-                    t_ev = root
-                    p_ev = f.at(root)
+                    # gone from the next frame on: it fell by then, however slowly its last samples ran (a ball
+                    # rattling in the jaws drops from near rest)
+                    t_ev = min(root, loss.last_t + dt)
+                    p_ev = f.at(t_ev)
             if f is not None:
                 self._jaw_touch(b, pk, f, loss.last_t - 2 * dt, t_ev, out)
             if b.segs and b.seg.kind == "move":
@@ -1081,6 +1114,24 @@ class EventExtractor:
             review=conf < self.s.review_below,
             **kw,  # type: ignore[arg-type]
         )
+
+
+def _valleys(off: np.ndarray, depth: float) -> list[tuple[int, float, float]]:
+    """The bottoms of the dips of ``off`` to ``depth`` or below (index), each with the highest ``off`` between
+    it and the dip before it, and between it and the next (or the ends)."""
+    low = np.flatnonzero(off <= depth)
+    if len(low) == 0:
+        return []
+    runs = np.split(low, np.flatnonzero(np.diff(low) > 1) + 1)  # each dip: a run of samples at or below depth
+    ks = [int(r[np.argmin(off[r])]) for r in runs]
+    bounds = [0, *ks, len(off) - 1]
+    out = []
+    for j, k in enumerate(ks):
+        lo, hi = bounds[j], bounds[j + 2]
+        before = float(off[lo:k].max()) if k > lo else float(off[k])
+        after = float(off[k + 1 : hi + 1].max()) if hi > k else float(off[k])
+        out.append((k, before, after))
+    return out
 
 
 def _gap_to_point(path: PathFit, q: np.ndarray, dist: float) -> Callable[[float], float]:

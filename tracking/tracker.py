@@ -391,9 +391,17 @@ class Tracker:
         # neighbour's detection, that one the next, and so on along the rack to a ball that came back.
         fresh = np.array([tr.state in (TrackState.CONFIRMED, TrackState.TENTATIVE) for tr in tracks])
         gated_fresh = ((tier == 0) & (cost < big) & fresh[:, None]).any(axis=0)
+        # A ball that ran into a pocket and vanished comes back (out of the jaws) only on a detection no visible
+        # ball was just beside: a second ball following it into the same pocket would give it its id.
+        near_seen = np.zeros(len(z), bool)
+        for tr in tracks:
+            if tr.state == TrackState.CONFIRMED and t - tr.last_t <= 2.5 * self._frame_dt:
+                near_seen |= np.linalg.norm(z - tr.last_meas, axis=1) <= self.table.ball_diameter_mm
         for i, tr in enumerate(tracks):
             if tr.state == TrackState.OCCLUDED:
                 cost[i, gated & (tier[i] == 1)] = big
+                if self._entering_pocket(tr):
+                    cost[i, near_seen] = big
             elif tr.state == TrackState.TENTATIVE:
                 cost[i, gated_fresh & (tier[i] == 1)] = big
         # In the first moments a detection at a known ball's place is that ball's, never another's kink.
@@ -616,6 +624,9 @@ class Tracker:
         for old in self._tracks:
             if old is tr or old.state != TrackState.OCCLUDED or old.id is None:
                 continue
+            far = float(np.linalg.norm(tr.prev_meas - old.last_meas)) > 2 * self.table.ball_diameter_mm
+            if far and self._entering_pocket(old):
+                continue  # it vanished running into a pocket: it is in there, not coming out of hiding far away
             base = old.pos
             back = base - tr.prev_meas
             if speed < 50.0:
@@ -644,6 +655,7 @@ class Tracker:
             return None
         name = best.id
         best.id = None
+        tr.vouched = best.vouched  # the same ball: a known ball at its place stays one under the player's arm
         self._tracks.remove(best)
         return name
 
@@ -747,6 +759,13 @@ class Tracker:
             # since a hand could hide it; flagged for review by the extractor.
             return self._lose(tr, "pot", mouth, v, 0.6)
         return None
+
+    def _entering_pocket(self, tr: _Track) -> bool:
+        """Was ``tr`` last seen moving into a pocket (its last two sightings' velocity, as ``_check_loss`` reads it)?"""
+        if tr.resting or tr.prev_meas is None or tr.prev_t is None:
+            return False
+        v = (tr.last_meas - tr.prev_meas) / max(tr.last_t - tr.prev_t, 1e-6)
+        return float(np.linalg.norm(v)) > 30.0 and self._pocket_ahead(tr.last_meas, v) is not None
 
     def _pocket_ahead(self, p: np.ndarray, v: np.ndarray) -> str | None:
         """The pocket a ball last seen at ``p`` moving with ``v`` was entering: already in or just short of
