@@ -17,6 +17,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.cloth_kernels import foreground_kernel
+
 
 @dataclass
 class ClothModel:
@@ -104,7 +106,16 @@ class ClothModel:
         return mask, cloth_fraction
 
     def foreground_mask(self, rect_bgr: np.ndarray, surface: np.ndarray, dark_ok: np.ndarray) -> np.ndarray:
-        """``foreground``'s mask alone (for windows of the grid, where the cloth fraction means nothing)."""
+        """``foreground``'s mask alone (for windows of the grid, where the cloth fraction means nothing): one
+        compiled pass (``vision.cloth_kernels``) of what ``foreground_mask_cv2`` does in OpenCV calls."""
+        thr = self.chroma_threshold()
+        basis = self._basis_f32()
+        return foreground_kernel(
+            rect_bgr, surface, dark_ok, basis, np.float32(thr), np.float32(self.bright_k), np.float32(self.dark_k)
+        )
+
+    def foreground_mask_cv2(self, rect_bgr: np.ndarray, surface: np.ndarray, dark_ok: np.ndarray) -> np.ndarray:
+        """``foreground_mask`` in OpenCV calls: the reference the compiled pass is tested against."""
         k, chroma = self.describe(rect_bgr)
         thr = self.chroma_threshold()
         fg = cv2.bitwise_or(
@@ -113,6 +124,16 @@ class ClothModel:
         )
         dark = cv2.bitwise_and(cv2.compare(k, self.dark_k, cv2.CMP_LT), dark_ok)  # type: ignore[call-overload]
         return cv2.bitwise_and(cv2.bitwise_or(fg, dark), surface)
+
+    def _basis_f32(self) -> np.ndarray:
+        """``basis`` as one contiguous 3 x 3 float32 array (cached per colour)."""
+        key = self.colour.tobytes() if self.colour is not None else b""
+        cached = self.__dict__.get("_basis_f32_cache")
+        if cached is None or cached[0] != key:
+            cached = (key, np.ascontiguousarray(self.basis(), dtype=np.float32))
+            self.__dict__["_basis_f32_cache"] = cached
+        out: np.ndarray = cached[1]
+        return out
 
     def adapt(self, rect_bgr: np.ndarray, cloth_mask: np.ndarray) -> None:
         """Move the reference colour a little toward the median of the pixels now classified as cloth."""

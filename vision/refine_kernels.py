@@ -15,6 +15,8 @@ import math
 import numba
 import numpy as np
 
+from vision.kernel_ops import fma32
+
 _F0 = np.float32(0.0)
 _F1 = np.float32(1.0)
 
@@ -113,14 +115,9 @@ def _transform_rows(
     m3: np.float32,
     out: np.ndarray,
 ) -> None:
-    """One row of ``cv2.transform`` as this OpenCV build computes it: fma(m2, v2, fma(m0, v0, m1 v1)) + m3
-    (a float32 product is exact in float64, so each fma is one rounding, bar rare double roundings;
-    numba's ``float()`` keeps a float32 a float32, hence ``np.float64``)."""
+    """One row of ``cv2.transform`` as this OpenCV build computes it: fma(m2, v2, fma(m0, v0, m1 v1)) + m3."""
     for q in range(v0.shape[0]):
-        t1 = np.float32(m1 * v1[q])
-        t2 = np.float32(np.float64(m0) * np.float64(v0[q]) + np.float64(t1))
-        t3 = np.float32(np.float64(m2) * np.float64(v2[q]) + np.float64(t2))
-        out[q] = t3 + m3
+        out[q] = fma32(m2, v2[q], fma32(m0, v0[q], m1 * v1[q])) + m3
 
 
 @numba.njit(cache=True)

@@ -1,0 +1,62 @@
+"""The compiled loop of ``vision.cloth.ClothModel.foreground_mask``: every pixel's brightness and chroma
+against the cloth colour and its not-cloth test, in one pass (the arithmetic ``cv2.transform`` and the
+comparisons do, value for value on the OpenCV build this was measured on)."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from vision.kernel_ops import fma32
+
+
+@numba.njit(cache=True)
+def foreground_kernel(
+    bgr: np.ndarray,
+    surface: np.ndarray,
+    dark_ok: np.ndarray,
+    basis: np.ndarray,
+    chroma_thr: np.float32,
+    bright_k: np.float32,
+    dark_k: np.float32,
+) -> np.ndarray:
+    """uint8 0/255: pixels of ``bgr`` on ``surface`` whose chroma residual exceeds ``chroma_thr``, brighter
+    than ``bright_k`` times the cloth, or darker than ``dark_k`` times it where ``dark_ok``. ``basis``: the
+    3 x 3 float32 rows (brightness, two chroma directions) of ``ClothModel.basis``."""
+    h, w = surface.shape
+    out = np.zeros((h, w), np.uint8)
+    b00, b01, b02 = basis[0, 0], basis[0, 1], basis[0, 2]
+    b10, b11, b12 = basis[1, 0], basis[1, 1], basis[1, 2]
+    b20, b21, b22 = basis[2, 0], basis[2, 1], basis[2, 2]
+    p0 = np.empty(w, np.float32)
+    p1 = np.empty(w, np.float32)
+    p2 = np.empty(w, np.float32)
+    for i in range(h):
+        row = bgr[i]
+        srow = surface[i]
+        drow = dark_ok[i]
+        orow = out[i]
+        # One row's channels as float32 planes, then a loop over them that vectorises.
+        for j in range(w):
+            p0[j] = row[j, 0]
+            p1[j] = row[j, 1]
+            p2[j] = row[j, 2]
+        for j in range(w):
+            v0 = p0[j]
+            v1 = p1[j]
+            v2 = p2[j]
+            k = _transform3(v0, v1, v2, b00, b01, b02)
+            e1 = _transform3(v0, v1, v2, b10, b11, b12)
+            e2 = _transform3(v0, v1, v2, b20, b21, b22)
+            chroma = np.float32(np.sqrt(np.float32(e1 * e1) + np.float32(e2 * e2)))
+            fg = (chroma > chroma_thr) | (k > bright_k) | ((k < dark_k) & (drow[j] != 0))
+            orow[j] = np.uint8(255) if fg & (srow[j] != 0) else np.uint8(0)
+    return out
+
+
+@numba.njit(cache=True, inline="always")
+def _transform3(
+    v0: np.float32, v1: np.float32, v2: np.float32, m0: np.float32, m1: np.float32, m2: np.float32
+) -> np.float32:
+    """One row of ``cv2.transform`` (1 x 3) as this OpenCV build computes it: fma(m2, v2, fma(m0, v0, m1 v1))."""
+    return fma32(m2, v2, fma32(m0, v0, m1 * v1))
