@@ -39,7 +39,7 @@ import cv2
 import numpy as np
 
 from calibration.mapping import Calibration
-from vision.classical_kernels import vote_kernel
+from vision.classical_kernels import classify_blobs, stack_windows, vote_kernel, window_blobs
 from vision.cloth import ClothModel
 from vision.detections import BALL, CUE, Detections
 from vision.detector import check_frame
@@ -358,12 +358,7 @@ class ClassicalDetector:
         rows = size + 1
         m1, m2 = self.rectifier.maps
         sm1, sm2, surf, dark = self._stack_buffers(n)
-        for i, (x, y) in enumerate(zip(ox.tolist(), oy.tolist(), strict=True)):
-            r0 = i * rows
-            sm1[r0 : r0 + size] = m1[y : y + size, x : x + size]
-            sm2[r0 : r0 + size] = m2[y : y + size, x : x + size]
-            surf[r0 : r0 + size] = self.rectifier.surface[y : y + size, x : x + size]
-            dark[r0 : r0 + size] = self.rectifier.dark_ok[y : y + size, x : x + size]
+        stack_windows(m1, m2, self.rectifier.surface, self.rectifier.dark_ok, ox, oy, size, sm1, sm2, surf, dark)
         bgr = cv2.remap(frame, sm1, sm2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
         fg = self.cloth.foreground_mask(bgr, surf, dark)
         fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, self._open_kernel)
@@ -373,35 +368,13 @@ class ClassicalDetector:
         # per pattern of cut sides).
         lab_in = cv2.bitwise_and(fg, self._zone_masks[cut @ _SIDE_BITS].reshape(n * rows, size))
         _, _, stats, cents = cv2.connectedComponentsWithStatsWithAlgorithm(lab_in, 8, cv2.CV_16U, cv2.CCL_BOLELLI)
-        stats, cents = stats[1:], cents[1:]
-        win = stats[:, 1] // rows
-        sx, sy = stats[:, 0], stats[:, 1] - win * rows
-        lx, ly = cents[:, 0], cents[:, 1] - win * rows
-        o = own[win]
-        mine = (lx >= o[:, 0]) & (lx < o[:, 2]) & (ly >= o[:, 1]) & (ly < o[:, 3])
-        c = cut[win]
-        sx1, sy1 = sx + stats[:, 2], sy + stats[:, 3]
-        interior = ~(
-            (c[:, 0] & (sx < EDGE_ZONE))
-            | (c[:, 1] & (sy < EDGE_ZONE))
-            | (c[:, 2] & (sx1 > size - EDGE_ZONE))
-            | (c[:, 3] & (sy1 > size - EDGE_ZONE))
+        found, escalate = window_blobs(
+            stats[1:], cents[1:], size, ox, oy, own, cut, EDGE_ZONE, self._stretch, self._ball_area, self.radius_grid
         )
-        wx, wy = ox[win], oy[win]
-        gx, gy = lx + wx, ly + wy
-        single, big, strength = self._classify_blobs(stats, np.column_stack([gx, gy]))
-        ball_sized = stats[:, cv2.CC_STAT_AREA] >= 0.45 * self._ball_area
-        n_bad = np.bincount(win[mine & (big | (~interior & ball_sized))], minlength=n)
-        escalate = np.flatnonzero(n_bad)
-        ok = np.flatnonzero(mine & single & interior & (n_bad == 0)[win])
         out = [
-            _Single(
-                (x, y), st, (a + i, b + j, a1 + i, b1 + j), bgr, fg, k * rows - j, -i, k * rows, k * rows + size, size
-            )
-            for x, y, st, a, b, a1, b1, i, j, k in zip(
-                gx[ok].tolist(), gy[ok].tolist(), strength[ok].tolist(), sx[ok].tolist(), sy[ok].tolist(),
-                sx1[ok].tolist(), sy1[ok].tolist(), wx[ok].tolist(), wy[ok].tolist(), win[ok].tolist(), strict=True,
-            )
+            _Single((x, y), st, (int(a + i), int(b + j), int(a1 + i), int(b1 + j)), bgr, fg, int(k) * rows - int(j),
+                    -int(i), int(k) * rows, int(k) * rows + size, size)
+            for x, y, st, a, b, a1, b1, i, j, k in found.tolist()
         ]  # fmt: skip
         return out, escalate
 
@@ -423,20 +396,7 @@ class ClassicalDetector:
     def _classify_blobs(self, stats: np.ndarray, cents: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Which fine-grid blobs (stats, grid centroids) are one ball, which are larger, and the strength
         of a single ball (1 = a clean ball's)."""
-        ball_area = self._ball_area
-        area = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
-        bw, bh = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
-        fill = area / np.maximum(bw * bh, 1)
-        # A ball covers an ellipse of the cloth plane, stretched away from the camera by its obliquity.
-        ci = _clamp(np.round(cents).astype(np.intp), 0, self._grid_max)
-        k = self._stretch[ci[:, 1], ci[:, 0]]
-        most = 1.7 * ball_area * k
-        sized = area >= 0.45 * ball_area
-        single = sized & (area <= most) & (fill >= 0.5)
-        single &= (np.maximum(bw, bh) <= 2.7 * self.radius_grid * k) & (np.minimum(bw, bh) >= self.radius_grid)
-        big = (area > most) | (sized & ~single)
-        strength = _clamp(np.minimum(area / ball_area, 1.0) * 1.25 * fill, 0.0, 1.0)
-        return single, big, strength
+        return classify_blobs(stats, cents, self._stretch, self._ball_area, self.radius_grid)
 
     def _fine_box(self, frame: np.ndarray, box: list[int], known: np.ndarray) -> _Roi:
         """The fine grid in one box: its picture, not-cloth mask and blobs, its single balls and the

@@ -47,3 +47,141 @@ def vote_kernel(
             if 0 <= xi < w and 0 <= yi < h:
                 acc[yi, xi] += np.float64(wg[i])
     return acc.astype(np.float32)
+
+
+@numba.njit(cache=True)
+def stack_windows(
+    m1: np.ndarray,
+    m2: np.ndarray,
+    surface: np.ndarray,
+    dark_ok: np.ndarray,
+    ox: np.ndarray,
+    oy: np.ndarray,
+    size: int,
+    sm1: np.ndarray,
+    sm2: np.ndarray,
+    surf: np.ndarray,
+    dark: np.ndarray,
+) -> None:
+    """Copy the ``size`` x ``size`` windows at (ox, oy) of the grid's remap maps and masks one above the
+    other into ``sm1``, ``sm2``, ``surf``, ``dark`` (window i at rows i (size + 1) on; the row below each is
+    left as it is)."""
+    rows = size + 1
+    for i in range(ox.shape[0]):
+        x = ox[i]
+        y = oy[i]
+        r0 = i * rows
+        for r in range(size):
+            for c in range(size):
+                sm1[r0 + r, c, 0] = m1[y + r, x + c, 0]
+                sm1[r0 + r, c, 1] = m1[y + r, x + c, 1]
+                sm2[r0 + r, c] = m2[y + r, x + c]
+                surf[r0 + r, c] = surface[y + r, x + c]
+                dark[r0 + r, c] = dark_ok[y + r, x + c]
+
+
+@numba.njit(cache=True)
+def classify_blobs(
+    stats: np.ndarray, cents: np.ndarray, stretch: np.ndarray, ball_area: float, radius: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Which fine-grid blobs (``cv2.connectedComponentsWithStats`` rows, grid centroids) are one ball, which
+    are larger, and a single ball's strength (see ``ClassicalDetector._classify_blobs``; float32 where the
+    numpy version's float scalars times the float32 ``stretch`` were float32)."""
+    n = stats.shape[0]
+    h, w = stretch.shape
+    single = np.zeros(n, np.bool_)
+    big = np.zeros(n, np.bool_)
+    strength = np.zeros(n)
+    most_f = np.float32(1.7 * ball_area)
+    long_f = np.float32(2.7 * radius)
+    for i in range(n):
+        bw = stats[i, 2]
+        bh = stats[i, 3]
+        area = np.float64(stats[i, 4])
+        fill = area / max(bw * bh, 1)
+        cx = min(max(int(np.rint(cents[i, 0])), 0), w - 1)
+        cy = min(max(int(np.rint(cents[i, 1])), 0), h - 1)
+        k = stretch[cy, cx]
+        most = np.float64(np.float32(most_f * k))
+        sized = area >= 0.45 * ball_area
+        one = sized and area <= most and fill >= 0.5
+        one = one and np.float64(max(bw, bh)) <= np.float64(np.float32(long_f * k)) and min(bw, bh) >= radius
+        single[i] = one
+        big[i] = area > most or (sized and not one)
+        strength[i] = min(max(min(area / ball_area, 1.0) * 1.25 * fill, 0.0), 1.0)
+    return single, big, strength
+
+
+@numba.njit(cache=True)
+def window_blobs(
+    stats: np.ndarray,
+    cents: np.ndarray,
+    size: int,
+    ox: np.ndarray,
+    oy: np.ndarray,
+    own: np.ndarray,
+    cut: np.ndarray,
+    edge_zone: int,
+    stretch: np.ndarray,
+    ball_area: float,
+    radius: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The single balls of the stacked fine windows (``ClassicalDetector._window_singles``) from the blobs
+    of the stack (``stats``, ``cents``: its components without the background, windows ``size`` rows
+    and a row apart): one row per ball (grid centroid x, y, strength, bbox x0, y0, x1, y1 in its window,
+    the window's origin x, y and index), and the windows holding more than one ball's blob. A blob
+    counts for the window whose own blob box (``own``) holds its centroid; ``cut`` (n x 4: left, top,
+    right, bottom): the window sides cut by its edge, where a blob touching the edge zone is not whole."""
+    n_win = ox.shape[0]
+    rows = size + 1
+    m = stats.shape[0]
+    gxy = np.empty((m, 2))
+    win = np.empty(m, np.int64)
+    for i in range(m):
+        wi = stats[i, 1] // rows
+        win[i] = wi
+        gxy[i, 0] = cents[i, 0] + ox[wi]
+        gxy[i, 1] = (cents[i, 1] - wi * rows) + oy[wi]
+    single, big, strength = classify_blobs(stats, gxy, stretch, ball_area, radius)
+    mine = np.zeros(m, np.bool_)
+    interior = np.zeros(m, np.bool_)
+    bad = np.zeros(n_win, np.bool_)
+    for i in range(m):
+        wi = win[i]
+        sx = stats[i, 0]
+        sy = stats[i, 1] - wi * rows
+        lx = cents[i, 0]
+        ly = cents[i, 1] - wi * rows
+        mine[i] = lx >= own[wi, 0] and lx < own[wi, 2] and ly >= own[wi, 1] and ly < own[wi, 3]
+        edge = (
+            (cut[wi, 0] and sx < edge_zone)
+            or (cut[wi, 1] and sy < edge_zone)
+            or (cut[wi, 2] and sx + stats[i, 2] > size - edge_zone)
+            or (cut[wi, 3] and sy + stats[i, 3] > size - edge_zone)
+        )
+        interior[i] = not edge
+        ball_sized = stats[i, 4] >= 0.45 * ball_area
+        if mine[i] and (big[i] or (edge and ball_sized)):
+            bad[wi] = True
+    n_ok = 0
+    for i in range(m):
+        if mine[i] and single[i] and interior[i] and not bad[win[i]]:
+            n_ok += 1
+    out = np.empty((n_ok, 10))
+    q = 0
+    for i in range(m):
+        wi = win[i]
+        if mine[i] and single[i] and interior[i] and not bad[wi]:
+            sy = stats[i, 1] - wi * rows
+            out[q, 0] = gxy[i, 0]
+            out[q, 1] = gxy[i, 1]
+            out[q, 2] = strength[i]
+            out[q, 3] = stats[i, 0]
+            out[q, 4] = sy
+            out[q, 5] = stats[i, 0] + stats[i, 2]
+            out[q, 6] = sy + stats[i, 3]
+            out[q, 7] = ox[wi]
+            out[q, 8] = oy[wi]
+            out[q, 9] = wi
+            q += 1
+    return out, np.flatnonzero(bad)

@@ -1,0 +1,128 @@
+"""The classical detector's compiled blob loops (``vision.classical_kernels``) against the numpy code they
+replaced, kept here as the plain reference: the blob classes and strengths, and the single balls and
+escalated windows of a stack of fine windows."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.table import TableModel
+from tests.detect_support import top_down_corners
+from vision.classical import EDGE_ZONE, ClassicalDetector
+from vision.classical_kernels import classify_blobs, window_blobs
+
+TABLE = TableModel()
+
+
+@pytest.fixture(scope="module")
+def detector() -> ClassicalDetector:
+    from calibration.mapping import Calibration
+
+    size = (1280, 720)
+    cal = Calibration.from_corners(top_down_corners(size, TABLE, 60), size, TABLE)
+    return ClassicalDetector(cal)
+
+
+def _classify_reference(det: ClassicalDetector, stats: np.ndarray, cents: np.ndarray):
+    ball_area = det._ball_area
+    area = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
+    bw, bh = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
+    fill = area / np.maximum(bw * bh, 1)
+    ci = np.clip(np.round(cents).astype(np.intp), 0, det._grid_max)
+    k = det._stretch[ci[:, 1], ci[:, 0]]
+    most = 1.7 * ball_area * k
+    sized = area >= 0.45 * ball_area
+    single = sized & (area <= most) & (fill >= 0.5)
+    single &= (np.maximum(bw, bh) <= 2.7 * det.radius_grid * k) & (np.minimum(bw, bh) >= det.radius_grid)
+    big = (area > most) | (sized & ~single)
+    strength = np.clip(np.minimum(area / ball_area, 1.0) * 1.25 * fill, 0.0, 1.0)
+    return single, big, strength
+
+
+def _random_stats(det: ClassicalDetector, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    r = det.radius_grid
+    bw = rng.integers(1, int(4 * r), n)
+    bh = rng.integers(1, int(4 * r), n)
+    area = np.minimum(rng.integers(1, int(6 * det._ball_area), n), bw * bh)
+    # Areas on the thresholds themselves.
+    area[:4] = [np.ceil(0.45 * det._ball_area), np.floor(1.7 * det._ball_area), 2 * bw[2] * bh[2] // 4, 1]
+    stats = np.column_stack([rng.integers(0, 300, n), rng.integers(0, 150, n), bw, bh, area]).astype(np.int32)
+    h, w = det._grid_shape
+    cents = np.column_stack([rng.uniform(-3, w + 3, n), rng.uniform(-3, h + 3, n)])
+    cents[:3] = [[0.5, 2.5], [w - 0.5, h - 1.5], [10.5, 11.5]]  # rounding ties and the grid's edge
+    return stats, cents
+
+
+def test_blob_classes_match_the_numpy_reference(detector):
+    stats, cents = _random_stats(detector, 3000, 1)
+    got = classify_blobs(stats, cents, detector._stretch, detector._ball_area, detector.radius_grid)
+    ref = _classify_reference(detector, stats, cents)
+    np.testing.assert_array_equal(got[0], ref[0])
+    np.testing.assert_array_equal(got[1], ref[1])
+    np.testing.assert_allclose(got[2], ref[2], rtol=0, atol=0)
+    assert got[0].sum() > 10 and got[1].sum() > 10  # both classes occur
+
+
+def _window_reference(det: ClassicalDetector, stats, cents, ox, oy, own, cut):
+    """``_window_singles``' numpy blob code: rows of single balls and the escalated windows."""
+    size, n = det._win, len(ox)
+    rows = size + 1
+    win = stats[:, 1] // rows
+    sx, sy = stats[:, 0], stats[:, 1] - win * rows
+    lx, ly = cents[:, 0], cents[:, 1] - win * rows
+    o = own[win]
+    mine = (lx >= o[:, 0]) & (lx < o[:, 2]) & (ly >= o[:, 1]) & (ly < o[:, 3])
+    c = cut[win]
+    sx1, sy1 = sx + stats[:, 2], sy + stats[:, 3]
+    interior = ~(
+        (c[:, 0] & (sx < EDGE_ZONE))
+        | (c[:, 1] & (sy < EDGE_ZONE))
+        | (c[:, 2] & (sx1 > size - EDGE_ZONE))
+        | (c[:, 3] & (sy1 > size - EDGE_ZONE))
+    )
+    wx, wy = ox[win], oy[win]
+    gx, gy = lx + wx, ly + wy
+    single, big, strength = _classify_reference(det, stats, np.column_stack([gx, gy]))
+    ball_sized = stats[:, cv2.CC_STAT_AREA] >= 0.45 * det._ball_area
+    n_bad = np.bincount(win[mine & (big | (~interior & ball_sized))], minlength=n)
+    ok = np.flatnonzero(mine & single & interior & (n_bad == 0)[win])
+    found = np.column_stack([gx[ok], gy[ok], strength[ok], sx[ok], sy[ok], sx1[ok], sy1[ok], wx[ok], wy[ok], win[ok]])
+    return found, np.flatnonzero(n_bad)
+
+
+def test_window_singles_match_the_numpy_reference(detector):
+    det = detector
+    size = det._win
+    rows = size + 1
+    rng = np.random.default_rng(3)
+    n = 40
+    h, w = det._grid_shape
+    ox = np.clip(rng.integers(-5, w - size + 5, n), 0, w - size)
+    oy = np.clip(rng.integers(-5, h - size + 5, n), 0, h - size)
+    own = np.column_stack([rng.integers(0, 12, n), rng.integers(0, 12, n), rng.integers(20, size, n),
+                           rng.integers(20, size, n)])  # fmt: skip
+    cut = np.column_stack([ox > 0, oy > 0, ox + size < w, oy + size < h])
+    # Each window: a ball, sometimes a second touching one, a blob on the edge, a speck.
+    stack = np.zeros((n * rows, size), np.uint8)
+    r = det.radius_grid
+    for i in range(n):
+        win = stack[i * rows : i * rows + size]
+        cx, cy = rng.uniform(8, size - 8, 2)
+        cv2.circle(win, (int(cx * 16), int(cy * 16)), int(r * 16), 255, -1, cv2.LINE_AA, 4)
+        if i % 3 == 0:
+            cv2.circle(win, (int((cx + 2 * r) * 16), int(cy * 16)), int(r * 16), 255, -1, cv2.LINE_AA, 4)
+        if i % 4 == 1:
+            cv2.circle(win, (0, int(cy * 16)), int(1.2 * r * 16), 255, -1, cv2.LINE_AA, 4)
+        if i % 5 == 2:
+            win[2:4, size - 6 : size - 4] = 255
+    stack = np.where(stack > 127, 255, 0).astype(np.uint8)
+    _, _, stats, cents = cv2.connectedComponentsWithStats(stack, connectivity=8)
+    stats, cents = stats[1:], cents[1:]
+    got, esc = window_blobs(stats, cents, size, ox, oy, own, cut, EDGE_ZONE, det._stretch, det._ball_area, r)
+    ref, ref_esc = _window_reference(det, stats, cents, ox, oy, own, cut)
+    np.testing.assert_array_equal(esc, ref_esc)
+    np.testing.assert_array_equal(got, ref)
+    assert len(ref) >= 5 and len(ref_esc) >= 5  # singles found and windows escalated
