@@ -39,7 +39,7 @@ import cv2
 import numpy as np
 
 from calibration.mapping import Calibration
-from vision.classical_kernels import classify_blobs, stack_windows, vote_kernel, window_blobs
+from vision.classical_kernels import classify_blobs, vote_kernel, window_blobs
 from vision.cloth import ClothModel
 from vision.detections import BALL, CUE, Detections
 from vision.detector import check_frame
@@ -358,7 +358,12 @@ class ClassicalDetector:
         rows = size + 1
         m1, m2 = self.rectifier.maps
         sm1, sm2, surf, dark = self._stack_buffers(n)
-        stack_windows(m1, m2, self.rectifier.surface, self.rectifier.dark_ok, ox, oy, size, sm1, sm2, surf, dark)
+        for i, (x, y) in enumerate(zip(ox.tolist(), oy.tolist(), strict=True)):
+            r0 = i * rows
+            sm1[r0 : r0 + size] = m1[y : y + size, x : x + size]
+            sm2[r0 : r0 + size] = m2[y : y + size, x : x + size]
+            surf[r0 : r0 + size] = self.rectifier.surface[y : y + size, x : x + size]
+            dark[r0 : r0 + size] = self.rectifier.dark_ok[y : y + size, x : x + size]
         bgr = cv2.remap(frame, sm1, sm2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
         fg = self.cloth.foreground_mask(bgr, surf, dark)
         fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, self._open_kernel)

@@ -50,37 +50,6 @@ def vote_kernel(
 
 
 @numba.njit(cache=True)
-def stack_windows(
-    m1: np.ndarray,
-    m2: np.ndarray,
-    surface: np.ndarray,
-    dark_ok: np.ndarray,
-    ox: np.ndarray,
-    oy: np.ndarray,
-    size: int,
-    sm1: np.ndarray,
-    sm2: np.ndarray,
-    surf: np.ndarray,
-    dark: np.ndarray,
-) -> None:
-    """Copy the ``size`` x ``size`` windows at (ox, oy) of the grid's remap maps and masks one above the
-    other into ``sm1``, ``sm2``, ``surf``, ``dark`` (window i at rows i (size + 1) on; the row below each is
-    left as it is)."""
-    rows = size + 1
-    for i in range(ox.shape[0]):
-        x = ox[i]
-        y = oy[i]
-        r0 = i * rows
-        for r in range(size):
-            for c in range(size):
-                sm1[r0 + r, c, 0] = m1[y + r, x + c, 0]
-                sm1[r0 + r, c, 1] = m1[y + r, x + c, 1]
-                sm2[r0 + r, c] = m2[y + r, x + c]
-                surf[r0 + r, c] = surface[y + r, x + c]
-                dark[r0 + r, c] = dark_ok[y + r, x + c]
-
-
-@numba.njit(cache=True)
 def classify_blobs(
     stats: np.ndarray, cents: np.ndarray, stretch: np.ndarray, ball_area: float, radius: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
