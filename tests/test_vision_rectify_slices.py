@@ -40,3 +40,16 @@ def test_nearest_pixel_grid_is_close_to_the_bilinear_one(frame):
     diff = np.abs(near.astype(int) - lin.astype(int))[inside]
     assert np.median(diff) <= 3 and diff.mean() < 6
     assert not np.array_equal(near, lin)  # a different sampling, not the same call
+
+
+def test_compiled_nearest_grid_is_opencvs_nearest_remap(frame):
+    rect = TableRectifier(frame.calibration, 0.075)
+    want = cv2.remap(frame.image, rect._nearest, None, cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT)
+    np.testing.assert_array_equal(rect.rectify_nearest(frame.image), want)
+    # A smaller frame: cells whose pixel lies off it come out black, as OpenCV's constant border gives.
+    part = np.ascontiguousarray(frame.image[: frame.image.shape[0] // 2, : frame.image.shape[1] // 2])
+    got = rect.rectify_nearest(part)
+    np.testing.assert_array_equal(
+        got, cv2.remap(part, rect._nearest, None, cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT)
+    )
+    assert (got == 0).all(axis=2).mean() > 0.3

@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from calibration.mapping import Calibration
+from vision.rectify_kernels import gather_nearest
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,7 @@ class TableRectifier:
     size: tuple[int, int] = field(init=False)  # (width, height) of the grid
     _maps: tuple[np.ndarray, np.ndarray] = field(init=False, repr=False)
     _nearest: np.ndarray = field(init=False, repr=False)
+    _nearest_flat: dict[tuple[int, int], np.ndarray] = field(init=False, repr=False, default_factory=dict)
     surface: np.ndarray = field(init=False, repr=False)  # uint8 0/255: cloth (field + margin) that maps into the frame
     dark_ok: np.ndarray = field(init=False, repr=False)  # uint8 0/255: where a dark blob may be a ball
 
@@ -69,8 +71,26 @@ class TableRectifier:
 
     def rectify_nearest(self, frame_bgr: np.ndarray) -> np.ndarray:
         """The grid from the frame pixel nearest each cell's point (one frame row per grid row: fewer
-        memory reads than ``rectify``'s bilinear samples, for a quick look)."""
-        return cv2.remap(frame_bgr, self._nearest, None, cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT)  # type: ignore[call-overload]
+        memory reads than ``rectify``'s bilinear samples, for a quick look). A uint8 BGR frame is read by
+        one compiled loop (``vision.rectify_kernels``), the same values as ``cv2.remap``'s."""
+        frame = np.ascontiguousarray(frame_bgr)
+        if frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
+            return cv2.remap(frame, self._nearest, None, cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT)  # type: ignore[call-overload]
+        return gather_nearest(frame, self._nearest_index(frame.shape[0], frame.shape[1]))
+
+    def _nearest_index(self, h: int, w: int) -> np.ndarray:
+        """Flat offsets (int64, -1 off the frame) of each cell's nearest pixel in an h x w BGR frame (kept
+        for the last frame size)."""
+        cached = self._nearest_flat.get((h, w))
+        if cached is not None:
+            return cached
+        xs = self._nearest[..., 0].astype(np.int64)
+        ys = self._nearest[..., 1].astype(np.int64)
+        inside = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
+        index = np.where(inside, (ys * w + xs) * 3, -1)
+        self._nearest_flat.clear()
+        self._nearest_flat[(h, w)] = index
+        return index
 
     def grid_to_table(self, ij: np.ndarray) -> np.ndarray:
         """Table mm of grid coordinates given as (col, row) = (u, v) pixel positions, sub-pixel."""
