@@ -11,7 +11,7 @@ import pytest
 from calibration.table import TableModel
 from tests.detect_support import top_down_corners
 from vision.classical import EDGE_ZONE, ClassicalDetector
-from vision.classical_kernels import classify_blobs, window_blobs
+from vision.classical_kernels import classify_blobs, select_peaks, window_blobs
 
 TABLE = TableModel()
 
@@ -126,3 +126,37 @@ def test_window_singles_match_the_numpy_reference(detector):
     np.testing.assert_array_equal(esc, ref_esc)
     np.testing.assert_array_equal(got, ref)
     assert len(ref) >= 5 and len(ref_esc) >= 5  # singles found and windows escalated
+
+
+def _select_reference(det: ClassicalDetector, pts: np.ndarray, c0: np.ndarray, ref: float):
+    """``_select_peaks``' numpy code."""
+    d = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=2)
+    order = np.arange(len(c0))
+    stronger = (c0[None, :] > c0[:, None]) | ((c0[None, :] == c0[:, None]) & (order[None, :] < order[:, None]))
+    shadowed = ((d < det.radius_grid) & stronger).any(axis=1)
+    pts, c0, d = pts[~shadowed], c0[~shadowed], d[~shadowed][:, ~shadowed]
+    strong = c0 > det.settings.min_votes * ref
+    r = det.radius_grid
+    packed = ((d > 1.6 * r) & (d < 2.5 * r) & strong[None, :]).sum(axis=1) >= 3
+    keep = strong | packed
+    return pts[keep], np.clip(c0[keep] / ref, 0.0, 1.0)
+
+
+def test_peak_selection_matches_the_numpy_reference(detector):
+    det = detector
+    r = det.radius_grid
+    rng = np.random.default_rng(9)
+    # A rack-like lattice of maxima (strong rim, weak middle), plateau twins and stray weak ones.
+    lattice = np.array([[40 + 2 * r * i + r * (j % 2), 40 + 1.75 * r * j] for j in range(5) for i in range(5 - j)])
+    twins = lattice[:6] + rng.uniform(-0.4 * r, 0.4 * r, (6, 2))
+    stray = rng.uniform(0, 200, (30, 2))
+    pts = np.concatenate([lattice, twins, stray])
+    ref = 30.0
+    c0 = np.concatenate([rng.uniform(0.15, 0.6, len(lattice)), rng.uniform(0.1, 0.5, 6), rng.uniform(0, 0.35, 30)])
+    c0 = (c0 * ref).astype(np.float32)
+    c0[len(lattice)] = c0[0]  # a tie
+    got_pts, got_strength = select_peaks(pts, c0, ref, r, det.settings.min_votes)
+    want_pts, want_strength = _select_reference(det, pts, c0, ref)
+    np.testing.assert_array_equal(got_pts, want_pts)
+    np.testing.assert_array_equal(got_strength, want_strength)
+    assert 5 < len(want_pts) < len(pts)  # some kept for packing, some dropped

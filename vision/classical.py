@@ -39,7 +39,7 @@ import cv2
 import numpy as np
 
 from calibration.mapping import Calibration
-from vision.classical_kernels import classify_blobs, vote_kernel, window_blobs
+from vision.classical_kernels import classify_blobs, select_peaks, vote_kernel, window_blobs
 from vision.cloth import ClothModel
 from vision.detections import BALL, CUE, Detections
 from vision.detector import check_frame
@@ -536,19 +536,13 @@ class ClassicalDetector:
         s = self.settings
         if len(pts) == 0:
             return np.zeros((0, 2)), np.zeros(0)
-        # Plateaus can give two maxima closer than a radius: keep the stronger (ties: the first).
-        d = _norm(pts[:, None, :] - pts[None, :, :], axis=2)
-        order = np.arange(len(c0))
-        stronger = (c0[None, :] > c0[:, None]) | ((c0[None, :] == c0[:, None]) & (order[None, :] < order[:, None]))
-        shadowed = ((d < self.radius_grid) & stronger).any(axis=1)
-        pts, c0, d = pts[~shadowed], c0[~shadowed], d[~shadowed][:, ~shadowed]
-        # A ball inside a rack shows no rim against cloth, only the valleys to its frozen neighbours: its
-        # peak is weaker, but it sits one diameter from several clear balls (an arm or a hand does not).
-        strong = c0 > s.min_votes * ref
-        r = self.radius_grid
-        packed = ((d > 1.6 * r) & (d < 2.5 * r) & strong[None, :]).sum(axis=1) >= 3
-        keep = strong | packed
-        return pts[keep], _clamp(c0[keep] / ref, 0.0, 1.0)
+        # Plateaus can give two maxima closer than a radius: keep the stronger (ties: the first). A ball
+        # inside a rack shows no rim against cloth, only the valleys to its frozen neighbours: its peak is
+        # weaker, but it sits one diameter from several clear balls (an arm or a hand does not).
+        return select_peaks(
+            np.ascontiguousarray(pts, dtype=np.float64), np.ascontiguousarray(c0, dtype=np.float32), float(ref),
+            self.radius_grid, float(s.min_votes),
+        )  # fmt: skip
 
     def _box_cover(self, fg: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
         """The share of not-cloth in the square around the cells (ys, xs) of ``fg``."""

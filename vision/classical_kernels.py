@@ -154,3 +154,52 @@ def window_blobs(
             out[q, 9] = wi
             q += 1
     return out, np.flatnonzero(bad)
+
+
+@numba.njit(cache=True)
+def select_peaks(
+    pts: np.ndarray, c0: np.ndarray, ref: float, radius: float, min_votes: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Of the vote maxima ``pts`` (grid x, y) with votes ``c0`` (float32), the accepted ball centres and
+    their strength (float32 votes over ``ref``, clamped to 0..1; see ``ClassicalDetector._select_peaks``):
+    of maxima closer than ``radius`` the stronger (ties: the first), then those over ``min_votes`` of
+    ``ref`` and those with at least three such 1.6 to 2.5 radii away."""
+    n = pts.shape[0]
+    d = np.empty((n, n))
+    for i in range(n):
+        for j in range(n):
+            dx = pts[i, 0] - pts[j, 0]
+            dy = pts[i, 1] - pts[j, 1]
+            d[i, j] = np.sqrt(dx * dx + dy * dy)
+    alive = np.ones(n, np.bool_)
+    for i in range(n):
+        for j in range(n):
+            stronger = c0[j] > c0[i] or (c0[j] == c0[i] and j < i)
+            if stronger and d[i, j] < radius:
+                alive[i] = False
+                break
+    thr = np.float32(min_votes * ref)
+    strong = np.zeros(n, np.bool_)
+    for i in range(n):
+        strong[i] = alive[i] and c0[i] > thr
+    keep = np.zeros(n, np.bool_)
+    for i in range(n):
+        if not alive[i]:
+            continue
+        near = 0
+        for j in range(n):
+            if strong[j] and d[i, j] > 1.6 * radius and d[i, j] < 2.5 * radius:
+                near += 1
+        keep[i] = strong[i] or near >= 3
+    m = keep.sum()
+    out = np.empty((m, 2))
+    strength = np.empty(m, np.float32)
+    q = 0
+    ref32 = np.float32(ref)
+    for i in range(n):
+        if keep[i]:
+            out[q, 0] = pts[i, 0]
+            out[q, 1] = pts[i, 1]
+            strength[q] = min(max(c0[i] / ref32, np.float32(0.0)), np.float32(1.0))
+            q += 1
+    return out, strength
