@@ -11,7 +11,7 @@ import pytest
 from calibration.table import TableModel
 from tests.detect_support import top_down_corners
 from vision.classical import EDGE_ZONE, ClassicalDetector
-from vision.classical_kernels import classify_blobs, select_peaks, window_blobs
+from vision.classical_kernels import box_blobs, classify_blobs, select_peaks, window_blobs
 
 TABLE = TableModel()
 
@@ -160,3 +160,55 @@ def test_peak_selection_matches_the_numpy_reference(detector):
     np.testing.assert_array_equal(got_pts, want_pts)
     np.testing.assert_array_equal(got_strength, want_strength)
     assert 5 < len(want_pts) < len(pts)  # some kept for packing, some dropped
+
+
+def _box_reference(det: ClassicalDetector, stats, cents, x0, y0, bw, bh, cut, known):
+    """``_fine_box``' numpy blob code."""
+    sx, sy = stats[:, 0], stats[:, 1]
+    interior = (
+        ((sx >= EDGE_ZONE) | (not cut[0]))
+        & ((sy >= EDGE_ZONE) | (not cut[1]))
+        & ((sx + stats[:, 2] <= bw - EDGE_ZONE) | (not cut[2]))
+        & ((sy + stats[:, 3] <= bh - EDGE_ZONE) | (not cut[3]))
+    )
+    single, big, strength = _classify_reference(det, stats, cents + np.array([x0, y0]))
+    cut_big = ~interior & (stats[:, cv2.CC_STAT_AREA] >= 0.45 * det._ball_area)
+    if cut_big.any() and len(known):
+        gb = stats[:, :4] + np.array([x0, y0, x0, y0])
+        gb[:, 2:] += stats[:, :2]
+        cut_big &= ~(
+            (gb[:, None, 0] >= known[None, :, 0])
+            & (gb[:, None, 1] >= known[None, :, 1])
+            & (gb[:, None, 2] <= known[None, :, 2])
+            & (gb[:, None, 3] <= known[None, :, 3])
+        ).any(axis=1)
+    single &= interior
+    big = (big & interior) | cut_big
+    single[0] = big[0] = cut_big[0] = False
+    return single, big, strength, bool(cut_big.any())
+
+
+@pytest.mark.parametrize("cut", [(True, True, True, True), (False, True, True, False), (False,) * 4])
+def test_box_blobs_match_the_numpy_reference(detector, cut):
+    det = detector
+    r = det.radius_grid
+    bh, bw = 70, 120
+    x0, y0 = 30, 20
+    rng = np.random.default_rng(4)
+    fg = np.zeros((bh, bw), np.uint8)
+    for cx, cy in rng.uniform([0, 0], [bw, bh], (12, 2)):
+        cv2.circle(fg, (int(cx * 16), int(cy * 16)), int(r * rng.uniform(0.6, 1.6) * 16), 255, -1, cv2.LINE_AA, 4)
+    fg[:, 60:62] = 255  # a cue-like line through the box
+    fg = np.where(fg > 127, 255, 0).astype(np.uint8)
+    _, _, stats, cents = cv2.connectedComponentsWithStats(fg, connectivity=8)
+    # Known single balls' boxes: the first two blobs', in grid cells.
+    known = np.array([[x0 + s[0], y0 + s[1], x0 + s[0] + s[2], y0 + s[1] + s[3]] for s in stats[1:3]])
+    for kn in (known, np.zeros((0, 4), np.int64)):
+        got = box_blobs(stats, cents, x0, y0, bw, bh, np.array(cut), EDGE_ZONE, kn, det._stretch, det._ball_area, r)
+        want = _box_reference(det, stats, cents, x0, y0, bw, bh, cut, kn)
+        for g, w in zip(got[:3], want[:3], strict=True):
+            np.testing.assert_array_equal(g, w)
+        assert got[3] == want[3]
+        if len(kn) == 0:
+            assert got[3] == any(cut)  # the line runs out of the box through every side
+    assert got[0].any() and got[1].any()

@@ -39,7 +39,7 @@ import cv2
 import numpy as np
 
 from calibration.mapping import Calibration
-from vision.classical_kernels import classify_blobs, select_peaks, vote_kernel, window_blobs
+from vision.classical_kernels import box_blobs, classify_blobs, select_peaks, vote_kernel, window_blobs
 from vision.cloth import ClothModel
 from vision.detections import BALL, CUE, Detections
 from vision.detector import check_frame
@@ -426,30 +426,14 @@ class ClassicalDetector:
         if cut[3]:
             lab_in[bh - z :] = 0
         _, labels, stats, cents = cv2.connectedComponentsWithStatsWithAlgorithm(lab_in, 8, cv2.CV_16U, cv2.CCL_BOLELLI)
-        sx, sy = stats[:, 0], stats[:, 1]
-        interior = (
-            ((sx >= EDGE_ZONE) | (not cut[0]))
-            & ((sy >= EDGE_ZONE) | (not cut[1]))
-            & ((sx + stats[:, 2] <= bw - EDGE_ZONE) | (not cut[2]))
-            & ((sy + stats[:, 3] <= bh - EDGE_ZONE) | (not cut[3]))
-        )
-        single, big, strength = self._classify_blobs(stats, cents + np.array([x0, y0]))
         # A blob of a ball's size or more that the box's edge cuts (a ball on a thin cue stick that the
         # coarse grid does not show, a table line) is split by the votes too: a ball on it lies inside the
         # box (its own coarse blob's margin), a ball beyond the edge has a coarse blob of its own.
-        cut_big = ~interior & (stats[:, cv2.CC_STAT_AREA] >= 0.45 * self._ball_area)
-        if cut_big.any() and len(known):
-            gb = stats[:, :4] + np.array([x0, y0, x0, y0])
-            gb[:, 2:] += stats[:, :2]
-            cut_big &= ~(
-                (gb[:, None, 0] >= known[None, :, 0])
-                & (gb[:, None, 1] >= known[None, :, 1])
-                & (gb[:, None, 2] <= known[None, :, 2])
-                & (gb[:, None, 3] <= known[None, :, 3])
-            ).any(axis=1)
-        single &= interior
-        big = (big & interior) | cut_big
-        single[0] = big[0] = cut_big[0] = False  # label 0 is the cloth
+        single, big, strength, any_cut_big = box_blobs(
+            stats, cents, x0, y0, bw, bh, np.array(cut), EDGE_ZONE, known, self._stretch, self._ball_area,
+            self.radius_grid,
+        )  # fmt: skip
+        sx, sy = stats[:, 0], stats[:, 1]
         out = [
             _Single(
                 (float(cents[j, 0] + x0), float(cents[j, 1] + y0)), float(strength[j]),
@@ -459,7 +443,7 @@ class ClassicalDetector:
             for j in np.flatnonzero(single).tolist()
         ]  # fmt: skip
         lut = np.where(big, 255, 0).astype(np.uint8)
-        return _Roi((x0, y0, x1, y1), bgr, fg, labels, lut, bool(big.any()), out, bool(cut_big.any()))
+        return _Roi((x0, y0, x1, y1), bgr, fg, labels, lut, bool(big.any()), out, bool(any_cut_big))
 
     def _single_peaks(self, singles: list[_Single]) -> float:
         """Median vote peak of the single balls, from windows around them stacked into one image (each

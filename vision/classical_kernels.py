@@ -203,3 +203,59 @@ def select_peaks(
             strength[q] = min(max(c0[i] / ref32, np.float32(0.0)), np.float32(1.0))
             q += 1
     return out, strength
+
+
+@numba.njit(cache=True)
+def box_blobs(
+    stats: np.ndarray,
+    cents: np.ndarray,
+    x0: int,
+    y0: int,
+    bw: int,
+    bh: int,
+    cut: np.ndarray,
+    edge_zone: int,
+    known: np.ndarray,
+    stretch: np.ndarray,
+    ball_area: float,
+    radius: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """The blobs of a fine box at grid (x0, y0), ``bw`` x ``bh`` cells (``cv2.connectedComponentsWithStats``
+    rows and centroids in the box, label 0 the cloth; see ``ClassicalDetector._fine_box``): which are
+    single balls, which larger blobs the votes split, the singles' strength, and whether a blob of a
+    ball's size or more runs out of the box (``cut``: its left, top, right, bottom sides cut from the grid)
+    and lies in none of the ``known`` single balls' boxes (x0, y0, x1, y1), which the votes split too."""
+    n = stats.shape[0]
+    gc = np.empty((n, 2))
+    for i in range(n):
+        gc[i, 0] = cents[i, 0] + x0
+        gc[i, 1] = cents[i, 1] + y0
+    single, big, strength = classify_blobs(stats, gc, stretch, ball_area, radius)
+    any_cut_big = False
+    for i in range(n):
+        sx = stats[i, 0]
+        sy = stats[i, 1]
+        interior = (
+            (sx >= edge_zone or not cut[0])
+            and (sy >= edge_zone or not cut[1])
+            and (sx + stats[i, 2] <= bw - edge_zone or not cut[2])
+            and (sy + stats[i, 3] <= bh - edge_zone or not cut[3])
+        )
+        cut_big = not interior and stats[i, 4] >= 0.45 * ball_area
+        if cut_big:
+            gx0 = sx + x0
+            gy0 = sy + y0
+            gx1 = stats[i, 2] + x0 + sx
+            gy1 = stats[i, 3] + y0 + sy
+            for k in range(known.shape[0]):
+                if gx0 >= known[k, 0] and gy0 >= known[k, 1] and gx1 <= known[k, 2] and gy1 <= known[k, 3]:
+                    cut_big = False
+                    break
+        if i == 0:
+            single[i] = False
+            big[i] = False
+            continue
+        single[i] = single[i] and interior
+        big[i] = (big[i] and interior) or cut_big
+        any_cut_big = any_cut_big or cut_big
+    return single, big, strength, any_cut_big
