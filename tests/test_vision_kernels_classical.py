@@ -11,7 +11,7 @@ import pytest
 from calibration.table import TableModel
 from tests.detect_support import top_down_corners
 from vision.classical import EDGE_ZONE, ClassicalDetector
-from vision.classical_kernels import box_blobs, classify_blobs, select_peaks, window_blobs
+from vision.classical_kernels import box_blobs, classify_blobs, roi_peaks, select_peaks, window_blobs
 
 TABLE = TableModel()
 
@@ -212,3 +212,51 @@ def test_box_blobs_match_the_numpy_reference(detector, cut):
         if len(kn) == 0:
             assert got[3] == any(cut)  # the line runs out of the box through every side
     assert got[0].any() and got[1].any()
+
+
+def _parabola_reference(a, b, c):
+    den = a - 2 * b + c
+    safe = np.where(np.abs(den) > 1e-9, den, -1.0)
+    return np.clip(np.where(np.abs(den) > 1e-9, 0.5 * (a - c) / safe, 0.0), -0.5, 0.5)
+
+
+def _roi_peaks_reference(acc, mask, masked, thr, kernel, cover, min_cover, x0, y0):
+    """``_roi_peaks``' OpenCV and numpy code after the vote accumulator."""
+    if masked:
+        acc = cv2.bitwise_and(acc, acc, mask=mask)
+    dil = cv2.dilate(acc, kernel)
+    peak = cv2.bitwise_and(cv2.compare(acc, dil, cv2.CMP_GE), cv2.compare(acc, float(thr), cv2.CMP_GT))
+    nz = cv2.findNonZero(peak)
+    if nz is None:
+        return np.zeros((0, 2)), np.zeros(0, np.float32)
+    nz = nz.reshape(-1, 2).astype(np.intp)
+    xs, ys = nz[:, 0], nz[:, 1]
+    keep = cover[ys, xs].astype(np.float32) / 255.0 >= min_cover
+    ys, xs = ys[keep], xs[keep]
+    h, w = acc.shape
+    y1, x1 = np.clip(ys, 1, h - 2), np.clip(xs, 1, w - 2)
+    c0 = acc[y1, x1]
+    dx = _parabola_reference(acc[y1, x1 - 1], c0, acc[y1, x1 + 1])
+    dy = _parabola_reference(acc[y1 - 1, x1], c0, acc[y1 + 1, x1])
+    return np.column_stack([x1 + dx + x0, y1 + dy + y0]), c0
+
+
+@pytest.mark.parametrize("masked", [False, True])
+def test_roi_peaks_match_the_opencv_reference(detector, masked):
+    det = detector
+    rng = np.random.default_rng(6 + masked)
+    h, w = 60, 90
+    acc = cv2.GaussianBlur(rng.uniform(0, 10, (h, w)).astype(np.float32), (0, 0), 2.0)
+    acc[10, 10] = acc[10, 12] = 20.0  # a plateau pair
+    acc[0, 40] = acc[h - 1, w - 1] = 15.0  # peaks on the box's edge
+    mask = np.zeros((h, w), np.uint8)
+    mask[5:50, 5:80] = 255
+    fg = np.where(rng.uniform(0, 1, (h, w)) < 0.6, 255, 0).astype(np.uint8)
+    cover = cv2.blur(fg, (7, 7))
+    kernel = det._peak_kernel
+    for thr in (2.0, 5.0):
+        got = roi_peaks(acc, mask, masked, thr, kernel.shape[0] // 2, cover, 0.55, 30, 40)
+        want = _roi_peaks_reference(acc, mask, masked, thr, kernel, cover, 0.55, 30, 40)
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(got[1], want[1])
+    assert len(want[0]) >= 3

@@ -39,7 +39,7 @@ import cv2
 import numpy as np
 
 from calibration.mapping import Calibration
-from vision.classical_kernels import box_blobs, classify_blobs, select_peaks, vote_kernel, window_blobs
+from vision.classical_kernels import box_blobs, classify_blobs, roi_peaks, select_peaks, vote_kernel, window_blobs
 from vision.cloth import ClothModel
 from vision.detections import BALL, CUE, Detections
 from vision.detector import check_frame
@@ -490,30 +490,13 @@ class ClassicalDetector:
         fg_box = roi.fg
         near = cv2.dilate(fg_box, self._k3) if masked else big_near
         acc = cv2.GaussianBlur(self._votes(gray, near), (0, 0), 0.8)
-        if masked:
-            acc = cv2.bitwise_and(acc, acc, mask=big_near)
         thr = min(s.min_votes, s.min_votes_packed) * ref
-        dil = cv2.dilate(acc, self._peak_kernel)
-        peak = cv2.bitwise_and(
-            cv2.compare(acc, dil, cv2.CMP_GE),
-            cv2.compare(acc, float(thr), cv2.CMP_GT),  # type: ignore[call-overload]
-        )
-        nz = cv2.findNonZero(peak)
-        h, w = acc.shape
-        if nz is None:
-            return np.zeros((0, 2)), np.zeros(0, np.float32)
-        nz = nz.reshape(-1, 2).astype(np.intp)
-        xs, ys = nz[:, 0], nz[:, 1]
         # Disc coverage by not-cloth: a box mean over the disc's inscribed square (fast, and close enough).
-        cover = self._box_cover(fg_box, ys, xs)
-        keep = cover >= s.min_cover
-        ys, xs = ys[keep], xs[keep]
-        # Sub-pixel: parabola through the 3 x 3 neighbourhood along each axis.
-        y1_, x1_ = _clamp(ys, 1, h - 2), _clamp(xs, 1, w - 2)
-        c0 = acc[y1_, x1_]
-        dx = _parabola(acc[y1_, x1_ - 1], c0, acc[y1_, x1_ + 1])
-        dy = _parabola(acc[y1_ - 1, x1_], c0, acc[y1_ + 1, x1_])
-        return np.column_stack([x1_ + dx + x0, y1_ + dy + y0]), c0
+        k = max(3, int(2 * 0.7 * self.radius_grid) | 1)
+        cover = cv2.blur(fg_box, (k, k))
+        return roi_peaks(
+            acc, big_near, masked, float(thr), self._peak_kernel.shape[0] // 2, cover, float(s.min_cover), x0, y0
+        )
 
     def _select_peaks(self, pts: np.ndarray, c0: np.ndarray, ref: float) -> tuple[np.ndarray, np.ndarray]:
         """Of the vote maxima ``pts`` with votes ``c0``, the accepted ball centres and their strength."""
@@ -527,11 +510,6 @@ class ClassicalDetector:
             np.ascontiguousarray(pts, dtype=np.float64), np.ascontiguousarray(c0, dtype=np.float32), float(ref),
             self.radius_grid, float(s.min_votes),
         )  # fmt: skip
-
-    def _box_cover(self, fg: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
-        """The share of not-cloth in the square around the cells (ys, xs) of ``fg``."""
-        k = max(3, int(2 * 0.7 * self.radius_grid) | 1)
-        return cv2.blur(fg, (k, k))[ys, xs].astype(np.float32) / 255.0
 
     def _to_detections(
         self, frame: np.ndarray, grid_pts: np.ndarray, strength: np.ndarray, blob: np.ndarray
@@ -624,12 +602,6 @@ class ClassicalDetector:
             if d[best] < 0.5 * s.cue_min_distance:
                 cls[best] = CUE
         return cls
-
-
-def _parabola(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    den = a - 2 * b + c
-    safe = np.where(np.abs(den) > 1e-9, den, -1.0)
-    return _clamp(np.where(np.abs(den) > 1e-9, 0.5 * (a - c) / safe, 0.0), -0.5, 0.5)
 
 
 def _suppress_duplicates(px: np.ndarray, radius: np.ndarray, confidence: np.ndarray) -> np.ndarray:

@@ -259,3 +259,72 @@ def box_blobs(
         big[i] = (big[i] and interior) or cut_big
         any_cut_big = any_cut_big or cut_big
     return single, big, strength, any_cut_big
+
+
+@numba.njit(cache=True)
+def roi_peaks(
+    acc: np.ndarray,
+    mask: np.ndarray,
+    use_mask: bool,
+    thr: float,
+    half: int,
+    cover: np.ndarray,
+    min_cover: float,
+    x0: int,
+    y0: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Vote maxima of one box (``ClassicalDetector._roi_peaks``): cells of ``acc`` (float32; zero where
+    ``mask`` is 0 when ``use_mask``) over ``thr`` that are the maximum of the (2 ``half`` + 1)-square around
+    them (within the box) and whose not-cloth cover (``cover``: the box-blurred uint8 mask) is at least
+    ``min_cover``, in row-major order; their grid position refined by a parabola through the 3 x 3
+    neighbourhood along each axis (float32), and their votes."""
+    h, w = acc.shape
+    a = acc.copy()
+    if use_mask:
+        for y in range(h):
+            for x in range(w):
+                if mask[y, x] == 0:
+                    a[y, x] = 0.0
+    t = np.float32(thr)
+    mc = np.float32(min_cover)
+    inv = np.float32(255.0)
+    xs = []
+    ys = []
+    for y in range(h):
+        for x in range(w):
+            v = a[y, x]
+            if not v > t:
+                continue
+            top = True
+            for yy in range(max(y - half, 0), min(y + half + 1, h)):
+                for xx in range(max(x - half, 0), min(x + half + 1, w)):
+                    if a[yy, xx] > v:
+                        top = False
+                        break
+                if not top:
+                    break
+            if top and np.float32(cover[y, x]) / inv >= mc:
+                xs.append(x)
+                ys.append(y)
+    n = len(xs)
+    pts = np.empty((n, 2))
+    c0 = np.empty(n, np.float32)
+    for i in range(n):
+        x = min(max(xs[i], 1), w - 2)
+        y = min(max(ys[i], 1), h - 2)
+        c = a[y, x]
+        c0[i] = c
+        pts[i, 0] = x + np.float64(_parabola(a[y, x - 1], c, a[y, x + 1])) + x0
+        pts[i, 1] = y + np.float64(_parabola(a[y - 1, x], c, a[y + 1, x])) + y0
+    return pts, c0
+
+
+@numba.njit(cache=True, inline="always")
+def _parabola(a: np.float32, b: np.float32, c: np.float32) -> np.float32:
+    """The vertex offset (-0.5..0.5, float32) of the parabola through three equally spaced values."""
+    den = np.float32(np.float32(a - np.float32(2.0) * b) + c)
+    if abs(den) > np.float32(1e-9):
+        off = np.float32(np.float32(np.float32(0.5) * np.float32(a - c)) / den)
+    else:
+        off = np.float32(0.0)
+    return min(max(off, np.float32(-0.5)), np.float32(0.5))
