@@ -270,7 +270,7 @@ class ClassicalDetector:
                 if len(escalate):
                     e = small[wins[3][escalate]]
                     boxes = self._merge(boxes + self._grow(fx0[e], fy0[e], fx1[e], fy1[e]))
-        known = np.array([s.bbox for s in singles]).reshape(-1, 4)
+        known = np.array([s.bbox for s in singles], dtype=np.int64).reshape(-1, 4)
         rois = [self._fine_box(frame, box, known) for box in boxes]
         for roi in rois:
             singles.extend(roi.singles)
