@@ -22,31 +22,43 @@ def vote_kernel(
     (float32 arithmetic, rounded half to even), the votes falling off the image dropped. The sums run in
     float64 in the order ``np.bincount`` took them (step by step, edge pixels in row-major order)."""
     h, w = mag.shape
-    xs = []
-    ys = []
-    ux = []
-    uy = []
-    wg = []
     thr = np.float32(threshold)
     one = np.float32(1.0)
+    n = 0
+    for y in range(h):
+        for x in range(w):
+            if mag[y, x] > thr and near_fg[y, x] != 0:
+                n += 1
+    xs = np.empty(n, np.float32)
+    ys = np.empty(n, np.float32)
+    ux = np.empty(n, np.float32)
+    uy = np.empty(n, np.float32)
+    wg = np.empty(n)
+    i = 0
     for y in range(h):
         for x in range(w):
             m = mag[y, x]
             if m > thr and near_fg[y, x] != 0:
-                xs.append(np.float32(x))
-                ys.append(np.float32(y))
-                ux.append(gx[y, x] / m)
-                uy.append(gy[y, x] / m)
-                wg.append(min(m * wgt_scale, one))
-    acc = np.zeros((h, w))
-    n = len(xs)
+                xs[i] = x
+                ys[i] = y
+                ux[i] = gx[y, x] / m
+                uy[i] = gy[y, x] / m
+                wg[i] = min(m * wgt_scale, one)
+                i += 1
+    acc = np.zeros(h * w)
+    cell = np.empty(n, np.int64)
     for s in steps:
+        # The cells of this step's votes (a loop that vectorises), then their sums in order.
         for i in range(n):
-            xi = int(np.rint(xs[i] + s * ux[i]))
-            yi = int(np.rint(ys[i] + s * uy[i]))
-            if 0 <= xi < w and 0 <= yi < h:
-                acc[yi, xi] += np.float64(wg[i])
-    return acc.astype(np.float32)
+            xi = np.int64(np.rint(xs[i] + s * ux[i]))
+            yi = np.int64(np.rint(ys[i] + s * uy[i]))
+            inside = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
+            cell[i] = yi * w + xi if inside else -1
+        for i in range(n):
+            c = cell[i]
+            if c >= 0:
+                acc[c] += wg[i]
+    return acc.reshape(h, w).astype(np.float32)
 
 
 @numba.njit(cache=True)
