@@ -11,7 +11,7 @@ import pytest
 from calibration.table import TableModel
 from tests.detect_support import top_down_corners
 from vision.classical import EDGE_ZONE, ClassicalDetector
-from vision.classical_kernels import box_blobs, classify_blobs, roi_peaks, select_peaks, window_blobs
+from vision.classical_kernels import box_blobs, classify_blobs, label_mask, roi_peaks, select_peaks, window_blobs
 
 TABLE = TableModel()
 
@@ -260,3 +260,12 @@ def test_roi_peaks_match_the_opencv_reference(detector, masked):
         np.testing.assert_array_equal(got[0], want[0])
         np.testing.assert_array_equal(got[1], want[1])
     assert len(want[0]) >= 3
+
+
+def test_label_mask_is_the_table_lookup():
+    rng = np.random.default_rng(8)
+    labels = rng.integers(0, 300, (37, 53)).astype(np.uint16)
+    lut = np.where(rng.uniform(0, 1, 300) < 0.3, 255, 0).astype(np.uint8)
+    got = label_mask(labels, lut)
+    np.testing.assert_array_equal(got, lut[labels])
+    assert 0 < np.count_nonzero(got) < got.size

@@ -39,7 +39,15 @@ import cv2
 import numpy as np
 
 from calibration.mapping import Calibration
-from vision.classical_kernels import box_blobs, classify_blobs, roi_peaks, select_peaks, vote_kernel, window_blobs
+from vision.classical_kernels import (
+    box_blobs,
+    classify_blobs,
+    label_mask,
+    roi_peaks,
+    select_peaks,
+    vote_kernel,
+    window_blobs,
+)
 from vision.cloth import ClothModel
 from vision.detections import BALL, CUE, Detections
 from vision.detector import check_frame
@@ -485,7 +493,7 @@ class ClassicalDetector:
         covered by not-cloth, in row-major order, and their votes."""
         s = self.settings
         x0, y0 = roi.box[0], roi.box[1]
-        big_near = cv2.dilate(roi.lut[roi.labels], self._k3)
+        big_near = cv2.dilate(label_mask(roi.labels, roi.lut), self._k3)
         gray = cv2.GaussianBlur(cv2.cvtColor(roi.bgr, cv2.COLOR_BGR2GRAY), (3, 3), 0)
         fg_box = roi.fg
         near = cv2.dilate(fg_box, self._k3) if masked else big_near

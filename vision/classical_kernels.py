@@ -340,3 +340,14 @@ def _parabola(a: np.float32, b: np.float32, c: np.float32) -> np.float32:
     else:
         off = np.float32(0.0)
     return min(max(off, np.float32(-0.5)), np.float32(0.5))
+
+
+@numba.njit(cache=True)
+def label_mask(labels: np.ndarray, lut: np.ndarray) -> np.ndarray:
+    """``lut[labels]``: the uint8 value of each pixel's connected-component label."""
+    h, w = labels.shape
+    out = np.empty((h, w), np.uint8)
+    for y in range(h):
+        for x in range(w):
+            out[y, x] = lut[labels[y, x]]
+    return out
