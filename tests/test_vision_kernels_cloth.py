@@ -45,6 +45,11 @@ def test_compiled_mask_equals_the_opencv_one(grid):
             cloth.foreground_mask(bgr[ys, xs], rect.surface[ys, xs], rect.dark_ok[ys, xs]),
             cloth.foreground_mask_cv2(bgr[ys, xs], rect.surface[ys, xs], rect.dark_ok[ys, xs]),
         )
+        # The same patch with the whole grid's masks and its offset.
+        np.testing.assert_array_equal(
+            cloth.foreground_mask_at(np.ascontiguousarray(bgr[ys, xs]), rect.surface, rect.dark_ok, ys.start, xs.start),
+            cloth.foreground_mask_cv2(bgr[ys, xs], rect.surface[ys, xs], rect.dark_ok[ys, xs]),
+        )
 
 
 def test_compiled_mask_follows_the_model_thresholds(grid):

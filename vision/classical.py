@@ -418,7 +418,7 @@ class ClassicalDetector:
         x0, y0, x1, y1 = box
         m1, m2 = self.rectifier.maps
         bgr = cv2.remap(frame, m1[y0:y1, x0:x1], m2[y0:y1, x0:x1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-        fg = self.cloth.foreground_mask(bgr, self.rectifier.surface[y0:y1, x0:x1], self.rectifier.dark_ok[y0:y1, x0:x1])
+        fg = self.cloth.foreground_mask_at(bgr, self.rectifier.surface, self.rectifier.dark_ok, y0, x0)
         fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, self._open_kernel)
         h, w = self._grid_shape
         bh, bw = fg.shape

@@ -108,11 +108,18 @@ class ClothModel:
     def foreground_mask(self, rect_bgr: np.ndarray, surface: np.ndarray, dark_ok: np.ndarray) -> np.ndarray:
         """``foreground``'s mask alone (for windows of the grid, where the cloth fraction means nothing): one
         compiled pass (``vision.cloth_kernels``) of what ``foreground_mask_cv2`` does in OpenCV calls."""
-        thr = self.chroma_threshold()
+        return self.foreground_mask_at(rect_bgr, surface, dark_ok, 0, 0)
+
+    def foreground_mask_at(
+        self, rect_bgr: np.ndarray, surface: np.ndarray, dark_ok: np.ndarray, y0: int, x0: int
+    ) -> np.ndarray:
+        """``foreground_mask`` of a patch of the grid whose masks are ``surface`` and ``dark_ok`` (the whole
+        grid's) from row ``y0``, column ``x0`` on (no slices of the masks to pass: faster)."""
         basis = self._basis_f32()
         return foreground_kernel(
-            rect_bgr, surface, dark_ok, basis, np.float32(thr), np.float32(self.bright_k), np.float32(self.dark_k)
-        )
+            rect_bgr, surface, dark_ok, int(y0), int(x0), basis, np.float32(self.chroma_threshold()),
+            np.float32(self.bright_k), np.float32(self.dark_k),
+        )  # fmt: skip
 
     def foreground_mask_cv2(self, rect_bgr: np.ndarray, surface: np.ndarray, dark_ok: np.ndarray) -> np.ndarray:
         """``foreground_mask`` in OpenCV calls: the reference the compiled pass is tested against."""

@@ -15,15 +15,18 @@ def foreground_kernel(
     bgr: np.ndarray,
     surface: np.ndarray,
     dark_ok: np.ndarray,
+    y0: int,
+    x0: int,
     basis: np.ndarray,
     chroma_thr: np.float32,
     bright_k: np.float32,
     dark_k: np.float32,
 ) -> np.ndarray:
     """uint8 0/255: pixels of ``bgr`` on ``surface`` whose chroma residual exceeds ``chroma_thr``, brighter
-    than ``bright_k`` times the cloth, or darker than ``dark_k`` times it where ``dark_ok``. ``basis``: the
-    3 x 3 float32 rows (brightness, two chroma directions) of ``ClothModel.basis``."""
-    h, w = surface.shape
+    than ``bright_k`` times the cloth, or darker than ``dark_k`` times it where ``dark_ok``; ``bgr``'s pixel
+    (i, j) has the masks' values at (y0 + i, x0 + j). ``basis``: the 3 x 3 float32 rows (brightness, two
+    chroma directions) of ``ClothModel.basis``."""
+    h, w = bgr.shape[0], bgr.shape[1]
     out = np.zeros((h, w), np.uint8)
     b00, b01, b02 = basis[0, 0], basis[0, 1], basis[0, 2]
     b10, b11, b12 = basis[1, 0], basis[1, 1], basis[1, 2]
@@ -33,8 +36,8 @@ def foreground_kernel(
     p2 = np.empty(w, np.float32)
     for i in range(h):
         row = bgr[i]
-        srow = surface[i]
-        drow = dark_ok[i]
+        srow = surface[y0 + i, x0 : x0 + w]
+        drow = dark_ok[y0 + i, x0 : x0 + w]
         orow = out[i]
         # One row's channels as float32 planes, then a loop over them that vectorises.
         for j in range(w):
