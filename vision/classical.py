@@ -27,6 +27,9 @@ Per frame:
    colour), classified ``cue``.
 The cloth model then adapts slowly from the coarse grid's pixels classified as cloth. ``stage_ms`` holds the
 milliseconds each stage (``STAGES``) of the last frame took; ``tableref bench detect`` prints their medians.
+The per-pixel and per-blob loops run as numba kernels (``vision.classical_kernels``, ``vision.cloth_kernels``,
+``vision.rectify_kernels``, ``vision.refine_kernels``), each tested equal to the array code it replaced; they
+compile once per machine (cached beside the modules), on the first frame.
 """
 
 from __future__ import annotations
