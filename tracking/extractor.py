@@ -61,6 +61,9 @@ class ExtractorSettings:
     push_angle_deg: float = 20.0  # a ball pushed by a frozen neighbour leaves within this of their line of centres
     rest_touch_plateau_mm: float = 1.0  # a stopping ball is against the cushion within this of where it rests
     slow_start_frames: float = 4.0  # how far before its last resting sample a ball's start is looked for
+    creep_back_s: float = 0.5  # ... and a ball that crept off its place (its detections drifting), this far
+    creep_still_mm: float = 1.5  # a resting ball's detection within this of where it sat has not left yet
+    slow_start_wait_s: float = 0.5  # a ball set off too slowly to have left its place yet is watched this long
     start_min_mm: float = 10.0  # a resting ball must get this far from its place to have moved
     line_margin_mm: float = 0.75  # a path must start and end this far off a line to cross it
     # Two balls whose centres come within a diameter plus kiss_tol_mm and part again touched (a kiss too thin
@@ -70,6 +73,7 @@ class ExtractorSettings:
     kiss_window: int = 16
     kiss_rise_mm: float = 5.0
     kiss_after: int = 12  # frames after the closest: a bend or a start there is explained first
+    kiss_bent_mm: float = 15.0  # closest frames this much farther apart may still have touched, if their approach met
     # A break waits (up to this many frames) for one first seen no later that is not ready to explain yet: causes
     # come before their effects (a rack's back ball, seen off in the frame of the break, waits for the struck ball).
     order_wait_frames: int = 6
@@ -426,7 +430,7 @@ class EventExtractor:
     # ---- breaks -----------------------------------------------------------------------------------------
     def _resolve(self, out: list[Event], force: bool) -> None:
         ready: list[tuple[float, _Ball, _Break]] = []
-        waiting = []  # (last old sample, first new one) of the breaks not ready yet
+        waiting = []  # (last old sample, last new one) of the breaks not ready yet
         for b in self.balls.values():
             keep = []
             for br in b.breaks:
@@ -436,10 +440,11 @@ class EventExtractor:
                     ready.append((br.t_hi, b, br))  # by first sighting: a ball that ran unseen comes last
                 else:
                     keep.append(br)
-                    waiting.append((br.t_lo, br.t_hi))
+                    waiting.append((br.t_lo, b.ts[br.new.idx[-1]] if br.new.idx else br.t_hi))
             b.breaks = keep
         now = self._times[-1] if self._times else 0.0
-        lows = [lo for lo, hi in waiting if now - hi <= self.s.order_wait_frames * self._dt]
+        # (a ball still in sight gathers its path in a few frames; one gone from sight is waited for a few frames)
+        lows = [lo for lo, last in waiting if now - last <= self.s.order_wait_frames * self._dt]
         if lows and not force:
             # A break still waiting for its path happened after its ball's last sample on the old one: nothing
             # first seen after that is explained before it (it may be what set that off).
@@ -483,16 +488,21 @@ class EventExtractor:
         new = self._fit(b, br.new.idx, head=True)
         # A ball set off slowly keeps its place (the tracker's anchor) for a few frames before it has moved far
         # enough to break its rest: its path, run back, may reach its place before the last resting sample.
-        t_s = closest_time(
-            lambda u: float(np.linalg.norm(new.at(u) - a)), br.t_lo - self.s.slow_start_frames * dt, br.t_hi
-        )
+        lo = br.t_lo - self.s.slow_start_frames * dt
+        t_s = closest_time(lambda u: float(np.linalg.norm(new.at(u) - a)), lo, br.t_hi)
         if new.n < 2:
             t_s = 0.5 * (br.t_lo + br.t_hi)
+        slow = new.n >= 2 and float(np.linalg.norm(new.vel(br.t_hi))) < self.s.start_speed_mm_s
+        crept = self._creep_start(b, br) if slow and t_s < lo + 0.5 * dt else None
+        if crept is not None:
+            t_s = crept
         br.new.start_t = t_s
         speed = float(np.linalg.norm(new.vel(t_s)))
         moved = max((float(np.linalg.norm(b.xy[i] - a)) for i in br.new.idx if b.sid[i] >= 0), default=0.0)
-        if moved < max(self.s.start_min_mm, 6 * self.s.meas_sigma_mm):
-            return  # detection jitter (a blurred or half-hidden ball), not a ball set moving
+        if moved < (self.s.start_min_mm if crept is not None else max(self.s.start_min_mm, 6 * self.s.meas_sigma_mm)):
+            if br.new is b.seg and b.on_table and self._times[-1] - br.t_hi < self.s.slow_start_wait_s:
+                b.breaks.append(br)  # still moving off, slowly: looked at again as it gets farther
+            return  # detection jitter (a blurred or half-hidden ball), not a ball set moving (a steady creep is)
         if br.t_hi - br.t_lo > 4 * dt and b.last_event_t is not None and b.last_event_t >= br.t_lo - dt:
             br.new.start_t = b.last_event_t  # it left its place when it was struck, unseen
             if b.waypoint is not None:
@@ -525,7 +535,8 @@ class EventExtractor:
             else:
                 out.append(self._event("disturbed", t_s, ball=b.id, pos=_pt(a), confidence=0.7, shot=None))
             return
-        if b.last_event_t is not None and t_s - 3 * dt <= b.last_event_t <= t_s + dt:
+        late = 2 * dt if crept is not None else dt  # a creep's start is known to a frame or so
+        if b.last_event_t is not None and t_s - 3 * dt <= b.last_event_t <= t_s + late:
             return  # already explained (a contact found from the hitter's side, or a chain)
         D = self.table.ball_diameter_mm
         best: tuple[float, str, float, float] | None = None  # (score, other, t, conf)
@@ -545,11 +556,13 @@ class EventExtractor:
                     root, score = t_s, 1.0 + gap / self.s.contact_tol_mm
                 else:
                     score = abs(root - t_s) / dt
-                    if score > 3.0:
-                        continue
+                    slow = abs(root - t_s) * float(np.linalg.norm(path.vel(root))) <= self.s.contact_tol_mm
+                    if score > 3.0 and not (crept is not None and slow):
+                        continue  # (a slow ball creeping into another: frames off, but millimetres)
+                    score = min(score, 3.0)
                 conf = 0.95 if score < 1.5 else 0.7
                 if best is None or score < best[0]:
-                    best = (score, o.id, root, conf)
+                    best = (score, o.id, t_s if crept is not None else root, conf)
             else:
                 d = float(np.linalg.norm(path.at(t_s) - a))
                 recent = o.last_event_t is not None and abs(o.last_event_t - t_s) <= 2.5 * dt
@@ -575,6 +588,26 @@ class EventExtractor:
         q = pb[0].at(t_c) if pb is not None else a
         mid = (np.asarray(q) + a) / 2
         self._contact(other, b.id, t_c, mid, conf, out)
+
+    def _creep_start(self, b: _Ball, br: _Break) -> float | None:
+        """When a ball set off slowly really left its place: it creeps off while the tracker still holds it at
+        rest, so its detections over the last resting samples (up to ``creep_back_s``) drift away from where
+        they sat. Halfway from the last one still at that place (within ``creep_still_mm``) to the next, if the
+        drift after it is steady (each farther off than the one before, give or take the noise); else None."""
+        idx = [i for i in br.old.idx if i in b.seen and b.ts[i] >= br.t_lo - self.s.creep_back_s]
+        if len(idx) < 6:
+            return None
+        det = np.array([b.seen[i] for i in idx])
+        ref = np.median(det[: len(det) // 3], axis=0)
+        d = np.linalg.norm(det - ref, axis=1)
+        still = np.flatnonzero(d <= self.s.creep_still_mm)
+        if len(still) == 0 or still[-1] >= len(d) - 2:
+            return None  # no drift seen before it broke its rest
+        k = int(still[-1])
+        drift = d[k:]
+        if np.any(np.diff(drift) < -self.s.creep_still_mm):
+            return None  # back and forth: noise or a hand, not a ball creeping off
+        return 0.5 * (b.ts[idx[k]] + b.ts[idx[k + 1]])  # it left between the last sample there and the next
 
     def _pusher(self, ball: str, vhat: np.ndarray, t: float) -> str:
         """The ball struck when ``ball``, frozen to others, set off along ``vhat``: a frozen neighbour squarely
@@ -793,8 +826,9 @@ class EventExtractor:
         live = [b for b in self.balls.values() if len(b.ts) >= w and abs(b.ts[-1] - t) < 1e-9]
         for i, a in enumerate(live):
             for c in live[i + 1 :]:
-                if float(np.linalg.norm(a.xy[-1] - c.xy[-1])) > near + w * 20.0:
-                    continue
+                travel = float(np.linalg.norm(a.xy[-1] - a.xy[-w]) + np.linalg.norm(c.xy[-1] - c.xy[-w]))
+                if float(np.linalg.norm(a.xy[-1] - c.xy[-1])) > near + max(w * 20.0, 2 * travel):
+                    continue  # too far apart now to have been close in the window
                 ca = {round(a.ts[j] / self._dt): j for j in range(-w, 0) if a.sid[j] >= 0}
                 cc = {round(c.ts[j] / self._dt): j for j in range(-w, 0) if c.sid[j] >= 0}
                 common = sorted(set(ca) & set(cc))
@@ -803,8 +837,16 @@ class EventExtractor:
                 ja, jc = [ca[f] for f in common], [cc[f] for f in common]
                 dd = np.array([float(np.linalg.norm(a.xy[x] - c.xy[y])) for x, y in zip(ja, jc, strict=True)])
                 k = int(np.argmin(dd))
-                if dd[k] > near or not (2 <= k <= len(dd) - 1 - self.s.kiss_after):
+                if dd[k] > near + 2 * D or not (2 <= k <= len(dd) - 1 - self.s.kiss_after):
                     continue  # decided once the breaks of a visible bend (a ball set off slowly) would be
+                if dd[k] > near:
+                    # Not close in any frame: they may have met between frames (the closest frame as far from the
+                    # touch as they closed in a frame), or their paths bent off just before the closest frame
+                    # (kiss_bent_mm). On the paths they came in on, did they meet?
+                    rel = (a.xy[ja[k + 1]] - c.xy[jc[k + 1]]) - (a.xy[ja[k]] - c.xy[jc[k]])
+                    reach = max(near + self.s.kiss_bent_mm, math.hypot(near, float(np.linalg.norm(rel))))
+                    if dd[k] > reach or self._approach_gap(a, c, ja, jc, k) > near:
+                        continue
                 rise = dd[k] + self.s.kiss_rise_mm
                 if dd[:k].max() < rise or dd[k + 1 :].max() < rise:
                     continue
@@ -823,12 +865,25 @@ class EventExtractor:
                 fa = fit_path(t_arr, np.array([a.xy[x] for x in ja[sel]]))
                 fc = fit_path(t_arr, np.array([c.xy[y] for y in jc[sel]]))
                 t_c = solve_root(_gap_between(fa, fc, D), a.ts[ja[k - 1]], t_k)
+                if t_c is None and dd[k] > near:  # they met after the closest frame, before the next
+                    t_c = solve_root(_gap_between(fa, fc, D), t_k, a.ts[ja[k + 1]])
                 if t_c is None:  # never quite a diameter apart (noise): the vertex of the closest three
                     t3 = np.array([a.ts[x] for x in ja[k - 1 : k + 2]])
                     c2, c1, _ = np.polyfit(t3 - t_k, dd[k - 1 : k + 2], 2)
                     t_c = t_k + (float(np.clip(-c1 / (2 * c2), t3[0] - t_k, t3[2] - t_k)) if c2 > 0 else 0.0)
                 first, second = (a, c) if np.linalg.norm(fa.vel(t_c)) >= np.linalg.norm(fc.vel(t_c)) else (c, a)
                 self._contact(first.id, second.id, t_c, (fa.at(t_c) + fc.at(t_c)) / 2, 0.6, out, chain=False)
+
+    def _approach_gap(self, a: _Ball, c: _Ball, ja: list[int], jc: list[int], k: int) -> float:
+        """The least distance between the centres of ``a`` and ``c`` from the frame before their closest (index
+        ``k`` of the common frames ``ja``, ``jc``) to the one after, on straight paths fitted to their approach
+        up to the closest frame: a glancing hit between frames leaves no frame with the two close."""
+        sel = slice(max(0, k - 5), k + 1)
+        t_arr = np.array([a.ts[x] for x in ja[sel]])
+        fa = fit_path(t_arr, np.array([a.xy[x] for x in ja[sel]]), quadratic_from=7)
+        fc = fit_path(t_arr, np.array([c.xy[y] for y in jc[sel]]), quadratic_from=7)
+        u = np.linspace(a.ts[ja[k - 1]], a.ts[ja[k + 1]], 17)
+        return float(min(np.linalg.norm(fa.at(x) - fc.at(x)) for x in u))
 
     def _seg_kind(self, b: _Ball, j: int) -> str:
         sid = b.sid[j]
