@@ -65,7 +65,7 @@ class ExtractorSettings:
     creep_still_mm: float = 1.5  # a resting ball's detection within this of where it sat has not left yet
     slow_start_wait_s: float = 0.5  # a ball set off too slowly to have left its place yet is watched this long
     start_min_mm: float = 10.0  # a resting ball must get this far from its place to have moved
-    line_margin_mm: float = 0.75  # a path must start and end this far off a line to cross it
+    line_margin_mm: float = 1.5  # a path must start and end this far off a line to cross it (a ball resting on it)
     # Two balls whose centres come within a diameter plus kiss_tol_mm and part again touched (a kiss too thin
     # to bend either path visibly), judged on the last kiss_window frames, in which the closest must be
     # kiss_rise_mm nearer than the farthest on each side (an approach and a parting, not balls frozen together).
