@@ -32,6 +32,11 @@ class Frame:
     cue: np.ndarray  # (N,) bool
 
 
+def top_down_calibration(size: tuple[int, int], table: TableModel, margin: int = 60) -> Calibration:
+    """A straight-down view of ``table`` filling a ``size`` frame but for ``margin`` pixels."""
+    return Calibration.from_corners(top_down_corners(size, table, margin), size, table)
+
+
 def calibration_for(cam: CameraModel, table: TableModel) -> Calibration:
     k = cam.dist_coeffs
     return Calibration.from_corners(

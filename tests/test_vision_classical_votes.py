@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from calibration.table import TableModel
-from tests.detect_support import top_down_corners
+from tests.detect_support import top_down_calibration
 from vision.classical import EDGE_ZONE, ClassicalDetector
 
 TABLE = TableModel()
@@ -17,11 +17,7 @@ TABLE = TableModel()
 
 @pytest.fixture(scope="module")
 def detector() -> ClassicalDetector:
-    from calibration.mapping import Calibration
-
-    size = (1280, 720)
-    cal = Calibration.from_corners(top_down_corners(size, TABLE, 60), size, TABLE)
-    return ClassicalDetector(cal)
+    return ClassicalDetector(top_down_calibration((1280, 720), TABLE))
 
 
 def _votes_reference(det: ClassicalDetector, gray: np.ndarray, near_fg: np.ndarray) -> np.ndarray:

@@ -1,5 +1,5 @@
 """The compiled refinement kernel (``vision.refine_kernels``) agrees with the numpy reference
-(``refine_centres_numpy``) on rendered balls, and its bilinear samples are OpenCV's float-map arithmetic
+(``tests/refine_reference.py``) on rendered balls, and its bilinear samples are OpenCV's float-map arithmetic
 (two lerps along x, one along y, in float32, rounded half to even, the border replicated)."""
 
 from __future__ import annotations
@@ -9,10 +9,11 @@ import pytest
 
 from calibration.table import TableModel
 from tests.detect_support import render
+from tests.refine_reference import refine_centres_numpy
 from vision.cloth import ClothModel
 from vision.parallax import ball_radius_px, ray_cloth_point
 from vision.rectify import TableRectifier
-from vision.refine import _rays, _score_array, refine_centres, refine_centres_numpy
+from vision.refine import _rays, _score_array, refine_centres
 from vision.refine_kernels import _ball_scores
 
 pytest.importorskip("models.synth.balls")

@@ -9,10 +9,11 @@ import pytest
 
 from calibration.table import TableModel
 from tests.detect_support import render
+from tests.refine_reference import _fit_centres
 from vision.cloth import ClothModel
 from vision.parallax import ball_radius_px, ray_cloth_point
 from vision.rectify import TableRectifier
-from vision.refine import _fit_centres, refine_centres
+from vision.refine import refine_centres
 
 pytest.importorskip("models.synth.balls")
 

@@ -1,11 +1,13 @@
 """Sub-pixel ball centres in the recorded frame: edge points along rays, then a robust circle fit.
 
-Around each coarse centre, ``n_rays`` rays are sampled (bilinear, one ``cv2.remap`` for all balls) from
-half a radius inside to half a radius outside the expected rim. Along each ray a "not cloth" score falls
+Around each coarse centre, ``n_rays`` rays are sampled (bilinear, as ``cv2.remap`` samples) from half a
+radius inside to half a radius outside the expected rim. Along each ray a "not cloth" score falls
 from ball to cloth at the rim; the steepest fall, located to a fraction of a pixel, is an edge point. Rays
 that run into a neighbouring ball, an arm or a pocket see no fall to cloth and are dropped. The centre is
 the least-squares fit of a circle of the expected radius to the edge points (Gauss-Newton with
 outlier trimming), or the coarse centre where too few rays, or rays on one side only, found an edge.
+All balls are done by one compiled kernel (``vision.refine_kernels``); ``tests/refine_reference.py`` holds the
+same steps in numpy and OpenCV array operations, the reference the tests compare it with.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-import cv2
 import numpy as np
 
 from vision.cloth import ClothModel
@@ -78,17 +79,6 @@ def _score_matrix(cloth: ClothModel) -> tuple[np.ndarray, ...]:
     return rows
 
 
-_PARABOLA = np.array([[1.0, 0.5], [-2.0, 0.0], [1.0, -0.5]], np.float32)  # three values -> (curvature, slope)
-
-
-def _sub_sample(v: np.ndarray) -> np.ndarray:
-    """Offset (-1..1) of the extremum of a parabola through rows of three equally spaced values (K, 3)."""
-    ds = v @ _PARABOLA
-    den, slope = ds[:, 0], ds[:, 1]
-    off = np.divide(slope, den, out=np.zeros_like(den), where=np.abs(den) > 1e-6)
-    return _clamp(off, -1.0, 1.0)
-
-
 def refine_centres(
     frame_bgr: np.ndarray,
     centres: np.ndarray,
@@ -104,7 +94,7 @@ def refine_centres(
     """Refined centres of balls near ``centres`` (N x 2 image px) of expected rim radii ``radii`` (px), all
     balls at once. ``dark_counts``: where darkness (below the cloth model's ``dark_k``) means ball, not a
     pocket's hole; ``toward_camera``: unit image vectors toward the camera (rims a nearer ball may hide).
-    One compiled kernel (``vision.refine_kernels``) does the work of ``refine_centres_numpy``."""
+    """
     centres = np.array(centres, dtype=np.float64).reshape(-1, 2)
     radii = np.ascontiguousarray(radii, dtype=np.float64).reshape(-1)
     n = len(centres)
@@ -135,172 +125,3 @@ def _score_array(cloth: ClothModel) -> np.ndarray:
     arr = np.ascontiguousarray(np.concatenate(rows))
     cloth.__dict__["_refine_array"] = (rows, arr)
     return arr
-
-
-def refine_centres_numpy(
-    frame_bgr: np.ndarray,
-    centres: np.ndarray,
-    radii: np.ndarray,
-    cloth: ClothModel,
-    dark_counts: np.ndarray | None = None,
-    toward_camera: np.ndarray | None = None,
-    n_rays: int = 24,
-    n_samples: int = 20,
-    iterations: int = 2,
-    valley_scale: float = 1.0,
-) -> RefineResult:
-    """``refine_centres`` in numpy and OpenCV array operations: the reference the compiled kernel
-    (``vision.refine_kernels``) follows step for step, kept for the tests that compare the two."""
-    centres = np.array(centres, dtype=np.float64).reshape(-1, 2)
-    radii = np.asarray(radii, dtype=np.float64).reshape(-1)
-    n = len(centres)
-    if n == 0:
-        return RefineResult(np.zeros((0, 2)), np.zeros(0), np.zeros(0), np.zeros(0), np.zeros((0, 3)))
-    rays = _rays(n_rays, n_samples)
-    dirs, dirs_c, rho, S, nr = rays.dirs, rays.dirs_c, rays.rho, n_samples, n * n_rays
-    frac = np.zeros(n)
-    support = np.zeros(n)
-    dark_counts = np.ones(n, bool) if dark_counts is None else np.asarray(dark_counts, bool)
-    m = _score_matrix(cloth)
-    kb = cloth.bright_k - 1.0
-    dark_gain = np.float32(-kb / (1.0 - cloth.dark_k))  # -(1 - k) / (1 - dark_k) in units of the first score channel
-    dark_below = (cloth.dark_k * 1.6 - 1.0) / kb  # k < 1.6 dark_k, likewise
-    any_dark = bool(dark_counts.any())
-    no_valley = None if toward_camera is None else (np.asarray(toward_camera) @ dirs.T) >= 0.3
-    c = centres[:, 0] + 1j * centres[:, 1]  # centres as complex numbers x + iy
-    start = c
-    ratio = 1.0
-    ray0 = np.arange(nr) * S  # first sample of each ray in the flattened (n * R * S) arrays
-    ray3 = ray0[:, None] + np.arange(-1, 2)  # ... and the samples before and after it
-    drop3 = ray3 - 2 * np.arange(nr)[:, None]  # the same in the central differences (rows of S - 2)
-    in_out = np.array([-1, 4])  # the samples inside and beyond a rim point
-    rc = radii[:, None]
-    step = (rho[1] - rho[0]) * rc
-    r0 = rho[0] * rc
-    off_x, off_y = rc * rays.rdx, rc * rays.rdy
-    dark_sel = None if dark_counts.all() else np.repeat(dark_counts, n_rays)[:, None]
-    valley_ok = None if no_valley is None else ~no_valley
-    far_px = 0.6 * radii
-    for _ in range(iterations):
-        # The x and y maps of every sample of every ray of every ball (n * R rows of S samples).
-        mx = (c.real[:, None] + off_x).astype(np.float32).reshape(nr, S)
-        my = (c.imag[:, None] + off_y).astype(np.float32).reshape(nr, S)
-        samp = cv2.remap(frame_bgr, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        f = samp.astype(np.float32)
-        # One single-row transform per term: contiguous (n * R, S) planes.
-        kk, e1, e2, gray = (cv2.transform(f, row) for row in m)
-        score = np.maximum(cv2.magnitude(e1, e2), kk)
-        if any_dark:
-            dark = kk * dark_gain
-            dark *= kk < dark_below if dark_sel is None else (kk < dark_below) & dark_sel
-            np.maximum(score, dark, out=score)
-        np.minimum(score, np.float32(2.0), out=score)
-        drop = score[:, :-2] - score[:, 2:]  # central difference of the fall, outward
-        idx = _clamp(np.argmax(drop, axis=1), 1, S - 4)
-        col = idx[:, None]
-        d3 = drop.reshape(-1).take(drop3 + col)
-        pos_idx = idx + 1 + _sub_sample(d3)  # drop[i] centres on sample i + 1
-        io = score.reshape(-1).take(ray0[:, None] + np.minimum(col + in_out, S - 1))
-        ok = ((d3[:, 1] > 0.6) & (io[:, 1] < 0.6) & (io[:, 0] > 0.8)).reshape(n, n_rays)
-        pts = c[:, None] + (r0 + pos_idx.reshape(n, n_rays) * step) * dirs_c
-        count = ok.sum(axis=1)
-        frac = count / n_rays
-        # The rim points must surround the centre, not lie on one side (a half-hidden ball).
-        full = (count >= 16) & (np.abs(ok @ dirs_c) < 0.25 * np.maximum(count, 1))
-        new = c.copy()
-        if full.any():
-            every = bool(full.all())
-            pf, okf, rf = (pts, ok, radii) if every else (pts[full], ok[full], radii[full])
-            cf = _fit_centres(pf, okf, rf, new if every else new[full])
-            new[full] = cf
-            # The rim as this frame shows it (blur, shading) against the radius the calibration predicts:
-            # fits on part of the rim (a ball by a pocket's hole or half under an arm) need it right.
-            r_obs = sorted(((np.abs(pf - cf[:, None]) * okf).sum(axis=1) / okf.sum(axis=1) / rf).tolist())
-            half = len(r_obs) // 2
-            med = r_obs[half] if len(r_obs) % 2 else (r_obs[half - 1] + r_obs[half]) * 0.5
-            ratio = min(max(med, 0.8), 1.4)
-        # Where a ray runs into a frozen neighbour instead of cloth, the contact shows as a valley of
-        # brightness (both balls' limbs are darker than their middles) one radius out: a rim point too. Its
-        # darkest point may lie a little inside the outline ``ratio`` measures against cloth: ``valley_scale``
-        # (the classical detector uses 0.94, measured on the rendered benchmark suite: p95 3.0 -> 2.0 mm).
-        v = rays.lo + np.argmin(gray[:, rays.lo : rays.hi], axis=1)
-        g3 = gray.reshape(-1).take(ray3 + v[:, None])
-        valley = (g3[:, 1] < 0.8 * np.minimum(gray[:, rays.i_in], gray[:, rays.i_out])) & (score[:, rays.i_out] > 0.8)
-        valley = valley.reshape(n, n_rays) & ~ok
-        if valley_ok is not None:
-            # In an oblique view a nearer ball hides the rim on the camera's side: no valleys there.
-            valley &= valley_ok
-        both = ok | valley
-        count = both.sum(axis=1)
-        support = count / n_rays
-        partial = (count >= 8) & (np.abs(both @ dirs_c) < 0.8 * np.maximum(count, 1)) & ~full
-        if partial.any():
-            r_valley = valley_scale * (r0 + (v + _sub_sample(g3)).reshape(n, n_rays) * (step * ratio))
-            pts_all = np.where(ok, pts, c[:, None] + r_valley * dirs_c)
-            new[partial] = _fit_centres(pts_all[partial], both[partial], ratio * radii[partial], c[partial])
-        far = np.abs(new - start) > far_px
-        new[far] = start[far]
-        c = new
-    # Appearance: the inner part of the rays (half to three quarters of the radius), whole-number sums
-    # (exact in float32).
-    inner = f.reshape(n, n_rays, S * 3)[:, :, : rays.n_inner * 3].sum(axis=1)
-    colour = inner.reshape(n, rays.n_inner, 3).sum(axis=1, dtype=np.float64) / (n_rays * rays.n_inner)
-    return RefineResult(np.column_stack([c.real, c.imag]), frac, ratio * radii, support, colour)
-
-
-def _fit_centres(p: np.ndarray, ok: np.ndarray, radius: np.ndarray, guess: np.ndarray) -> np.ndarray:
-    """Least-squares centres (complex x + iy) of circles of known radius through rim points ``p`` (B, R,
-    complex) where ``ok`` (B, R), all balls at once (Gauss-Newton on the 2 x 2 normal equations), trimming
-    outliers once. ``guess``: the starting centres (B, complex).
-
-    With unit Jacobian rows j = (p - c) / |p - c| as complex numbers, the normal matrix [[a, b], [b, d]]
-    is ((W + Re S) / 2, Im S / 2, (W - Re S) / 2) with W = sum w, S = sum w j^2, and the gradient
-    gx + i gy = sum w res j. So the step s solves W s + S conj(s) = 2 g: s = 2 (W g - S conj(g)) / (W^2 -
-    |S|^2), where W^2 - |S|^2 >= 0 (Cauchy-Schwarz) is 0 only for points on one line through the centre,
-    and then so is W g - S conj(g)."""
-    c = guess
-    w = ok.astype(np.float64)
-    r = radius[:, None]
-    tw = w.sum(axis=1)
-    for it in range(4):
-        v = p - c[:, None]
-        dist = np.abs(v)
-        np.maximum(dist, 1e-9, out=dist)
-        res = dist - r
-        if it == 2:
-            # The median absolute residual of balls whose every ray found the rim; 0 for the others.
-            ares = np.abs(res)
-            mad = np.where(ok.all(axis=1), _median_rows(ares), 0.0) + 0.15
-            trimmed = ok & (ares < 3.0 * mad[:, None])
-            w = np.where(trimmed.sum(axis=1, keepdims=True) >= 6, trimmed, ok).astype(np.float64)
-            tw = w.sum(axis=1)
-        u = v / dist
-        wj = w * u  # minus d(res)/d(centre), weighted: signs cancel in the step
-        ss = (wj * u).sum(axis=1)
-        g = (wj * res).sum(axis=1)
-        den = np.abs(ss)
-        den *= den
-        np.subtract(tw * tw, den, out=den)
-        np.maximum(den, 4e-9, out=den)  # where it is 0, so is the numerator: no step
-        c = c + (tw * g - ss * g.conj()) * (2.0 / den)
-    return c
-
-
-def _median_rows(a: np.ndarray) -> np.ndarray:
-    """``np.median(a, axis=1)`` of a 2-D array, by one sort (cheaper on the small arrays here)."""
-    k = a.shape[1]
-    srt = np.sort(a, axis=1)
-    if k % 2:
-        return srt[:, k // 2]
-    return (srt[:, k // 2 - 1] + srt[:, k // 2]) * 0.5
-
-
-def _clamp(a: np.ndarray, lo: object, hi: object) -> np.ndarray:
-    """``np.clip`` (the same values) without its wrapper's cost on small arrays."""
-    return np.minimum(np.maximum(a, lo), hi)  # type: ignore[call-overload]
-
-
-def _norm(a: np.ndarray, axis: int, keepdims: bool = False) -> np.ndarray:
-    """``np.linalg.norm(a, axis=axis)`` of a real array (the same values: root of the summed squares)."""
-    out: np.ndarray = np.sqrt(np.add.reduce(a * a, axis=axis, keepdims=keepdims))
-    return out
