@@ -240,3 +240,32 @@ def test_a_ball_nudged_into_a_slow_creep_is_hit_not_left_unexplained() -> None:
     assert [e.balls for e in contacts] == [("4", "1")], ev
     assert abs((contacts[0].t or 0) - t_c) <= 1.5 / FPS
     assert not any(e.type == "disturbed" for e in ev)
+
+
+def test_a_struck_ball_that_stops_dead_on_a_ball_a_few_cm_away_hit_it() -> None:
+    """Ball 8, 3 cm from ball 10, is struck straight at it and stops dead at the hit, within the frame of the
+    stroke; ball 10 runs off at 4 m/s. Ball 8 is barely seen moving, so its stroke, run back from its few
+    millimetres, seems earlier than it was: the hit is still the stroke's (8 on 10), not ball 10 disturbed."""
+    y = 900.0
+    eight0 = np.array([2000.0, y])
+    ten0 = eight0 + np.array([68.0 + 30.0, 0.0])
+    t_stroke = 1.0 + 0.3 / FPS
+    t_hit = t_stroke + 30.0 / 4000.0  # 8 crosses the 30 mm gap at 4 m/s
+
+    def eight(t: float) -> tuple[float, float]:
+        if t <= t_stroke:
+            return _pt(eight0)
+        return _pt(eight0 + np.array([min(4000.0 * (t - t_stroke), 30.0) + 60.0 * max(t - t_hit, 0.0) ** 0.5, 0.0]))
+
+    def ten(t: float) -> tuple[float, float]:
+        s = min(max(t - t_hit, 0.0), 0.6)
+        return _pt(ten0 + np.array([4000.0 * s - 2500.0 * s * s, 0.0]))
+
+    frames = [(i / FPS, [(eight(i / FPS), 0.9), (ten(i / FPS), 0.9), ((600.0, 300.0), 0.9)]) for i in range(150)]
+    ev = _feed(frames, {"8": _pt(eight0), "10": _pt(ten0), "2": (600.0, 300.0)})
+    start = next(e for e in ev if e.type == "shot_start")
+    contacts = [e for e in ev if e.type == "contact"]
+    assert start.ball == "8"
+    assert contacts and contacts[0].balls == ("8", "10"), ev
+    assert abs((contacts[0].t or 0) - t_hit) <= 1.0 / FPS
+    assert not any(e.type == "disturbed" for e in ev), ev

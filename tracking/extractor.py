@@ -395,6 +395,16 @@ class EventExtractor:
             np.array([b.ts[j] for j in sel[-self.s.window :]]), np.array([b.xy[j] for j in sel[-self.s.window :]])
         )
         if len(sel) < 2:
+            # one sample into a new leg (the tracker saw it bend a frame early: at a break the struck ball's last
+            # frame before the hit): the leg it came in on, if it was moving
+            k = b.segs.index(seg)
+            prev = b.segs[k - 1] if k > 0 else None
+            if prev is not None and prev.kind == "move":
+                back = [j for j in prev.idx if b.sid[j] >= 0][-self.s.window :]
+                if len(back) >= 2:
+                    g = fit_path(np.array([b.ts[j] for j in back]), np.array([b.xy[j] for j in back]))
+                    if float(np.linalg.norm(g.vel(t))) > 5.0:
+                        return g, True
             return PathFit.still(b.xy[sel[-1]], seg.start_t, t), False
         return f, float(np.linalg.norm(f.vel(t))) > 5.0
 
@@ -648,7 +658,15 @@ class EventExtractor:
         sid, t0, p0 = self._stroke
         dt = self._dt
         s_ball = self.balls.get(sid)
-        if s_ball is None or s_ball is b or br.t_lo > t0 + 3 * dt:
+        if s_ball is None or s_ball is b:
+            return None
+        # within frames of the stroke: of its time as solved, or of the struck ball's last sample at its place (a
+        # struck ball that barely moves after the hit has its stroke run back too early)
+        left = max(
+            (s_ball.ts[i] for sg in s_ball.segs if sg.kind == "rest" for i in sg.idx if s_ball.ts[i] <= br.t_hi),
+            default=t0,
+        )
+        if br.t_lo > max(t0, left) + 3 * dt:
             return None
         D = self.table.ball_diameter_mm
         away = a - p0
