@@ -842,18 +842,25 @@ class EventExtractor:
         D = self.table.ball_diameter_mm
         near = D + self.s.kiss_tol_mm
         live = [b for b in self.balls.values() if len(b.ts) >= w and abs(b.ts[-1] - t) < 1e-9]
+        # each ball's last w samples: frame numbers and positions of those kept (not rejected outliers)
+        win = {}
+        for b in live:
+            keep = np.flatnonzero(np.array(b.sid[-w:]) >= 0)
+            frames = np.rint(np.array(b.ts[-w:])[keep] / self._dt).astype(np.int64)
+            xy = np.array(b.xy[-w:])
+            win[b.id] = (frames, xy[keep], keep - w, float(np.linalg.norm(xy[-1] - xy[0])))
         for i, a in enumerate(live):
+            na, xa, ia, travel_a = win[a.id]
             for c in live[i + 1 :]:
-                travel = float(np.linalg.norm(a.xy[-1] - a.xy[-w]) + np.linalg.norm(c.xy[-1] - c.xy[-w]))
-                if float(np.linalg.norm(a.xy[-1] - c.xy[-1])) > near + max(w * 20.0, 2 * travel):
+                nc, xc, ic, travel_c = win[c.id]
+                if float(np.linalg.norm(a.xy[-1] - c.xy[-1])) > near + max(w * 20.0, 2 * (travel_a + travel_c)):
                     continue  # too far apart now to have been close in the window
-                ca = {round(a.ts[j] / self._dt): j for j in range(-w, 0) if a.sid[j] >= 0}
-                cc = {round(c.ts[j] / self._dt): j for j in range(-w, 0) if c.sid[j] >= 0}
-                common = sorted(set(ca) & set(cc))
-                if len(common) < self.s.kiss_after + 4:
+                _, ka, kc = np.intersect1d(na, nc, assume_unique=True, return_indices=True)
+                if len(ka) < self.s.kiss_after + 4:
                     continue
-                ja, jc = [ca[f] for f in common], [cc[f] for f in common]
-                dd = np.array([float(np.linalg.norm(a.xy[x] - c.xy[y])) for x, y in zip(ja, jc, strict=True)])
+                ja, jc = ia[ka].tolist(), ic[kc].tolist()
+                diff = xa[ka] - xc[kc]
+                dd = np.sqrt(diff[:, 0] * diff[:, 0] + diff[:, 1] * diff[:, 1])
                 k = int(np.argmin(dd))
                 if dd[k] > near + 2 * D or not (2 <= k <= len(dd) - 1 - self.s.kiss_after):
                     continue  # decided once the breaks of a visible bend (a ball set off slowly) would be
