@@ -50,6 +50,7 @@ class ExtractorSettings:
     # mouths are only 5 mm wider than a ball, so a ball running in straight passes 2.5 mm off both jaws
     jaw_gap_mm: float = 0.5
     pot_depth_fraction: float = 0.5  # a ball falls when its centre is this many radii past the mouth line
+    slow_drop_mm_s: float = 300.0  # a ball slower than this in the mouth fell by the frame it is first missing from
     graze_tol_mm: float = 5.0  # a straight path this close to a nose line (then away) touched it
     shot_end_hold_s: float = 0.25
     start_speed_mm_s: float = 150.0  # a ball set moving faster than this between shots is struck
@@ -65,7 +66,8 @@ class ExtractorSettings:
     creep_still_mm: float = 1.5  # a resting ball's detection within this of where it sat has not left yet
     slow_start_wait_s: float = 0.5  # a ball set off too slowly to have left its place yet is watched this long
     start_min_mm: float = 10.0  # a resting ball must get this far from its place to have moved
-    line_margin_mm: float = 1.5  # a path must start and end this far off a line to cross it (a ball resting on it)
+    line_margin_mm: float = 0.75  # a path must start and end this far off a line to cross it
+    line_rest_margin_mm: float = 1.5  # ... and start this far off it from rest (a ball resting on the line)
     # Two balls whose centres come within a diameter plus kiss_tol_mm and part again touched (a kiss too thin
     # to bend either path visibly), judged on the last kiss_window frames, in which the closest must be
     # kiss_rise_mm nearer than the farthest on each side (an approach and a parting, not balls frozen together).
@@ -993,9 +995,14 @@ class EventExtractor:
         ts = [seg.start_t] + [b.ts[i] for i in good] + [seg.end_t]
         ps = [seg.start_p] + [b.xy[i] for i in good] + [seg.end_p]
         self._grazes(b, ts, ps, out)
+        # a ball resting on a line (a rack's middle row on the long line) is measured a millimetre or so off it
+        k = next((j for j, sg in enumerate(b.segs) if sg is seg), 0)
+        from_rest = (
+            self.s.line_rest_margin_mm - self.s.line_margin_mm if k > 0 and b.segs[k - 1].kind == "rest" else 0.0
+        )
         for name, axis, val in self._lines:
             s0, s1 = ps[0][axis] - val, ps[-1][axis] - val
-            if s0 * s1 >= 0 or min(abs(s0), abs(s1)) < self.s.line_margin_mm:
+            if s0 * s1 >= 0 or min(abs(s0) - from_rest, abs(s1)) < self.s.line_margin_mm:
                 continue  # no crossing, or a path starting or ending on the line (001 2.1.6: on is not over)
             # the first sample past the line; solve on a local fit around it
             k = next(j for j in range(1, len(ps)) if (ps[j][axis] - val) * s0 <= 0)
@@ -1076,9 +1083,11 @@ class EventExtractor:
                 else:
                     root = solve_root(lambda u: pk.depth(_pt(f.at(u))) - pd, f.t0 - dt, loss.last_t, steps=60)
                 if root is not None:
-                    # gone from the next frame on: it fell by then, however slowly its last samples ran (a ball
-                    # rattling in the jaws drops from near rest)
-                    t_ev = min(root, loss.last_t + dt)
+                    t_ev = root
+                    if float(np.linalg.norm(f.vel(loss.last_t))) < self.s.slow_drop_mm_s:
+                        # a ball rattling in the jaws drops from near rest: gone from the next frame on, it fell by
+                        # then, whenever its creep run on would reach the hole (a faster ball's path says when)
+                        t_ev = min(root, loss.last_t + dt)
                     p_ev = f.at(t_ev)
             if f is not None:
                 self._jaw_touch(b, pk, f, loss.last_t - 2 * dt, t_ev, out)
