@@ -401,12 +401,10 @@ class EventExtractor:
             # frame before the hit): the leg it came in on, if it was moving
             k = b.segs.index(seg)
             prev = b.segs[k - 1] if k > 0 else None
-            if prev is not None and prev.kind == "move":
-                back = [j for j in prev.idx if b.sid[j] >= 0][-self.s.window :]
-                if len(back) >= 2:
-                    g = fit_path(np.array([b.ts[j] for j in back]), np.array([b.xy[j] for j in back]))
-                    if float(np.linalg.norm(g.vel(t))) > 5.0:
-                        return g, True
+            if prev is not None and prev.kind == "move" and any(b.sid[j] >= 0 for j in prev.idx):
+                g = self._fit(b, prev.idx)
+                if g.n >= 2 and float(np.linalg.norm(g.vel(t))) > 5.0:
+                    return g, True
             return PathFit.still(b.xy[sel[-1]], seg.start_t, t), False
         return f, float(np.linalg.norm(f.vel(t))) > 5.0
 
