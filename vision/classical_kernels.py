@@ -7,7 +7,7 @@ import numba
 import numpy as np
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def vote_kernel(
     gx: np.ndarray,
     gy: np.ndarray,
@@ -61,7 +61,7 @@ def vote_kernel(
     return acc.reshape(h, w).astype(np.float32)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def classify_blobs(
     stats: np.ndarray, cents: np.ndarray, stretch: np.ndarray, ball_area: float, radius: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -93,7 +93,7 @@ def classify_blobs(
     return single, big, strength
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def window_blobs(
     stats: np.ndarray,
     cents: np.ndarray,
@@ -168,7 +168,7 @@ def window_blobs(
     return out, np.flatnonzero(bad)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def select_peaks(
     pts: np.ndarray, c0: np.ndarray, ref: float, radius: float, min_votes: float
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -217,7 +217,7 @@ def select_peaks(
     return out, strength
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def box_blobs(
     stats: np.ndarray,
     cents: np.ndarray,
@@ -273,7 +273,7 @@ def box_blobs(
     return single, big, strength, any_cut_big
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def roi_peaks(
     acc: np.ndarray,
     mask: np.ndarray,
@@ -331,7 +331,7 @@ def roi_peaks(
     return pts, c0
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, nogil=True, inline="always")
 def _parabola(a: np.float32, b: np.float32, c: np.float32) -> np.float32:
     """The vertex offset (-0.5..0.5, float32) of the parabola through three equally spaced values."""
     den = np.float32(np.float32(a - np.float32(2.0) * b) + c)
@@ -342,7 +342,7 @@ def _parabola(a: np.float32, b: np.float32, c: np.float32) -> np.float32:
     return min(max(off, np.float32(-0.5)), np.float32(0.5))
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def label_mask(labels: np.ndarray, lut: np.ndarray) -> np.ndarray:
     """``lut[labels]``: the uint8 value of each pixel's connected-component label."""
     h, w = labels.shape

@@ -10,7 +10,7 @@ import numpy as np
 from vision.kernel_ops import fma32
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def foreground_kernel(
     bgr: np.ndarray,
     surface: np.ndarray,
@@ -57,7 +57,7 @@ def foreground_kernel(
     return out
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, nogil=True, inline="always")
 def _transform3(
     v0: np.float32, v1: np.float32, v2: np.float32, m0: np.float32, m1: np.float32, m2: np.float32
 ) -> np.float32:

@@ -7,7 +7,7 @@ import numba
 import numpy as np
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def gather_nearest(frame: np.ndarray, index: np.ndarray) -> np.ndarray:
     """The grid (``index``'s shape, 3 channels) of the frame pixels at ``index``: flat offsets of each
     cell's pixel in the C-contiguous uint8 BGR ``frame``, -1 for a cell whose pixel lies off the frame

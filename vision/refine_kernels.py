@@ -21,7 +21,7 @@ _F0 = np.float32(0.0)
 _F1 = np.float32(1.0)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _ball_scores(
     frame: np.ndarray,
     cx: float,
@@ -104,7 +104,7 @@ def _ball_scores(
         sc[q] = min(v, two)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _transform_rows(
     v0: np.ndarray,
     v1: np.ndarray,
@@ -120,7 +120,7 @@ def _transform_rows(
         out[q] = fma32(m2, v2[q], fma32(m0, v0[q], m1 * v1[q])) + m3
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _sub_sample(a: np.float32, b: np.float32, c: np.float32) -> np.float32:
     """Offset (-1..1) of the extremum of the parabola through three equally spaced values."""
     den = np.float32(np.float32(a - np.float32(2.0) * b) + c)
@@ -129,7 +129,7 @@ def _sub_sample(a: np.float32, b: np.float32, c: np.float32) -> np.float32:
     return np.float32(min(max(off, -_F1), _F1))
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _median_sorted(a: np.ndarray) -> float:
     s = np.sort(a)
     k = len(s)
@@ -138,7 +138,7 @@ def _median_sorted(a: np.ndarray) -> float:
     return float((s[k // 2 - 1] + s[k // 2]) * 0.5)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _fit_one(
     px: np.ndarray, py: np.ndarray, ok: np.ndarray, radius: float, gx: float, gy: float
 ) -> tuple[float, float]:
@@ -200,7 +200,7 @@ def _fit_one(
     return cx, cy
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def refine_kernel(
     frame: np.ndarray,
     centres: np.ndarray,
