@@ -10,6 +10,7 @@ import pytest
 from calibration.table import TableModel
 from tests.detect_support import render
 from vision.rectify import TableRectifier
+from vision.rectify_kernels import stack_windows
 
 pytest.importorskip("models.synth.balls")
 
@@ -53,3 +54,32 @@ def test_compiled_nearest_grid_is_opencvs_nearest_remap(frame):
         got, cv2.remap(part, rect._nearest, None, cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT)
     )
     assert (got == 0).all(axis=2).mean() > 0.3
+
+
+def test_stacked_windows_are_the_slices_of_the_maps_and_masks(frame):
+    """``stack_windows`` copies each window of the maps and masks to its rows of the stack (the row after
+    each untouched); its prefetching changes nothing, also for cells mapped off the frame."""
+    rect = TableRectifier(frame.calibration, 0.15, 40.0)
+    m1, m2 = rect.maps
+    w, h = rect.size
+    size = 35
+    ox = np.array([0, 200, w - size, 37], np.int64)
+    oy = np.array([0, 100, h - size, h - size], np.int64)
+    n, rows = len(ox), size + 1
+    out = (
+        np.full((n * rows, size, 2), 7, np.int16),
+        np.full((n * rows, size), 7, np.uint16),
+        np.full((n * rows, size), 7, np.uint8),
+        np.full((n * rows, size), 7, np.uint8),
+    )
+    small = np.ascontiguousarray(frame.image[:300, :400])  # most cells map off this frame
+    for image in (frame.image, small):
+        stack_windows(image, m1, m2, rect.surface, rect.dark_ok, ox, oy, size, *out)
+        for k, (x, y) in enumerate(zip(ox, oy, strict=True)):
+            r = slice(k * rows, k * rows + size)
+            np.testing.assert_array_equal(out[0][r], m1[y : y + size, x : x + size])
+            np.testing.assert_array_equal(out[1][r], m2[y : y + size, x : x + size])
+            np.testing.assert_array_equal(out[2][r], rect.surface[y : y + size, x : x + size])
+            np.testing.assert_array_equal(out[3][r], rect.dark_ok[y : y + size, x : x + size])
+            assert (out[2][k * rows + size] == 7).all()
+    assert (out[0][..., 0] >= small.shape[1]).any()  # the small frame's case did read cells mapped off it

@@ -56,6 +56,7 @@ from vision.detections import BALL, CUE, Detections
 from vision.detector import check_frame
 from vision.parallax import ball_px_to_table, camera_centre_mm, view_geometry
 from vision.rectify import TableRectifier
+from vision.rectify_kernels import stack_windows
 from vision.refine import RefineResult, refine_centres
 
 # The keys of ``stage_ms``, in order: the coarse grid's rectification, its cloth classification and blobs
@@ -369,12 +370,10 @@ class ClassicalDetector:
         rows = size + 1
         m1, m2 = self.rectifier.maps
         sm1, sm2, surf, dark = self._stack_buffers(n)
-        for i, (x, y) in enumerate(zip(ox.tolist(), oy.tolist(), strict=True)):
-            r0 = i * rows
-            sm1[r0 : r0 + size] = m1[y : y + size, x : x + size]
-            sm2[r0 : r0 + size] = m2[y : y + size, x : x + size]
-            surf[r0 : r0 + size] = self.rectifier.surface[y : y + size, x : x + size]
-            dark[r0 : r0 + size] = self.rectifier.dark_ok[y : y + size, x : x + size]
+        stack_windows(
+            frame, m1, m2, self.rectifier.surface, self.rectifier.dark_ok, ox.astype(np.int64),
+            oy.astype(np.int64), size, sm1, sm2, surf, dark,
+        )  # fmt: skip
         bgr = cv2.remap(frame, sm1, sm2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
         fg = self.cloth.foreground_mask(bgr, surf, dark)
         fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, self._open_kernel)
