@@ -11,7 +11,15 @@ import pytest
 from calibration.table import TableModel
 from tests.detect_support import top_down_calibration
 from vision.classical import EDGE_ZONE, ClassicalDetector
-from vision.classical_kernels import box_blobs, classify_blobs, label_mask, roi_peaks, select_peaks, window_blobs
+from vision.classical_kernels import (
+    box_blobs,
+    classify_blobs,
+    keep_balls,
+    label_mask,
+    roi_peaks,
+    select_peaks,
+    window_blobs,
+)
 
 TABLE = TableModel()
 
@@ -265,3 +273,45 @@ def test_label_mask_is_the_table_lookup():
     got = label_mask(labels, lut)
     np.testing.assert_array_equal(got, lut[labels])
     assert 0 < np.count_nonzero(got) < got.size
+
+
+def _keep_reference(pos, px, radius, support, strength, blob, length, width, outside, min_rim):
+    """The array code ``keep_balls`` replaced: field test, rim test, confidence, duplicates by confidence."""
+    inside = (pos[:, 0] > -outside) & (pos[:, 0] < length + outside) & (pos[:, 1] > -outside)
+    inside &= pos[:, 1] < width + outside
+    inside &= blob | (support >= min_rim)
+    conf = np.clip(0.5 * np.minimum(strength, 1.0) + 0.5 * np.maximum(support, 0.3), 0, 1)
+    sel = np.flatnonzero(inside)
+    p, r, c = px[sel], radius[sel], conf[sel]
+    d = np.linalg.norm(p[:, None, :] - p[None, :, :], axis=2)
+    keep = np.ones(len(sel), bool)
+    for i in np.argsort(-c, kind="stable"):
+        if keep[i]:
+            close = (d[i] < r[i]) & keep
+            close[i] = False
+            keep[close] = False
+    return sel[keep], conf
+
+
+def test_kept_balls_match_the_numpy_reference():
+    rng = np.random.default_rng(11)
+    for n in (0, 1, 2, 9, 40):
+        pos = rng.uniform(-40, [TABLE.length_mm + 40, TABLE.width_mm + 40], (n, 2))
+        px = rng.uniform(0, 300, (n, 2))
+        if n >= 9:
+            px[5] = px[4] + 3.0  # duplicates: one within the other's radius
+            px[7] = px[6]  # ... at the same point, with equal confidence (the first is kept)
+        radius = rng.uniform(8, 14, n)
+        support = rng.choice([0.1, 0.25, 0.5, 0.9, 1.0], n)
+        strength = rng.choice([0.2, 0.7, 1.0, 1.4], n)
+        blob = rng.uniform(0, 1, n) < 0.5
+        if n >= 9:
+            support[6:8], strength[6:8], blob[6:8] = 1.0, 1.0, True
+        args = (pos, px, radius, support, strength, blob, TABLE.length_mm, TABLE.width_mm, 17.0, 0.3)
+        sel, conf = keep_balls(*args)
+        want_sel, want_conf = _keep_reference(*args)
+        np.testing.assert_array_equal(sel, want_sel)
+        np.testing.assert_array_equal(conf, want_conf)
+        if n >= 9:
+            assert 6 in sel and 7 not in sel
+            assert 0 < len(sel) < n

@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -45,6 +46,7 @@ from calibration.mapping import Calibration
 from vision.classical_kernels import (
     box_blobs,
     classify_blobs,
+    keep_balls,
     label_mask,
     roi_peaks,
     select_peaks,
@@ -68,9 +70,9 @@ EDGE_ZONE = 3  # fine cells at a window's or box's cut edge where the opening di
 _SIDE_BITS = np.array([1, 2, 4, 8])  # a window's cut sides (left, top, right, bottom) as bits of a pattern
 
 
-@dataclass(frozen=True)
-class _Single:
-    """A single ball's blob on the fine grid, and where to find its pixels again (the vote threshold)."""
+class _Single(NamedTuple):
+    """A single ball's blob on the fine grid, and where to find its pixels again (the vote threshold). A
+    named tuple: a frame makes one per ball, and it is the cheapest record to make."""
 
     centre: tuple[float, float]  # fine grid (col, row), the blob's centroid
     strength: float
@@ -563,14 +565,11 @@ class ClassicalDetector:
                 )
                 px, colour, radius_px, support = px[:n], colour[:n], radius_px[:n], support[:n]
         pos = ball_px_to_table(cal, px)
-        # Inside the playing field (a pocket mouth allowed).
-        o = s.outside_mm
-        inside = (pos[:, 0] > -o) & (pos[:, 0] < t.length_mm + o) & (pos[:, 1] > -o) & (pos[:, 1] < t.width_mm + o)
-        # A vote peak inside a larger blob (an arm, the cue, a cluster) must show a ball's rim.
-        inside &= blob | (support >= s.min_rim_support)
-        confidence = _clamp(0.5 * np.minimum(strength, 1.0) + 0.5 * np.maximum(support, 0.3), 0, 1)
-        sel = np.flatnonzero(inside)
-        sel = sel[_suppress_duplicates(px[sel], radius_px[sel], confidence[sel])]
+        # Inside the playing field (a pocket mouth allowed); a vote peak inside a larger blob (an arm, the cue,
+        # a cluster) must show a ball's rim; of two candidates within a radius of each other, the more confident.
+        sel, confidence = keep_balls(
+            pos, px, radius_px, support, strength, blob, t.length_mm, t.width_mm, s.outside_mm, s.min_rim_support
+        )
         px, colour = px[sel], colour[sel]
         return Detections(px, pos[sel], radius_px[sel], confidence[sel], self._classify(colour), colour)
 
@@ -612,23 +611,6 @@ class ClassicalDetector:
             if d[best] < 0.5 * s.cue_min_distance:
                 cls[best] = CUE
         return cls
-
-
-def _suppress_duplicates(px: np.ndarray, radius: np.ndarray, confidence: np.ndarray) -> np.ndarray:
-    """Mask keeping, of detections whose centres lie within a radius of each other, the most confident."""
-    if len(px) < 2:
-        return np.ones(len(px), bool)
-    d = _norm(px[:, None, :] - px[None, :, :], axis=2)
-    if np.count_nonzero(d < radius[:, None]) == len(px):  # each is close to itself only
-        return np.ones(len(px), bool)
-    order = np.argsort(-confidence, kind="stable")
-    keep = np.ones(len(px), bool)
-    for i in order:
-        if keep[i]:
-            close = (d[i] < radius[i]) & keep
-            close[i] = False
-            keep[close] = False
-    return keep
 
 
 def _median_cols(a: np.ndarray) -> np.ndarray:

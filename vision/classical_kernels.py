@@ -3,6 +3,8 @@ were many small numpy calls per frame, each doing exactly what the array code it
 
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
 
@@ -351,3 +353,52 @@ def label_mask(labels: np.ndarray, lut: np.ndarray) -> np.ndarray:
         for x in range(w):
             out[y, x] = lut[labels[y, x]]
     return out
+
+
+@numba.njit(cache=True, nogil=True)
+def keep_balls(
+    pos: np.ndarray,
+    px: np.ndarray,
+    radius: np.ndarray,
+    support: np.ndarray,
+    strength: np.ndarray,
+    blob: np.ndarray,
+    length: float,
+    width: float,
+    outside: float,
+    min_rim_support: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The candidates kept as balls (indices, ascending) and every candidate's confidence: inside the field
+    (``outside`` mm beyond it allowed: pocket mouths), a vote peak (not ``blob``) with at least
+    ``min_rim_support`` of its rim found, and of candidates whose images lie within one another's radius the
+    most confident (ties: the first). Confidence: half the blob or peak strength (at most 1), half the rim
+    support (at least 0.3)."""
+    n = pos.shape[0]
+    conf = np.empty(n)
+    cand = np.empty(n, np.int64)
+    m = 0
+    for i in range(n):
+        c = 0.5 * min(strength[i], 1.0) + 0.5 * max(support[i], 0.3)
+        conf[i] = min(max(c, 0.0), 1.0)
+        x = pos[i, 0]
+        y = pos[i, 1]
+        on_field = -outside < x < length + outside and -outside < y < width + outside
+        if on_field and (blob[i] or support[i] >= min_rim_support):
+            cand[m] = i
+            m += 1
+    cand = cand[:m]
+    keep = np.ones(m, np.bool_)
+    # Most confident first (a stable order: equal confidences keep their order).
+    order = np.argsort(-conf[cand], kind="mergesort")
+    for a in order:
+        if not keep[a]:
+            continue
+        i = cand[a]
+        for b in range(m):
+            if b != a and keep[b]:
+                j = cand[b]
+                dx = px[i, 0] - px[j, 0]
+                dy = px[i, 1] - px[j, 1]
+                if math.sqrt(dx * dx + dy * dy) < radius[i]:
+                    keep[b] = False
+    return cand[keep], conf

@@ -17,6 +17,17 @@ CLASS_NAMES: tuple[str, ...] = ("ball", "cue")
 BALL, CUE = 0, 1
 
 
+# The fields, their dtype and the shape of one row.
+_FIELDS: tuple[tuple[str, type, tuple[int, ...]], ...] = (
+    ("px", np.float64, (2,)),
+    ("pos_mm", np.float64, (2,)),
+    ("radius_px", np.float64, ()),
+    ("confidence", np.float64, ()),
+    ("cls", np.int64, ()),
+    ("colour", np.float64, (3,)),
+)
+
+
 def _as(a: Any, dtype: type, shape_tail: tuple[int, ...]) -> np.ndarray:
     arr: np.ndarray = np.asarray(a, dtype=dtype)
     if arr.size == 0:
@@ -34,16 +45,8 @@ class Detections:
     colour: np.ndarray  # (N, 3) float64: mean BGR (0..255) of the ball's inner disc, an appearance cue
 
     def __post_init__(self) -> None:
-        fields = {
-            "px": (np.float64, (2,)),
-            "pos_mm": (np.float64, (2,)),
-            "radius_px": (np.float64, ()),
-            "confidence": (np.float64, ()),
-            "cls": (np.int64, ()),
-            "colour": (np.float64, (3,)),
-        }
         n: int | None = None
-        for name, (dtype, tail) in fields.items():
+        for name, dtype, tail in _FIELDS:
             arr = _as(getattr(self, name), dtype, tail)
             if arr.ndim != 1 + len(tail) or arr.shape[1:] != tail:
                 raise ValueError(f"Detections.{name} has shape {arr.shape}, expected (N, {', '.join(map(str, tail))})")
@@ -51,14 +54,16 @@ class Detections:
                 n = arr.shape[0]
             elif arr.shape[0] != n:
                 raise ValueError(f"Detections.{name} has {arr.shape[0]} rows, expected {n}")
-            if name != "cls" and not np.all(np.isfinite(arr)):
+            if dtype is np.float64 and not np.isfinite(arr).all():
                 raise ValueError(f"Detections.{name} holds non-finite values")
             object.__setattr__(self, name, arr)
-        if np.any((self.cls < 0) | (self.cls >= len(CLASS_NAMES))):
+        if not n:
+            return
+        if self.cls.min() < 0 or self.cls.max() >= len(CLASS_NAMES):
             raise ValueError(f"Detections.cls holds codes outside 0..{len(CLASS_NAMES) - 1}")
-        if np.any((self.confidence < 0) | (self.confidence > 1)):
+        if self.confidence.min() < 0 or self.confidence.max() > 1:
             raise ValueError("Detections.confidence must lie in [0, 1]")
-        if np.any(self.radius_px <= 0):
+        if self.radius_px.min() <= 0:
             raise ValueError("Detections.radius_px must be positive")
 
     # ---- construction -----------------------------------------------------------------------------------

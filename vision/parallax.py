@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from calibration.mapping import Calibration
+from calibration.mapping import Calibration, CalibrationError
+from vision import view_kernels
 
 
 def camera_centre_mm(cal: Calibration) -> np.ndarray:
@@ -19,9 +20,32 @@ def camera_centre_mm(cal: Calibration) -> np.ndarray:
     return np.asarray(cal.camera_centre_mm(), dtype=np.float64)
 
 
+def lens_arrays(cal: Calibration) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float, np.ndarray]:
+    """The calibration as the compiled mapping (``vision.view_kernels``) takes it: the homography (cloth ->
+    undistorted px), its inverse, the camera matrix, ``k1``, ``k2`` and the camera centre (kept with the
+    calibration, which does not change)."""
+    cached = cal.__dict__.get("_lens_arrays")
+    if cached is None:
+        h = np.ascontiguousarray(cal.homography, dtype=np.float64)
+        cached = (
+            h, np.ascontiguousarray(np.linalg.inv(h)), np.ascontiguousarray(cal.camera_matrix, dtype=np.float64),
+            float(cal.k1), float(cal.k2), camera_centre_mm(cal),
+        )  # fmt: skip
+        cal.__dict__["_lens_arrays"] = cached
+    out: tuple[np.ndarray, np.ndarray, np.ndarray, float, float, np.ndarray] = cached
+    return out
+
+
 def ball_px_to_table(cal: Calibration, px: np.ndarray, radius_mm: float | None = None) -> np.ndarray:
-    """Table mm (N x 2) of the cloth points below balls whose centres are imaged at ``px`` (N x 2)."""
-    return np.asarray(cal.ball_px_to_table(np.asarray(px, dtype=np.float64).reshape(-1, 2), radius_mm))
+    """Table mm (N x 2) of the cloth points below balls whose centres are imaged at ``px`` (N x 2): what
+    ``Calibration.ball_px_to_table`` gives, by the compiled mapping."""
+    pts = np.ascontiguousarray(px, dtype=np.float64).reshape(-1, 2)
+    r = cal.table.ball_radius_mm if radius_mm is None else float(radius_mm)
+    _, hinv, k, k1, k2, cam = lens_arrays(cal)
+    if -cam[2] <= r:
+        raise CalibrationError("camera below the ball centre height: cannot correct parallax")
+    out: np.ndarray = view_kernels.ball_px_to_table(hinv, k, k1, k2, cam, r, pts)
+    return out
 
 
 def _height_ratio(cal: Calibration, radius_mm: float | None) -> tuple[np.ndarray, float]:
@@ -79,26 +103,10 @@ def view_geometry(
     cal: Calibration, on_cloth: np.ndarray, radius_mm: float | None = None, min_tan: float = 0.2
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``cal.table_to_image(on_cloth)``, ``ball_radius_px`` and ``toward_camera_px`` of the same points at
-    once, from one mapping of all the points they need (the same values as the three calls)."""
+    once, by the compiled mapping (the same values as the three calls, to rounding)."""
     r = cal.table.ball_radius_mm if radius_mm is None else float(radius_mm)
-    c, s = _height_ratio(cal, radius_mm)
-    p = np.asarray(on_cloth, dtype=np.float64).reshape(-1, 2)
-    n = len(p)
-    to_cam = c[:2] - p
-    dist = _norm_rows(to_cam)
-    sel = dist / max(-c[2], 1e-9) > min_tan
-    step = p + 10.0 * to_cam / np.where(sel, dist, 1.0)[:, None]
-    img = cal.table_to_image(np.concatenate([p, p + np.array([r / s, 0.0]), p + np.array([0.0, r / s]), step]))
-    a = img[:n]
-    # The offsets of the three mapped points from the centre's image: radius along x, along y, toward the camera.
-    d = img[n:].reshape(3, n, 2) - a
-    lengths = _norm_rows(d.reshape(3 * n, 2)).reshape(3, n)
-    radius = np.maximum(lengths[0], lengths[1])
-    toward = np.where(sel[:, None], d[2] / np.maximum(lengths[2], 1e-9)[:, None], 0.0)
-    return a, radius, toward
-
-
-def _norm_rows(a: np.ndarray) -> np.ndarray:
-    """``np.linalg.norm(a, axis=1)`` of an (N, 2) array (the same values: root of the summed squares)."""
-    out: np.ndarray = np.sqrt(np.add.reduce(a * a, axis=1))
-    return out
+    _, s = _height_ratio(cal, radius_mm)
+    h, _, k, k1, k2, cam = lens_arrays(cal)
+    p = np.ascontiguousarray(on_cloth, dtype=np.float64).reshape(-1, 2)
+    px, radius, toward = view_kernels.view_geometry(h, k, k1, k2, cam, r / s, min_tan, p)
+    return px, radius, toward
