@@ -43,6 +43,7 @@ import cv2
 import numpy as np
 
 from calibration.mapping import Calibration
+from vision.blob_kernels import blob_labels, blob_stats
 from vision.classical_kernels import (
     box_blobs,
     classify_blobs,
@@ -260,8 +261,7 @@ class ClassicalDetector:
         there are some. Windows and boxes hold every fine pixel these need, so the result is the one the
         whole fine grid gives."""
         st = self.coarse_step
-        _, _, cstats, ccents = cv2.connectedComponentsWithStatsWithAlgorithm(fg_coarse, 8, cv2.CV_16U, cv2.CCL_BOLELLI)
-        cstats, ccents = cstats[1:], ccents[1:]
+        cstats, ccents = blob_stats(fg_coarse)
         keep = cstats[:, cv2.CC_STAT_AREA] >= self._coarse_min_area
         cstats, ccents = cstats[keep], ccents[keep]
         # The fine-grid box of each coarse blob (its cells, one coarse cell wider each side).
@@ -384,9 +384,9 @@ class ClassicalDetector:
         # Blobs are labelled without the edge zone along each side a window's edge cuts (one stacked mask
         # per pattern of cut sides).
         lab_in = cv2.bitwise_and(fg, self._zone_masks[cut @ _SIDE_BITS].reshape(n * rows, size))
-        _, _, stats, cents = cv2.connectedComponentsWithStatsWithAlgorithm(lab_in, 8, cv2.CV_16U, cv2.CCL_BOLELLI)
+        stats, cents = blob_stats(lab_in)
         found, escalate = window_blobs(
-            stats[1:], cents[1:], size, ox, oy, own, cut, EDGE_ZONE, self._stretch, self._ball_area, self.radius_grid
+            stats, cents, size, ox, oy, own, cut, EDGE_ZONE, self._stretch, self._ball_area, self.radius_grid
         )
         out = [
             _Single((x, y), st, (int(a + i), int(b + j), int(a1 + i), int(b1 + j)), bgr, fg, int(k) * rows - int(j),
@@ -437,7 +437,10 @@ class ClassicalDetector:
             lab_in[:, bw - z :] = 0
         if cut[3]:
             lab_in[bh - z :] = 0
-        _, labels, stats, cents = cv2.connectedComponentsWithStatsWithAlgorithm(lab_in, 8, cv2.CV_16U, cv2.CCL_BOLELLI)
+        labels, blob_rows, blob_cents = blob_labels(lab_in)
+        # Row 0 stands for the cloth (label 0), as in OpenCV's statistics: ``box_blobs`` skips it.
+        stats = np.concatenate((np.zeros((1, 5), np.int32), blob_rows))
+        cents = np.concatenate((np.zeros((1, 2)), blob_cents))
         # A blob of a ball's size or more that the box's edge cuts (a ball on a thin cue stick that the
         # coarse grid does not show, a table line) is split by the votes too: a ball on it lies inside the
         # box (its own coarse blob's margin), a ball beyond the edge has a coarse blob of its own.
