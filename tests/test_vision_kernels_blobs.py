@@ -52,4 +52,5 @@ def test_comb_is_one_blob_and_the_cloth_none():
     comb[-1] = 255
     stats, cents = blob_stats(comb)
     assert stats.tolist() == [[0, 0, 61, 40, int(np.count_nonzero(comb))]]
+    assert cents.shape == (1, 2) and 0 < cents[0, 0] < 60 and 0 < cents[0, 1] < 39
     assert blob_stats(np.zeros((4, 4), np.uint8))[0].shape == (0, 5)
