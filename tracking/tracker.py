@@ -334,76 +334,97 @@ class Tracker:
     def _associate(
         self, tracks: list[_Track], z: np.ndarray, t: float, conf: np.ndarray
     ) -> tuple[list[int], list[int], list[int]]:
+        """The cost matrix (see the module docstring), built a whole tier at a time over all tracks (one row
+        per track, one column per detection), then solved."""
         if not tracks or len(z) == 0:
             return [], [], []
         big = 1e9
-        cost = np.full((len(tracks), len(z)), big)
-        tier = np.zeros((len(tracks), len(z)), dtype=int)
-        sig = self.s.filter.meas_sigma_mm
+        s = self.s
+        sig = s.filter.meas_sigma_mm
+        D = self.table.ball_diameter_mm
+        states = [tr.state for tr in tracks]
+        occluded = np.array([st == TrackState.OCCLUDED for st in states])
+        anchored = np.array([tr.resting and tr.anchor is not None for tr in tracks])
+        last = np.array([tr.last_meas for tr in tracks], dtype=float).reshape(-1, 2)
+        # distances of every detection from where each track was last seen and from each resting ball's anchor
+        d_last = _distances(last, z)
+        d_anchor = _distances(
+            np.array([tr.anchor if tr.resting and tr.anchor is not None else tr.last_meas for tr in tracks]), z
+        )
+        reach = np.empty(len(tracks))
         for i, tr in enumerate(tracks):
             gap = max(t - tr.last_t, 1e-6)
-            reach = self.s.max_speed_mm_s * gap + self.table.ball_radius_mm
-            if tr.state == TrackState.OCCLUDED and t - tr.last_t > 0.2:
-                reach = min(reach, self._reacquire_radius(tr, t))
-            d_last = np.linalg.norm(z - tr.last_meas, axis=1)
-            if tr.resting and tr.anchor is not None:
-                d = np.linalg.norm(z - tr.anchor, axis=1)
-                inside = d <= self.s.anchor_gate_mm
-                cost[i, inside] = (d[inside] / sig) ** 2
-                kink = ~inside & (d_last <= reach)
-            elif self._collision_ahead(tr, tracks):
-                # its predicted path runs into a resting ball: it hit it, so the prediction past it means nothing
-                # (at a break the struck ball, predicted on into the apex's place, would take the apex's
-                # detection): every detection within reach is a kink from where it was last seen
-                inside = np.zeros(len(z), bool)
-                kink = d_last <= reach
-            else:
-                m2 = mahalanobis_sq(tr.kf, z)
-                inside = m2 <= self.s.gate_chi2
-                cost[i, inside] = m2[inside]
-                kink = ~inside & (d_last <= reach)
-            cost[i, kink] = self.s.kink_cost + d_last[kink] / sig
-            tier[i, kink] = 1
-            if tr.resting and not self._could_be_hit(tr, tracks, t):
-                # A lone resting ball with no moving ball near leaves its place only on a confident detection: a
-                # weak blob beside it is the player's hand or the cue tip (between shots too: the arm over the
-                # table hides the ball and shows a hand-sized blob), not the ball struck away.
-                cost[i, kink & (conf < self.s.new_track_confidence)] = big
-            if tr.state == TrackState.OCCLUDED:
-                # a hidden ball comes back only on a confident detection, and one that vanished into a pocket
-                # mouth only there (the cue or a hand over the table makes weak ball-like blobs)
-                cost[i, conf < self.s.new_track_confidence] = big
-                if self._pocket_ahead(tr.last_meas, tr.kf.x[2:4]) is not None:
-                    cost[i, d_last > 2 * self.table.ball_diameter_mm] = big
-            if tr.state == TrackState.TENTATIVE:
-                cost[i, cost[i] < big] += 1.0  # confirmed tracks take precedence over tentative ones
-            if tr.colour is not None and self._colour is not None:
-                # a ball keeps its colour: a differently coloured detection costs up to colour_cost more
-                dc = np.linalg.norm(self._colour - tr.colour, axis=1) / self.s.colour_sigma
-                ok = cost[i] < big
-                cost[i, ok] += np.minimum(dc[ok] ** 2, self.s.colour_cost)
-        self._forbid_tunnels(tracks, z, t, cost, big)
+            reach[i] = s.max_speed_mm_s * gap + self.table.ball_radius_mm
+            if states[i] == TrackState.OCCLUDED and t - tr.last_t > 0.2:
+                reach[i] = min(reach[i], self._reacquire_radius(tr, t))
+        # the statistical tier: a resting ball's distance from its anchor in sigmas, a moving one's Mahalanobis
+        # distance from its prediction (none for one whose predicted path runs into a resting ball: it hit it, so
+        # the prediction past it means nothing; at a break the struck ball, predicted on into the apex's place,
+        # would take the apex's detection; every detection within reach is a kink from where it was last seen)
+        inside = anchored[:, None] & (d_anchor <= s.anchor_gate_mm)
+        cost = np.where(inside, (d_anchor / sig) ** 2, big)
+        rest_q = np.array([tr.anchor for tr in tracks if tr.resting and tr.anchor is not None]).reshape(-1, 2)
+        for i, tr in enumerate(tracks):
+            if anchored[i] or self._collision_ahead(tr, rest_q):
+                continue
+            m2 = mahalanobis_sq(tr.kf, z)
+            ok = m2 <= s.gate_chi2
+            inside[i] = ok
+            cost[i, ok] = m2[ok]
+        # the kink tier: outside the gate, within reach of where it was last seen
+        kink = ~inside & (d_last <= reach[:, None])
+        cost[kink] = s.kink_cost + d_last[kink] / sig
+        tier = kink.astype(int)
+        weak = conf < s.new_track_confidence
+        resting = np.array([tr.resting for tr in tracks])
+        if resting.any():
+            # A lone resting ball with no moving ball near leaves its place only on a confident detection: a weak
+            # blob beside it is the player's hand or the cue tip (between shots too: the arm over the table hides
+            # the ball and shows a hand-sized blob), not the ball struck away.
+            lone = resting & ~self._could_be_hit(tracks, resting, t)
+            cost[lone[:, None] & kink & weak[None, :]] = big
+        if occluded.any():
+            # a hidden ball comes back only on a confident detection, and one that vanished into a pocket mouth
+            # only there (the cue or a hand over the table makes weak ball-like blobs)
+            cost[occluded[:, None] & weak[None, :]] = big
+            for i in np.flatnonzero(occluded):
+                if self._pocket_ahead(tracks[i].last_meas, tracks[i].kf.x[2:4]) is not None:
+                    cost[i, d_last[i] > 2 * D] = big
+        tentative = np.array([st == TrackState.TENTATIVE for st in states])
+        if tentative.any():
+            cost[tentative[:, None] & (cost < big)] += 1.0  # confirmed tracks take precedence over tentative ones
+        if self._colour is not None:
+            # a ball keeps its colour: a differently coloured detection costs up to colour_cost more
+            coloured = [i for i, tr in enumerate(tracks) if tr.colour is not None]
+            if coloured:
+                tc = np.array([tracks[i].colour for i in coloured], dtype=float).reshape(len(coloured), -1)
+                diff = self._colour[None, :, :] - tc[:, None, :]
+                dc = np.sqrt(np.add.reduce(diff * diff, axis=2)) / s.colour_sigma
+                add = np.minimum(dc**2, s.colour_cost)
+                rows = np.array(coloured)
+                sub = cost[rows]
+                ok = sub < big
+                sub[ok] += add[ok]
+                cost[rows] = sub
+        self._forbid_tunnels(tracks, z, t, cost, big, d_anchor, anchored)
         # A detection inside a visible ball's statistical gate is that ball's: a hidden ball does not come
         # back on it through the kink tier (it would take a passing ball's detection and its id).
-        seen = np.array([tr.state == TrackState.CONFIRMED for tr in tracks])
+        seen = np.array([st == TrackState.CONFIRMED for st in states])
         gated = ((tier == 0) & (cost < big) & seen[:, None]).any(axis=0)
         # Nor does a new ball: in a rack whose ball drops out for a frame, its new track would take the
         # neighbour's detection, that one the next, and so on along the rack to a ball that came back.
-        fresh = np.array([tr.state in (TrackState.CONFIRMED, TrackState.TENTATIVE) for tr in tracks])
+        fresh = seen | tentative
         gated_fresh = ((tier == 0) & (cost < big) & fresh[:, None]).any(axis=0)
         # A ball that ran into a pocket and vanished comes back (out of the jaws) only on a detection no visible
         # ball was just beside: a second ball following it into the same pocket would give it its id.
-        near_seen = np.zeros(len(z), bool)
-        for tr in tracks:
-            if tr.state == TrackState.CONFIRMED and t - tr.last_t <= 2.5 * self._frame_dt:
-                near_seen |= np.linalg.norm(z - tr.last_meas, axis=1) <= self.table.ball_diameter_mm
-        for i, tr in enumerate(tracks):
-            if tr.state == TrackState.OCCLUDED:
-                cost[i, gated & (tier[i] == 1)] = big
-                if self._entering_pocket(tr):
-                    cost[i, near_seen] = big
-            elif tr.state == TrackState.TENTATIVE:
-                cost[i, gated_fresh & (tier[i] == 1)] = big
+        recent = seen & np.array([t - tr.last_t <= 2.5 * self._frame_dt for tr in tracks])
+        near_seen = (d_last[recent] <= D).any(axis=0)
+        for i in np.flatnonzero(occluded):
+            cost[i, gated & (tier[i] == 1)] = big
+            if self._entering_pocket(tracks[i]):
+                cost[i, near_seen] = big
+        for i in np.flatnonzero(tentative):
+            cost[i, gated_fresh & (tier[i] == 1)] = big
         # In the first moments a detection at a known ball's place is that ball's, never another's kink.
         at_known = np.array([self._at_known_place(zz, t) for zz in z])
         if at_known.any():
@@ -417,66 +438,77 @@ class Tracker:
         ok = (c < len(z)) & (cost[r, np.minimum(c, len(z) - 1)] < big)
         return list(r[ok]), list(c[ok]), list(tier[r[ok], c[ok]])
 
-    def _forbid_tunnels(self, tracks: list[_Track], z: np.ndarray, t: float, cost: np.ndarray, big: float) -> None:
+    def _forbid_tunnels(
+        self,
+        tracks: list[_Track],
+        z: np.ndarray,
+        t: float,
+        cost: np.ndarray,
+        big: float,
+        d_anchor: np.ndarray,
+        anchored: np.ndarray,
+    ) -> None:
         """A moving ball does not pass through a ball that is still at its place: a detection beyond such a
         ball, on the far side of the straight path from where the moving one was last seen, is not its (at a
-        break the struck ball would take a detection deep in the rack, and that ball the struck one's)."""
+        break the struck ball would take a detection deep in the rack, and that ball the struck one's).
+        ``d_anchor``: each detection's distance from each track's anchor (rows where ``anchored``)."""
         D = self.table.ball_diameter_mm
         if not len(z):
             return
-        still = [
-            (tr, tr.anchor)
-            for tr in tracks
-            if tr.resting
-            and tr.anchor is not None
-            and float(np.min(np.linalg.norm(z - tr.anchor, axis=1))) <= 0.5 * self.table.ball_radius_mm
-        ]
-        if not still:
+        still = anchored & (d_anchor.min(axis=1) <= 0.5 * self.table.ball_radius_mm)
+        if not still.any():
             return
+        # a still ball is resting, so it is never the moving track itself
+        q = np.array([tracks[i].anchor for i in np.flatnonzero(still)]).reshape(-1, 2)
         for i, tr in enumerate(tracks):
             if tr.resting or t - tr.last_t > (self.s.unseen_kink_frames + 1.0) * self._frame_dt:
                 continue  # unseen for frames, its path since may have bent
             cols = np.where(cost[i] < big)[0]
-            q = np.array([qq for o, qq in still if o is not tr]).reshape(-1, 2)
-            if not len(cols) or not len(q):
+            if not len(cols):
                 continue
             long_enough = np.hypot(*(z[cols] - tr.last_meas).T) >= D
             through = _paths_through(tr.last_meas, z[cols], q, D - self.s.tunnel_tol_mm)
             cost[i, cols[through & long_enough]] = big
 
-    def _collision_ahead(self, tr: _Track, tracks: list[_Track]) -> bool:
-        """Does the straight path from where ``tr`` was last seen to where it is predicted now run into a
-        resting ball?"""
-        q = np.array([o.anchor for o in tracks if o is not tr and o.resting and o.anchor is not None]).reshape(-1, 2)
-        if not len(q):
+    def _collision_ahead(self, tr: _Track, rest_q: np.ndarray) -> bool:
+        """Does the straight path from where ``tr`` (not at rest) was last seen to where it is predicted now
+        run into a resting ball (``rest_q``: the resting balls' anchors)?"""
+        if not len(rest_q):
             return False
         p, a = tr.kf.x[:2], tr.last_meas
         reach = self.table.ball_diameter_mm - self.s.tunnel_tol_mm
-        if float(np.min(np.hypot(*(q - p).T))) < reach:
+        if float(np.min(np.hypot(*(rest_q - p).T))) < reach:
             return True
-        return bool(_paths_through(a, p[None, :], q, reach)[0])
+        return bool(_paths_through(a, p[None, :], rest_q, reach)[0])
 
     @property
     def _frame_dt(self) -> float:
         """The frame interval, as the timestamps show it (1/60 s before two frames have come)."""
         return self._frame_dt_est if self._frame_dt_est is not None else 1.0 / 60.0
 
-    def _could_be_hit(self, tr: _Track, tracks: list[_Track], t: float) -> bool:
-        """Could the resting ball ``tr`` be set moving now: is a ball frozen to it (a chain through a cluster:
-        a rack's balls all move at the break, on weak, blurred detections), or could a moving ball have
-        reached it since the last frame?"""
-        assert tr.anchor is not None
+    def _could_be_hit(self, tracks: list[_Track], which: np.ndarray, t: float) -> np.ndarray:
+        """For each resting ball of ``tracks`` marked in ``which``: could it be set moving now, is a ball frozen
+        to it (a chain through a cluster: a rack's balls all move at the break, on weak, blurred detections), or
+        could a moving ball have reached it since the last frame? (False where not asked.)"""
         D = self.table.ball_diameter_mm
-        for o in tracks:
-            if o is tr or o.id is None:
-                continue
-            d = float(np.linalg.norm(o.pos - tr.anchor))
-            if o.resting:
-                if d <= D + self.s.frozen_tol_mm:
-                    return True
-            elif d <= 2 * D + float(np.linalg.norm(o.kf.x[2:4])) * max(t - o.last_t, 2 * self._frame_dt):
-                return True
-        return False
+        named = np.array([o.id is not None for o in tracks])
+        pos = np.array([o.pos for o in tracks], dtype=float).reshape(-1, 2)
+        # how near another ball must be: touching (frozen to it) if it rests, else as far as it can run in a frame
+        near = np.array(
+            [
+                D + self.s.frozen_tol_mm
+                if o.resting
+                else 2 * D + _norm2(o.kf.x[2], o.kf.x[3]) * max(t - o.last_t, 2 * self._frame_dt)
+                for o in tracks
+            ]
+        )
+        rows = np.flatnonzero(which)
+        d = _distances(pos[rows], pos)  # rows: the asked balls (their anchors); columns: every ball
+        close = (d <= near[None, :]) & named[None, :]
+        close[np.arange(len(rows)), rows] = False  # not itself
+        out = np.zeros(len(tracks), bool)
+        out[rows] = close.any(axis=1)
+        return out
 
     def _reacquire(
         self,
@@ -813,3 +845,16 @@ def _paths_through(a: np.ndarray, ends: np.ndarray, q: np.ndarray, width: float)
 
 def _pt(a: np.ndarray) -> tuple[float, float]:
     return (float(a[0]), float(a[1]))
+
+
+def _distances(p: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """Euclidean distances of the points ``z`` (m x 2) from each of ``p`` (n x 2): n x m, each row the same
+    numbers as ``np.linalg.norm(z - p[i], axis=1)``."""
+    dx = z[None, :, 0] - p[:, 0:1]
+    dy = z[None, :, 1] - p[:, 1:2]
+    return np.sqrt(dx * dx + dy * dy)
+
+
+def _norm2(x: float, y: float) -> float:
+    """The length of (x, y) from two floats (no array for a 2-vector)."""
+    return math.sqrt(x * x + y * y)
