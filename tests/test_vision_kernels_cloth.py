@@ -93,4 +93,4 @@ def test_gathered_grid_and_mask_equal_the_two_passes():
         np.testing.assert_array_equal(grid, want_grid)
         np.testing.assert_array_equal(mask, want_mask)
         assert fraction == pytest.approx(want_fraction, abs=1e-12)
-        assert 0 < np.count_nonzero(mask) and 0.45 < fraction < 1.0
+        assert np.count_nonzero(mask) > 0 and 0.45 < fraction < 1.0

@@ -235,7 +235,9 @@ class ClassicalDetector:
             return Detections.empty()
         # The coarse grid, gathered from the frame and classified in one pass.
         index = self.coarse.nearest_index(frame.shape[0], frame.shape[1])
-        coarse, fg, cloth_fraction = self.cloth.gather_foreground(frame, index, self.coarse.surface, self.coarse.dark_ok)
+        coarse, fg, cloth_fraction = self.cloth.gather_foreground(
+            frame, index, self.coarse.surface, self.coarse.dark_ok
+        )
         if cloth_fraction < self.cloth.min_cloth_fraction:
             if self.settings.adapt:
                 self.cloth.colour = None  # no table in view (or the model lost it): start over next frame

@@ -125,5 +125,5 @@ def gather_foreground(
             fg = (chroma > chroma_thr) | (k > bright_k) | ((k < dark_k) & (drow[j] != 0))
             on = fg & (srow[j] != 0)
             orow[j] = np.uint8(255) if on else np.uint8(0)
-            count += np.int64(on)
+            count += 1 if on else 0
     return grid, out, count
