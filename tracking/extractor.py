@@ -842,17 +842,28 @@ class EventExtractor:
         D = self.table.ball_diameter_mm
         near = D + self.s.kiss_tol_mm
         live = [b for b in self.balls.values() if len(b.ts) >= w and abs(b.ts[-1] - t) < 1e-9]
+        # A pair is judged only if one of the two was moving in some kept sample of the window (the last test
+        # below, on the pair's common frames, which are among those): two balls at rest all along are skipped at
+        # once. Nothing in between changes any state, so skipping them early changes no decision.
+        moving = {b.id: self._moved_in_window(b, w) for b in live}
         # each ball's last w samples: frame numbers and positions of those kept (not rejected outliers)
-        win = {}
-        for b in live:
-            keep = np.flatnonzero(np.array(b.sid[-w:]) >= 0)
-            frames = np.rint(np.array(b.ts[-w:])[keep] / self._dt).astype(np.int64)
-            xy = np.array(b.xy[-w:])
-            win[b.id] = (frames, xy[keep], keep - w, float(np.linalg.norm(xy[-1] - xy[0])))
+        win: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, float]] = {}
+
+        def window(b: _Ball) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+            got = win.get(b.id)
+            if got is None:
+                keep = np.flatnonzero(np.array(b.sid[-w:]) >= 0)
+                frames = np.rint(np.array(b.ts[-w:])[keep] / self._dt).astype(np.int64)
+                xy = np.array(b.xy[-w:])
+                got = win[b.id] = (frames, xy[keep], keep - w, float(np.linalg.norm(xy[-1] - xy[0])))
+            return got
+
         for i, a in enumerate(live):
-            na, xa, ia, travel_a = win[a.id]
             for c in live[i + 1 :]:
-                nc, xc, ic, travel_c = win[c.id]
+                if not (moving[a.id] or moving[c.id]):
+                    continue
+                na, xa, ia, travel_a = window(a)
+                nc, xc, ic, travel_c = window(c)
                 if float(np.linalg.norm(a.xy[-1] - c.xy[-1])) > near + max(w * 20.0, 2 * (travel_a + travel_c)):
                     continue  # too far apart now to have been close in the window
                 _, ka, kc = np.intersect1d(na, nc, assume_unique=True, return_indices=True)
@@ -899,6 +910,11 @@ class EventExtractor:
                 first, second = (a, c) if np.linalg.norm(fa.vel(t_c)) >= np.linalg.norm(fc.vel(t_c)) else (c, a)
                 self._contact(first.id, second.id, t_c, (fa.at(t_c) + fc.at(t_c)) / 2, 0.6, out, chain=False)
 
+    def _moved_in_window(self, b: _Ball, w: int) -> bool:
+        """Is any kept sample (not a rejected outlier) of the ball's last ``w`` in a moving segment?"""
+        sids = {sid for sid in b.sid[-w:] if sid >= 0}
+        return any(self._seg_kind_of(b, sid) == "move" for sid in sids)
+
     def _approach_gap(self, a: _Ball, c: _Ball, ja: list[int], jc: list[int], k: int) -> float:
         """The least distance between the centres of ``a`` and ``c`` from the frame before their closest (index
         ``k`` of the common frames ``ja``, ``jc``) to the one after, on straight paths fitted to their approach
@@ -911,7 +927,10 @@ class EventExtractor:
         return float(min(np.linalg.norm(fa.at(x) - fc.at(x)) for x in u))
 
     def _seg_kind(self, b: _Ball, j: int) -> str:
-        sid = b.sid[j]
+        return self._seg_kind_of(b, b.sid[j])
+
+    @staticmethod
+    def _seg_kind_of(b: _Ball, sid: int) -> str:
         return next(s.kind for s in reversed(b.segs) if s.sid == sid)
 
     def _contact(
