@@ -132,8 +132,8 @@ class ClothModel:
         grid's) from row ``y0``, column ``x0`` on (no slices of the masks to pass: faster)."""
         basis = self._basis_f32()
         return foreground_kernel(
-            rect_bgr, surface, dark_ok, int(y0), int(x0), basis, np.float32(self.chroma_threshold()),
-            np.float32(self.bright_k), np.float32(self.dark_k),
+            np.ascontiguousarray(rect_bgr), surface, dark_ok, int(y0), int(x0), basis,
+            np.float32(self.chroma_threshold()), np.float32(self.bright_k), np.float32(self.dark_k),
         )  # fmt: skip
 
     def foreground_mask_cv2(self, rect_bgr: np.ndarray, surface: np.ndarray, dark_ok: np.ndarray) -> np.ndarray:

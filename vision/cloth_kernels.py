@@ -24,8 +24,8 @@ def foreground_kernel(
 ) -> np.ndarray:
     """uint8 0/255: pixels of ``bgr`` on ``surface`` whose chroma residual exceeds ``chroma_thr``, brighter
     than ``bright_k`` times the cloth, or darker than ``dark_k`` times it where ``dark_ok``; ``bgr``'s pixel
-    (i, j) has the masks' values at (y0 + i, x0 + j). ``basis``: the 3 x 3 float32 rows (brightness, two
-    chroma directions) of ``ClothModel.basis``."""
+    (i, j) has the masks' values at (y0 + i, x0 + j); ``bgr`` must be C-contiguous. ``basis``: the 3 x 3
+    float32 rows (brightness, two chroma directions) of ``ClothModel.basis``."""
     h, w = bgr.shape[0], bgr.shape[1]
     out = np.zeros((h, w), np.uint8)
     b00, b01, b02 = basis[0, 0], basis[0, 1], basis[0, 2]
@@ -34,16 +34,20 @@ def foreground_kernel(
     p0 = np.empty(w, np.float32)
     p1 = np.empty(w, np.float32)
     p2 = np.empty(w, np.float32)
+    flat = bgr.reshape(-1)
     for i in range(h):
-        row = bgr[i]
+        row = flat[i * w * 3 : (i + 1) * w * 3]
         srow = surface[y0 + i, x0 : x0 + w]
         drow = dark_ok[y0 + i, x0 : x0 + w]
         orow = out[i]
-        # One row's channels as float32 planes, then a loop over them that vectorises.
+        # One row's channels as float32 planes (a loop per channel over the flat row: loops that vectorise,
+        # where one loop over the pixels' three channels does not), then the test over them.
         for j in range(w):
-            p0[j] = row[j, 0]
-            p1[j] = row[j, 1]
-            p2[j] = row[j, 2]
+            p0[j] = row[3 * j]
+        for j in range(w):
+            p1[j] = row[3 * j + 1]
+        for j in range(w):
+            p2[j] = row[3 * j + 2]
         for j in range(w):
             v0 = p0[j]
             v1 = p1[j]
