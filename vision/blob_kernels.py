@@ -33,58 +33,76 @@ def _union(parent: np.ndarray, a: int, b: int) -> int:
 
 
 @numba.njit(cache=True, nogil=True)
-def _scan(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
-    """One raster scan: the set pixels (x, y), each one's provisional label (1-based) and the union-find
-    forest of the labels (``parent``; ``_root`` gives a label's blob), and the number of labels."""
+def _scan(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """One raster scan: the runs of set pixels (row, first and last column, the provisional label of one of
+    its pixels: a run is one blob), the union-find forest of the provisional labels (``parent``, 1-based;
+    ``_root`` gives a label's blob) and the number of labels."""
     h, w = mask.shape
-    # Provisional labels of the previous and the current row, shifted by one (index 0 and w + 1 stay 0).
-    prev = np.zeros(w + 2, np.int32)
-    cur = np.zeros(w + 2, np.int32)
-    cap = 256
-    pix_x = np.empty(cap, np.int32)
-    pix_y = np.empty(cap, np.int32)
-    pix_l = np.empty(cap, np.int32)
+    # Provisional labels of the previous and the current row (by the row's parity), shifted by one: columns 0
+    # and w + 1 stay 0. Room for every run and label: no array is ever grown (or reassigned) in the loop.
+    rows = np.zeros((2, w + 2), np.int32)
+    cap = h * ((w + 1) // 2) + 1
+    run_y = np.empty(cap, np.int32)
+    run_x0 = np.empty(cap, np.int32)
+    run_x1 = np.empty(cap, np.int32)
+    run_l = np.empty(cap, np.int32)
     parent = np.empty(cap + 1, np.int32)
-    n_pix = 0
+    n_run = 0
     n_prov = 0
     for y in range(h):
-        row = mask[y]
-        cur[:] = 0
+        pr = (y + 1) & 1
+        cr = y & 1
+        for x in range(w + 2):
+            rows[cr, x] = 0
         for x in range(w):
-            if row[x] == 0:
+            if mask[y, x] == 0:
                 continue
-            lab = cur[x]  # left
-            for other in (prev[x], prev[x + 1], prev[x + 2]):  # up-left, up, up-right
-                if other:
-                    lab = other if lab == 0 else _union(parent, lab, other)
+            # The neighbours already labelled: up-left, up, up-right and left. Two of them that touch each
+            # other are in one blob already: only the up-right one can join two.
+            up = rows[pr, x + 1]
+            left = rows[cr, x]
+            lab = 0
+            if up:
+                lab = up
+            else:
+                up_right = rows[pr, x + 2]
+                up_left = rows[pr, x]
+                if up_right:
+                    lab = up_right
+                    if up_left:
+                        lab = _union(parent, up_right, up_left)
+                    elif left:
+                        lab = _union(parent, up_right, left)
+                elif up_left:
+                    lab = up_left
+                elif left:
+                    lab = left
             if lab == 0:
                 n_prov += 1
-                if n_prov >= parent.shape[0]:
-                    grown = np.empty(parent.shape[0] * 2, np.int32)
-                    grown[: parent.shape[0]] = parent
-                    parent = grown
                 parent[n_prov] = n_prov
                 lab = n_prov
-            cur[x + 1] = lab
-            if n_pix == pix_x.shape[0]:
-                pix_x = np.concatenate((pix_x, np.empty(n_pix, np.int32)))
-                pix_y = np.concatenate((pix_y, np.empty(n_pix, np.int32)))
-                pix_l = np.concatenate((pix_l, np.empty(n_pix, np.int32)))
-            pix_x[n_pix] = x
-            pix_y[n_pix] = y
-            pix_l[n_pix] = lab
-            n_pix += 1
-        prev, cur = cur, prev
-    return pix_x[:n_pix], pix_y[:n_pix], pix_l[:n_pix], parent, n_prov
+            rows[cr, x + 1] = lab
+            if left:
+                run_x1[n_run - 1] = x
+            else:
+                run_y[n_run] = y
+                run_x0[n_run] = x
+                run_x1[n_run] = x
+                run_l[n_run] = lab
+                n_run += 1
+    return run_y[:n_run], run_x0[:n_run], run_x1[:n_run], run_l[:n_run], parent, n_prov
 
 
 @numba.njit(cache=True, nogil=True)
 def _blobs(mask: np.ndarray, want_labels: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``blob_stats``, and the label image (uint16, 0: background; empty unless ``want_labels``)."""
     h, w = mask.shape
-    pix_x, pix_y, pix_l, parent, n_prov = _scan(mask)
-    n_pix = pix_x.shape[0]
-    # Each blob: its first 2 x 2 block in OpenCV's scan order, bounding box, area and coordinate sums.
+    run_y, run_x0, run_x1, run_l, parent, n_prov = _scan(mask)
+    root = np.empty(n_prov + 1, np.int32)
+    for lab in range(1, n_prov + 1):
+        root[lab] = _root(parent, lab)
+    # Each blob: its first 2 x 2 block in OpenCV's scan order, bounding box, area and coordinate sums (the
+    # sums of whole numbers, exact in float64, as OpenCV's).
     bw = (w + 1) // 2
     first = np.full(n_prov + 1, np.iinfo(np.int64).max, np.int64)
     x0 = np.full(n_prov + 1, w, np.int32)
@@ -94,28 +112,29 @@ def _blobs(mask: np.ndarray, want_labels: bool) -> tuple[np.ndarray, np.ndarray,
     area = np.zeros(n_prov + 1, np.int64)
     sx = np.zeros(n_prov + 1)
     sy = np.zeros(n_prov + 1)
-    for p in range(n_pix):
-        x = pix_x[p]
-        y = pix_y[p]
-        r = _root(parent, pix_l[p])
-        pix_l[p] = r
-        key = (y // 2) * bw + x // 2
+    for k in range(run_y.shape[0]):
+        r = root[run_l[k]]
+        y = run_y[k]
+        a = run_x0[k]
+        b = run_x1[k]
+        n = b - a + 1
+        key = (y // 2) * bw + a // 2
         if key < first[r]:
             first[r] = key
-        x0[r] = min(x0[r], x)
-        x1[r] = max(x1[r], x)
+        x0[r] = min(x0[r], a)
+        x1[r] = max(x1[r], b)
         y0[r] = min(y0[r], y)
         y1[r] = max(y1[r], y)
-        area[r] += 1
-        sx[r] += x
-        sy[r] += y
+        area[r] += n
+        sx[r] += (a + b) * n // 2
+        sy[r] += y * n
     roots = np.flatnonzero(area)
     order = roots[np.argsort(first[roots])]
-    n = order.shape[0]
-    stats = np.empty((n, 5), np.int32)
-    cents = np.empty((n, 2))
-    final = np.zeros(n_prov + 1, np.int32)
-    for i in range(n):
+    n_blobs = order.shape[0]
+    stats = np.empty((n_blobs, 5), np.int32)
+    cents = np.empty((n_blobs, 2))
+    final = np.zeros(n_prov + 1, np.uint16)
+    for i in range(n_blobs):
         r = order[i]
         final[r] = i + 1
         stats[i, 0] = x0[r]
@@ -128,8 +147,11 @@ def _blobs(mask: np.ndarray, want_labels: bool) -> tuple[np.ndarray, np.ndarray,
     if not want_labels:
         return np.zeros((0, 0), np.uint16), stats, cents
     labels = np.zeros((h, w), np.uint16)
-    for p in range(n_pix):
-        labels[pix_y[p], pix_x[p]] = final[pix_l[p]]
+    for k in range(run_y.shape[0]):
+        lab = final[root[run_l[k]]]
+        row = labels[run_y[k]]
+        for x in range(run_x0[k], run_x1[k] + 1):
+            row[x] = lab
     return labels, stats, cents
 
 
