@@ -632,12 +632,26 @@ class Tracker:
             tr.id = self._claim_id(tr)
 
     def _check_rest(self, tr: _Track, t: float) -> None:
-        pts = [(rt, x, y) for rt, x, y in tr.recent if rt >= t - self.s.rest_window_s - 1e-9]
+        # The samples within the window: the newest ones (``recent`` is in time order). Read from the newest back,
+        # with their bounding box: once it is wider than the rest circle's diameter (and a micron), no centre has
+        # them all within the radius, so the test below would fail: a moving ball leaves after two or three.
+        cutoff = t - self.s.rest_window_s - 1e-9
+        wide = 2.0 * self.s.rest_radius_mm + 1e-6
+        n = 0
+        x_lo = y_lo = math.inf
+        x_hi = y_hi = -math.inf
+        for rt, x, y in reversed(tr.recent):
+            if rt < cutoff:
+                break
+            n += 1
+            x_lo, x_hi, y_lo, y_hi = min(x_lo, x), max(x_hi, x), min(y_lo, y), max(y_hi, y)
+            if x_hi - x_lo > wide or y_hi - y_lo > wide:
+                return
         covered = tr.recent[0][0] <= t - self.s.rest_window_s + 1e-6
-        young = len(pts) == len(tr.recent) and tr.hits <= len(tr.recent)  # its whole life is in the window
-        if len(pts) < 4 or not (covered or young):
+        young = n == len(tr.recent) and tr.hits <= len(tr.recent)  # its whole life is in the window
+        if n < 4 or not (covered or young):
             return
-        a = np.array([[x, y] for _, x, y in pts])
+        a = np.array([[x, y] for _, x, y in list(tr.recent)[len(tr.recent) - n :]])
         mean = a.mean(axis=0)
         if np.max(np.linalg.norm(a - mean, axis=1)) <= self.s.rest_radius_mm:
             tr.resting = True
