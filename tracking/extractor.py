@@ -860,9 +860,11 @@ class EventExtractor:
                 got = win[b.id] = (frames, xy[keep], keep - w, float(np.linalg.norm(xy[-1] - xy[0])))
             return got
 
+        cleared = self._kiss_screen(live, moving, w, near + 2 * D)
         for i, a in enumerate(live):
-            for c in live[i + 1 :]:
-                if not (moving[a.id] or moving[c.id]):
+            for j in range(i + 1, len(live)):
+                c = live[j]
+                if not (moving[a.id] or moving[c.id]) or (i, j) in cleared:
                     continue
                 na, xa, ia, travel_a = window(a)
                 nc, xc, ic, travel_c = window(c)
@@ -911,6 +913,41 @@ class EventExtractor:
                     t_c = t_k + (float(np.clip(-c1 / (2 * c2), t3[0] - t_k, t3[2] - t_k)) if c2 > 0 else 0.0)
                 first, second = (a, c) if np.linalg.norm(fa.vel(t_c)) >= np.linalg.norm(fc.vel(t_c)) else (c, a)
                 self._contact(first.id, second.id, t_c, (fa.at(t_c) + fc.at(t_c)) / 2, 0.6, out, chain=False)
+
+    def _kiss_screen(self, live: list[_Ball], moving: dict[str, bool], w: int, far: float) -> set[tuple[int, int]]:
+        """The pairs (indices into ``live``) that ``_kisses`` would reject on their distances alone, found for
+        all pairs at once: those of two balls with all ``w`` samples kept in the same frames, whose closest
+        frame is farther than ``far`` or too near either end of the window. The same arithmetic as the pair
+        test (the same frames, differences and square roots), so the same pairs."""
+        k_max = w - 1 - self.s.kiss_after
+        groups: dict[bytes, list[int]] = {}
+        for i, b in enumerate(live):
+            if min(b.sid[-w:]) < 0:
+                continue  # a rejected sample in its window: judged pair by pair
+            frames = np.rint(np.array(b.ts[-w:]) / self._dt).astype(np.int64)
+            if not (frames[1:] > frames[:-1]).all():
+                continue
+            groups.setdefault(frames.tobytes(), []).append(i)
+        out: set[tuple[int, int]] = set()
+        for members in groups.values():
+            pairs = [
+                (members[p], members[q])
+                for p in range(len(members))
+                for q in range(p + 1, len(members))
+                if moving[live[members[p]].id] or moving[live[members[q]].id]
+            ]
+            if not pairs:
+                continue
+            xy = np.array([live[i].xy[-w:] for i in members])  # (balls, w, 2)
+            row = {i: r for r, i in enumerate(members)}
+            ra = np.array([row[i] for i, _ in pairs])
+            rc = np.array([row[j] for _, j in pairs])
+            diff = xy[ra] - xy[rc]
+            dd = np.sqrt(diff[:, :, 0] * diff[:, :, 0] + diff[:, :, 1] * diff[:, :, 1])
+            k = np.argmin(dd, axis=1)
+            reject = (dd[np.arange(len(pairs)), k] > far) | (k < 2) | (k > k_max)
+            out.update(pr for pr, r in zip(pairs, reject.tolist(), strict=True) if r)
+        return out
 
     def _moved_in_window(self, b: _Ball, w: int) -> bool:
         """Is any kept sample (not a rejected outlier) of the ball's last ``w`` in a moving segment?"""
