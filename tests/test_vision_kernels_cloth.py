@@ -75,22 +75,3 @@ def test_fma32_is_one_rounding_of_the_exact_sum():
     got = _fma_many(a, b, c)
     assert np.count_nonzero(got != exact) <= 2  # float64 sums are exact bar rare double roundings
     assert np.count_nonzero(got != a * b + c) > 100  # unlike two float32 roundings
-
-
-def test_gathered_grid_and_mask_equal_the_two_passes():
-    """``ClothModel.gather_foreground`` gives ``rectify_nearest``'s grid and ``foreground``'s mask and cloth
-    fraction, in one pass (also for a frame smaller than the calibration's, where cells fall off it)."""
-    balls = [(600.0, 700.0), (1500.0, 300.0), (2500.0, 1000.0)]
-    frame = render(balls, size=(1280, 720), tilt_deg=15.0, k1=-0.02, seed=4)
-    coarse = TableRectifier(frame.calibration, 0.075)
-    cloth = ClothModel()
-    cloth.initialise(coarse.rectify(frame.image), coarse.surface)
-    for img in (frame.image, np.ascontiguousarray(frame.image[:500, :900])):
-        index = coarse.nearest_index(img.shape[0], img.shape[1])
-        grid, mask, fraction = cloth.gather_foreground(img, index, coarse.surface, coarse.dark_ok)
-        want_grid = coarse.rectify_nearest(img)
-        want_mask, want_fraction = cloth.foreground(want_grid, coarse.surface, coarse.dark_ok)
-        np.testing.assert_array_equal(grid, want_grid)
-        np.testing.assert_array_equal(mask, want_mask)
-        assert fraction == pytest.approx(want_fraction, abs=1e-12)
-        assert np.count_nonzero(mask) > 0 and 0.45 < fraction < 1.0

@@ -3,7 +3,7 @@
 Per frame:
 1. Rectify the playing surface to a coarse table-aligned grid (``coarse_step`` fine cells per cell, the
    frame pixel nearest each cell: a fraction of the frame's rows) and classify its pixels against the
-   cloth model (``vision.cloth``), in one compiled pass: shadows stay cloth, balls do not. Its not-cloth
+   cloth model (``vision.cloth``): shadows stay cloth, balls do not. Its not-cloth
    blobs say where to look on the fine grid (``px_per_mm``): a window of it around each small blob (all
    windows stacked into one image, one ``cv2.remap``), a box around each large one, rectified by slices
    of the fine grid's maps (the same values as the whole grid's) and classified there.
@@ -63,10 +63,10 @@ from vision.rectify import TableRectifier
 from vision.rectify_kernels import stack_windows
 from vision.refine import RefineResult, refine_centres
 
-# The keys of ``stage_ms``, in order: the coarse grid (gathered from the frame and classified in one pass; a
-# new cloth model's first look included), its blobs and the fine grid's windows and boxes (rectified,
-# classified, single balls), the votes in the boxes, the refinement and the rest.
-STAGES = ("coarse", "fine", "votes", "refine", "output")
+# The keys of ``stage_ms``, in order: the coarse grid's rectification, its cloth classification, its blobs
+# and the fine grid's windows and boxes (rectified, classified, single balls), the votes in the boxes, the
+# refinement and the rest.
+STAGES = ("rectify", "cloth", "fine", "votes", "refine", "output")
 TWO_STARTS_MARGIN = 0.15  # the unshifted start of a vote peak wins where it finds this much more of the rim
 EDGE_ZONE = 3  # fine cells at a window's or box's cut edge where the opening differs from the whole grid's
 _SIDE_BITS = np.array([1, 2, 4, 8])  # a window's cut sides (left, top, right, bottom) as bits of a pattern
@@ -228,21 +228,19 @@ class ClassicalDetector:
         self.stage_ms = dict.fromkeys(STAGES, 0.0)
         self._t_mark = time.perf_counter()
         frame = check_frame(frame_bgr, self.calibration)
+        coarse = self.coarse.rectify_nearest(frame)
+        self._mark("rectify")
         if self.cloth.colour is None:
             self.cloth.initialise(self.rectifier.rectify(frame), self.rectifier.surface)
         if not self.cloth.usable():
             self.cloth.colour = None  # a black frame: try again on the next one
             return Detections.empty()
-        # The coarse grid, gathered from the frame and classified in one pass.
-        index = self.coarse.nearest_index(frame.shape[0], frame.shape[1])
-        coarse, fg, cloth_fraction = self.cloth.gather_foreground(
-            frame, index, self.coarse.surface, self.coarse.dark_ok
-        )
+        fg, cloth_fraction = self.cloth.foreground(coarse, self.coarse.surface, self.coarse.dark_ok)
         if cloth_fraction < self.cloth.min_cloth_fraction:
             if self.settings.adapt:
                 self.cloth.colour = None  # no table in view (or the model lost it): start over next frame
             return Detections.empty()
-        self._mark("coarse")
+        self._mark("cloth")
         pts, strength, blob = self._candidates(frame, fg)
         dets = self._to_detections(frame, pts, strength, blob)
         self._frames += 1

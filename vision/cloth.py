@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.cloth_kernels import foreground_kernel, gather_foreground
+from vision.cloth_kernels import foreground_kernel
 
 
 @dataclass
@@ -101,24 +101,12 @@ class ClothModel:
         """A uint8 0/255 mask of not-cloth pixels on the surface and the fraction of the surface that is
         cloth. Also returns nothing more: the caller adapts the model with ``adapt``."""
         mask = self.foreground_mask(rect_bgr, surface, dark_ok)
-        n_surface = max(int(np.count_nonzero(surface)), 1)
-        cloth_fraction = 1.0 - float(np.count_nonzero(mask)) / n_surface
-        return mask, cloth_fraction
-
-    def gather_foreground(
-        self, frame: np.ndarray, index: np.ndarray, surface: np.ndarray, dark_ok: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, float]:
-        """A grid of the frame's pixels at ``index`` (``TableRectifier.nearest_index``) and ``foreground`` of it,
-        in one compiled pass: the grid, its mask and the cloth fraction. ``frame``: C-contiguous uint8 BGR."""
-        grid, mask, n_fg = gather_foreground(
-            frame, index, surface, dark_ok, self._basis_f32(), np.float32(self.chroma_threshold()),
-            np.float32(self.bright_k), np.float32(self.dark_k),
-        )  # fmt: skip
         n_surface = self.__dict__.get("_surface_count")
-        if n_surface is None or n_surface[0] is not surface:
+        if n_surface is None or n_surface[0] is not surface:  # the count of the surface last seen, kept
             n_surface = (surface, max(int(np.count_nonzero(surface)), 1))
             self.__dict__["_surface_count"] = n_surface
-        return grid, mask, 1.0 - n_fg / n_surface[1]
+        cloth_fraction = 1.0 - float(np.count_nonzero(mask)) / n_surface[1]
+        return mask, cloth_fraction
 
     def foreground_mask(self, rect_bgr: np.ndarray, surface: np.ndarray, dark_ok: np.ndarray) -> np.ndarray:
         """``foreground``'s mask alone (for windows of the grid, where the cloth fraction means nothing): one

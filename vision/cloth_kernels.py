@@ -7,7 +7,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from vision.kernel_ops import fma32, prefetch
+from vision.kernel_ops import fma32
 
 
 @numba.njit(cache=True, nogil=True)
@@ -67,67 +67,3 @@ def _transform3(
 ) -> np.float32:
     """One row of ``cv2.transform`` (1 x 3) as this OpenCV build computes it: fma(m2, v2, fma(m0, v0, m1 v1))."""
     return fma32(m2, v2, fma32(m0, v0, m1 * v1))
-
-
-@numba.njit(cache=True, nogil=True)
-def gather_foreground(
-    frame: np.ndarray,
-    index: np.ndarray,
-    surface: np.ndarray,
-    dark_ok: np.ndarray,
-    basis: np.ndarray,
-    chroma_thr: np.float32,
-    bright_k: np.float32,
-    dark_k: np.float32,
-) -> tuple[np.ndarray, np.ndarray, int]:
-    """A grid gathered from the frame (``vision.rectify_kernels.gather_nearest``: ``index`` holds each cell's
-    pixel offset in the C-contiguous uint8 BGR ``frame``, -1 off it) and classified in the same pass
-    (``foreground_kernel``'s test, value for value): the grid, its not-cloth mask and how many cells that
-    mask holds."""
-    h, w = index.shape
-    grid = np.empty((h, w, 3), np.uint8)
-    out = np.zeros((h, w), np.uint8)
-    src = frame.reshape(-1)
-    b00, b01, b02 = basis[0, 0], basis[0, 1], basis[0, 2]
-    b10, b11, b12 = basis[1, 0], basis[1, 1], basis[1, 2]
-    b20, b21, b22 = basis[2, 0], basis[2, 1], basis[2, 2]
-    p0 = np.empty(w, np.float32)
-    p1 = np.empty(w, np.float32)
-    p2 = np.empty(w, np.float32)
-    count = 0
-    for i in range(h):
-        # One row's pixels (those of the rows further on requested early), then the test over the row.
-        ahead = min(i + 2, h - 1)
-        for j in range(w):
-            q = index[ahead, j]
-            if q >= 0:
-                prefetch(src, q)
-            q = index[i, j]
-            if q >= 0:
-                c0 = src[q]
-                c1 = src[q + 1]
-                c2 = src[q + 2]
-            else:
-                c0 = c1 = c2 = np.uint8(0)
-            grid[i, j, 0] = c0
-            grid[i, j, 1] = c1
-            grid[i, j, 2] = c2
-            p0[j] = c0
-            p1[j] = c1
-            p2[j] = c2
-        srow = surface[i]
-        drow = dark_ok[i]
-        orow = out[i]
-        for j in range(w):
-            v0 = p0[j]
-            v1 = p1[j]
-            v2 = p2[j]
-            k = _transform3(v0, v1, v2, b00, b01, b02)
-            e1 = _transform3(v0, v1, v2, b10, b11, b12)
-            e2 = _transform3(v0, v1, v2, b20, b21, b22)
-            chroma = np.float32(np.sqrt(np.float32(e1 * e1) + np.float32(e2 * e2)))
-            fg = (chroma > chroma_thr) | (k > bright_k) | ((k < dark_k) & (drow[j] != 0))
-            on = fg & (srow[j] != 0)
-            orow[j] = np.uint8(255) if on else np.uint8(0)
-            count += 1 if on else 0
-    return grid, out, count

@@ -76,9 +76,9 @@ class TableRectifier:
         frame = np.ascontiguousarray(frame_bgr)
         if frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
             return cv2.remap(frame, self._nearest, None, cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT)  # type: ignore[call-overload]
-        return gather_nearest(frame, self.nearest_index(frame.shape[0], frame.shape[1]))
+        return gather_nearest(frame, self._nearest_index(frame.shape[0], frame.shape[1]))
 
-    def nearest_index(self, h: int, w: int) -> np.ndarray:
+    def _nearest_index(self, h: int, w: int) -> np.ndarray:
         """Flat offsets (int64, -1 off the frame) of each cell's nearest pixel in an h x w BGR frame (kept
         for the last frame size)."""
         cached = self._nearest_flat.get((h, w))
