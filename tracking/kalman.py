@@ -13,7 +13,9 @@ State ``x = [x, y, vx, vy]`` (mm, mm/s), ordered by dimension pairs as filterpy'
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from filterpy.kalman import KalmanFilter
@@ -69,10 +71,19 @@ def process_noise(dt: float, accel_sigma: float) -> np.ndarray:
     return q
 
 
+@lru_cache(maxsize=256)
+def _motion(dt: float, accel_sigma: float) -> tuple[np.ndarray, np.ndarray]:
+    """F and Q for one frame interval, built once per distinct interval (a stream's frames mostly share one)
+    and shared read-only by every filter: filterpy's predict only reads them."""
+    f, q = transition(dt), process_noise(dt, accel_sigma)
+    f.setflags(write=False)
+    q.setflags(write=False)
+    return f, q
+
+
 def predict_dt(kf: KalmanFilter, dt: float, settings: FilterSettings) -> None:
     """Advance the filter by ``dt`` seconds (frame timestamps may be uneven: dropped frames, VFR)."""
-    kf.F = transition(dt)
-    kf.Q = process_noise(dt, settings.accel_sigma_mm_s2)
+    kf.F, kf.Q = _motion(dt, settings.accel_sigma_mm_s2)
     kf.predict()
 
 
@@ -94,3 +105,20 @@ def mahalanobis_sq(kf: KalmanFilter, z: np.ndarray) -> np.ndarray:
     inv = np.linalg.inv(s)
     d = np.asarray(z, dtype=float).reshape(-1, 2) - kf.x[:2]
     return np.einsum("ij,jk,ik->i", d, inv, d)
+
+
+def mahalanobis_sq_many(kfs: Sequence[KalmanFilter], z: np.ndarray) -> np.ndarray:
+    """``mahalanobis_sq`` of each of ``kfs`` (filters made by ``make_ball_filter``) as the rows of one K x M
+    array, computed for all at once with the same numbers: for this H (it picks the position), H P H^T is
+    exactly the top-left block of P; the inverses are one LAPACK solve each, batched; and the quadratic form
+    is summed term by term in the order einsum sums it for three or more measurements (for one or two it
+    orders the loops differently, so those are left to it)."""
+    z = np.asarray(z, dtype=float).reshape(-1, 2)
+    if len(z) < 3 or not kfs:
+        return np.array([mahalanobis_sq(kf, z) for kf in kfs]).reshape(len(kfs), len(z))
+    inv = np.linalg.inv(np.array([kf.P[:2, :2] + kf.R for kf in kfs]))
+    x = np.array([kf.x[:2] for kf in kfs])
+    d0 = z[None, :, 0] - x[:, 0:1]
+    d1 = z[None, :, 1] - x[:, 1:2]
+    i00, i01, i10, i11 = inv[:, 0, 0:1], inv[:, 0, 1:2], inv[:, 1, 0:1], inv[:, 1, 1:2]
+    return (d0 * i00) * d0 + (d0 * i01) * d1 + (d1 * i10) * d0 + (d1 * i11) * d1

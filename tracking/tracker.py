@@ -33,7 +33,7 @@ from scipy.optimize import linear_sum_assignment
 
 from calibration.table import TableModel
 from tracking.ids import IdAssigner, match_ids
-from tracking.kalman import FilterSettings, mahalanobis_sq, make_ball_filter, predict_dt, reseed
+from tracking.kalman import FilterSettings, mahalanobis_sq_many, make_ball_filter, predict_dt, reseed
 
 
 class TrackState(StrEnum):
@@ -364,13 +364,12 @@ class Tracker:
         inside = anchored[:, None] & (d_anchor <= s.anchor_gate_mm)
         cost = np.where(inside, (d_anchor / sig) ** 2, big)
         rest_q = np.array([tr.anchor for tr in tracks if tr.resting and tr.anchor is not None]).reshape(-1, 2)
-        for i, tr in enumerate(tracks):
-            if anchored[i] or self._collision_ahead(tr, rest_q):
-                continue
-            m2 = mahalanobis_sq(tr.kf, z)
+        gauged = [i for i, tr in enumerate(tracks) if not anchored[i] and not self._collision_ahead(tr, rest_q)]
+        if gauged:
+            m2 = mahalanobis_sq_many([tracks[i].kf for i in gauged], z)
             ok = m2 <= s.gate_chi2
-            inside[i] = ok
-            cost[i, ok] = m2[ok]
+            inside[gauged] = ok
+            cost[gauged] = np.where(ok, m2, cost[gauged])
         # the kink tier: outside the gate, within reach of where it was last seen
         kink = ~inside & (d_last <= reach[:, None])
         cost[kink] = s.kink_cost + d_last[kink] / sig
