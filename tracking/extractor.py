@@ -141,6 +141,7 @@ class EventExtractor:
         self._times: list[float] = []
         self._dt = 1 / 60
         self._sid = 0
+        self._segs: dict[int, _Seg] = {}  # every ball's segments by their (unique) sid
         self._rest_sums: dict[int, tuple[int, np.ndarray]] = {}  # rest sid -> (samples, running sums of x, y)
         self._contacts: list[tuple[frozenset[str], float]] = []
         self._deferred: list[Event] = []
@@ -212,7 +213,7 @@ class EventExtractor:
         sid = b.sid[i]
         if sid < 0:
             return None
-        seg = next(s for s in reversed(b.segs) if s.sid == sid)
+        seg = self._segs[sid]
         if seg.kind == "rest":
             # The mean of the segment's detections within rest_smooth_s: a still ball's noise averages out, and a
             # ball that creeps (settling in a pocket mouth) or is nudged by less than the rest radius is
@@ -229,7 +230,9 @@ class EventExtractor:
             lo, hi = max(0, k - half), min(n, k + half + 1)
             m = (cached[1][hi] - cached[1][lo]) / (hi - lo)
             return (float(m[0]), float(m[1]))
-        k = seg.idx.index(i)
+        k = bisect.bisect_left(seg.idx, i)  # a segment's samples are in time order
+        if k >= len(seg.idx) or seg.idx[k] != i:
+            k = seg.idx.index(i)
         lo, hi = max(0, k - 4), min(len(seg.idx), k + 5)
         sel = seg.idx[lo:hi]
         if len(sel) < 3:
@@ -249,6 +252,7 @@ class EventExtractor:
         self._sid += 1
         seg = _Seg(self._sid, kind, t, p.copy())
         b.segs.append(seg)
+        self._segs[seg.sid] = seg
         return seg
 
     def _push(self, b: _Ball, t: float, p: np.ndarray, seg: _Seg | None) -> int:
@@ -299,7 +303,7 @@ class EventExtractor:
             b.breaks.append(_Break("start", old, new, t_lo, t))
             return
         seg = b.seg
-        good = [i for i in seg.idx if b.sid[i] == seg.sid]
+        good = _newest_in(b, seg, max(self.s.window, 3))  # all of them when fewer: enough for the tests below
         if kinked and len(good) >= 2:
             start = b.pending if b.pending is not None else None
             self._split(b, t, p, start)
@@ -329,9 +333,10 @@ class EventExtractor:
         while, and ``p`` (seen now) is far from that place."""
         if b.rest_pos is None or len(b.segs) < 2 or b.segs[-2].kind != "rest":
             return False
-        good = [i for i in b.seg.idx if b.sid[i] == b.seg.sid]
-        if not good or t - b.ts[good[-1]] <= 4 * self._dt:
+        newest = _newest_in(b, b.seg, 1)
+        if not newest or t - b.ts[newest[-1]] <= 4 * self._dt:
             return False
+        good = [i for i in b.seg.idx if b.sid[i] == b.seg.sid]
         near = self.s.start_min_mm
         if float(np.linalg.norm(p - b.rest_pos)) <= 3 * near:
             return False
@@ -390,7 +395,7 @@ class EventExtractor:
             i -= 1
         if i < 0:
             return None
-        seg = next(s for s in reversed(b.segs) if s.sid == b.sid[i])
+        seg = self._segs[b.sid[i]]
         if seg.kind == "rest":
             a = np.array([b.xy[j] for j in seg.idx if j <= i][-self.s.window :])
             return PathFit.still(a.mean(axis=0), seg.start_t, t), False
@@ -968,9 +973,8 @@ class EventExtractor:
     def _seg_kind(self, b: _Ball, j: int) -> str:
         return self._seg_kind_of(b, b.sid[j])
 
-    @staticmethod
-    def _seg_kind_of(b: _Ball, sid: int) -> str:
-        return next(s.kind for s in reversed(b.segs) if s.sid == sid)
+    def _seg_kind_of(self, b: _Ball, sid: int) -> str:
+        return self._segs[sid].kind
 
     def _contact(
         self, a: str, b: str, t: float, pos: np.ndarray, conf: float, out: list[Event], chain: bool = True
@@ -1259,6 +1263,19 @@ class EventExtractor:
             review=conf < self.s.review_below,
             **kw,  # type: ignore[arg-type]
         )
+
+
+def _newest_in(b: _Ball, seg: _Seg, k: int) -> list[int]:
+    """The newest ``k`` (or fewer) samples of ``seg`` still in it (not since rejected), oldest first: the tail of
+    ``[i for i in seg.idx if b.sid[i] == seg.sid]``, read from the end."""
+    out: list[int] = []
+    for i in reversed(seg.idx):
+        if b.sid[i] == seg.sid:
+            out.append(i)
+            if len(out) == k:
+                break
+    out.reverse()
+    return out
 
 
 def _valleys(off: np.ndarray, depth: float) -> list[tuple[int, float, float]]:
