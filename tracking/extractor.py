@@ -119,6 +119,9 @@ class _Ball:
     checked_unseen_start: bool = False
     waypoint: tuple[float, np.ndarray] | None = None  # where an unseen ball is known to have been
     unseen_seg: _Seg | None = None  # the path it came back on after running unseen
+    # ts and xy again as arrays (rows [0, len(ts)) filled; capacity doubles), for reading windows without copying
+    ts_arr: np.ndarray = field(default_factory=lambda: np.empty(64))
+    xy_arr: np.ndarray = field(default_factory=lambda: np.empty((64, 2)))
 
     @property
     def seg(self) -> _Seg:
@@ -260,6 +263,11 @@ class EventExtractor:
         b.xy.append(p)
         b.sid.append(seg.sid if seg is not None else -1)
         i = len(b.ts) - 1
+        if i >= len(b.ts_arr):
+            b.ts_arr = np.concatenate([b.ts_arr, np.empty(len(b.ts_arr))])
+            b.xy_arr = np.concatenate([b.xy_arr, np.empty((len(b.xy_arr), 2))])
+        b.ts_arr[i] = t
+        b.xy_arr[i] = p
         if seg is not None:
             seg.idx.append(i)
         return i
@@ -859,9 +867,10 @@ class EventExtractor:
         def window(b: _Ball) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
             got = win.get(b.id)
             if got is None:
+                n = len(b.ts)
                 keep = np.flatnonzero(np.array(b.sid[-w:]) >= 0)
-                frames = np.rint(np.array(b.ts[-w:])[keep] / self._dt).astype(np.int64)
-                xy = np.array(b.xy[-w:])
+                frames = np.rint(b.ts_arr[n - w : n][keep] / self._dt).astype(np.int64)
+                xy = b.xy_arr[n - w : n]
                 got = win[b.id] = (frames, xy[keep], keep - w, float(np.linalg.norm(xy[-1] - xy[0])))
             return got
 
@@ -925,14 +934,18 @@ class EventExtractor:
         frame is farther than ``far`` or too near either end of the window. The same arithmetic as the pair
         test (the same frames, differences and square roots), so the same pairs."""
         k_max = w - 1 - self.s.kiss_after
+        # the balls with no rejected sample in the window (the others are judged pair by pair), grouped by
+        # their window's frames (in time order, no two alike)
+        full = [i for i, b in enumerate(live) if min(b.sid[-w:]) >= 0]
+        if len(full) < 2:
+            return set()
+        ts = np.array([live[i].ts_arr[len(live[i].ts) - w : len(live[i].ts)] for i in full])
+        frames = np.rint(ts / self._dt).astype(np.int64)
+        rising = np.all(frames[:, 1:] > frames[:, :-1], axis=1)
         groups: dict[bytes, list[int]] = {}
-        for i, b in enumerate(live):
-            if min(b.sid[-w:]) < 0:
-                continue  # a rejected sample in its window: judged pair by pair
-            frames = np.rint(np.array(b.ts[-w:]) / self._dt).astype(np.int64)
-            if not (frames[1:] > frames[:-1]).all():
-                continue
-            groups.setdefault(frames.tobytes(), []).append(i)
+        for r, i in enumerate(full):
+            if rising[r]:
+                groups.setdefault(frames[r].tobytes(), []).append(i)
         out: set[tuple[int, int]] = set()
         for members in groups.values():
             pairs = [
@@ -943,7 +956,7 @@ class EventExtractor:
             ]
             if not pairs:
                 continue
-            xy = np.array([live[i].xy[-w:] for i in members])  # (balls, w, 2)
+            xy = np.array([live[i].xy_arr[len(live[i].ts) - w : len(live[i].ts)] for i in members])  # (balls, w, 2)
             row = {i: r for r, i in enumerate(members)}
             ra = np.array([row[i] for i, _ in pairs])
             rc = np.array([row[j] for _, j in pairs])
