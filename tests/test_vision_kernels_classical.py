@@ -16,6 +16,7 @@ from vision.classical_kernels import (
     classify_blobs,
     keep_balls,
     label_mask,
+    refine_starts,
     roi_peaks,
     select_peaks,
     window_blobs,
@@ -315,3 +316,37 @@ def test_kept_balls_match_the_numpy_reference():
         if n >= 9:
             assert 6 in sel and 7 not in sel
             assert 0 < len(sel) < n
+
+
+def _starts_reference(grid_pts, blob, s, margin, cam, shift_mm, max_tan, two_starts, mouths, reach):
+    """The array code ``refine_starts`` replaced."""
+    on_cloth = (grid_pts + 0.5) / s - margin
+    peak = np.flatnonzero(~blob)
+    unshifted = on_cloth[peak]
+    if len(peak):
+        away = on_cloth[peak] - cam[:2]
+        dist = np.maximum(np.linalg.norm(away, axis=1, keepdims=True), 1e-9)
+        tan = np.minimum(dist / max(-cam[2], 1.0), max_tan)
+        on_cloth[peak] -= shift_mm * tan * away / dist
+    starts = np.concatenate([on_cloth, unshifted]) if two_starts else on_cloth
+    near = np.linalg.norm(starts[:, None] - mouths[None], axis=2) < reach
+    return starts, peak, ~near.any(axis=1)
+
+
+@pytest.mark.parametrize("two_starts", [True, False])
+def test_refine_starts_match_the_numpy_reference(two_starts):
+    rng = np.random.default_rng(12)
+    mouths = np.array([[0.0, 0.0], [1784.5, -20.0], [3569.0, 0.0], [0.0, 1778.0], [1784.5, 1798.0], [3569.0, 1778.0]])
+    cam = np.array([1700.0, 800.0, -2600.0])
+    for n in (1, 6, 30):
+        grid = rng.uniform(0, [560, 290], (n, 2))
+        grid[0] = (mouths[2] + 40.0) * 0.15 - 0.5  # on a pocket mouth
+        blob = rng.uniform(0, 1, n) < 0.5
+        blob[0] = False
+        args = (grid, blob, 0.15, 40.0, cam, 0.69 * 34.0, 1.0, two_starts, mouths, 2.5 * 68.0)
+        got = refine_starts(*args)
+        want = _starts_reference(*args)
+        np.testing.assert_allclose(got[0], want[0], rtol=0, atol=1e-9)
+        np.testing.assert_array_equal(got[1], want[1])
+        np.testing.assert_array_equal(got[2], want[2])
+        assert not got[2][0] and len(got[0]) == (n + len(want[1]) if two_starts else n)

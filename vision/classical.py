@@ -50,6 +50,7 @@ from vision.classical_kernels import (
     classify_blobs,
     keep_balls,
     label_mask,
+    refine_starts,
     roi_peaks,
     select_peaks,
     vote_kernel,
@@ -61,7 +62,7 @@ from vision.detector import check_frame
 from vision.parallax import ball_px_to_table, camera_centre_mm, view_geometry
 from vision.rectify import TableRectifier
 from vision.rectify_kernels import stack_windows
-from vision.refine import RefineResult, refine_centres
+from vision.refine import refine_centres
 
 # The keys of ``stage_ms``, in order: the coarse grid's rectification, its cloth classification, its blobs
 # and the fine grid's windows and boxes (rectified, classified, single balls), the votes in the boxes, the
@@ -535,26 +536,27 @@ class ClassicalDetector:
         s = self.settings
         cal = self.calibration
         t = cal.table
-        on_cloth = self.rectifier.grid_to_table(grid_pts)  # where the ray through the ball centre meets the cloth
-        n = len(on_cloth)
-        peak = np.flatnonzero(~blob)
-        unshifted = on_cloth[peak]
-        if len(peak):
-            # A vote peak lies beyond the ball, away from the camera: the ball's outline on the cloth plane is
-            # stretched that way, and in a rack its camera side is hidden by the nearer ball. Move it back;
-            # where the camera pose is off (a poor calibration) the refinement also starts from the peak itself.
-            away = on_cloth[peak] - self._camera_mm[:2]
-            dist = np.maximum(_norm(away, axis=1, keepdims=True), 1e-9)
-            tan = np.minimum(dist / max(-self._camera_mm[2], 1.0), s.peak_shift_max_tan)
-            on_cloth[peak] -= s.peak_shift * t.ball_radius_mm * tan * away / dist
-        two_starts = s.refine and len(peak) > 0 and s.peak_shift > 0 and s.peak_two_starts
-        starts = np.concatenate([on_cloth, unshifted]) if two_starts else on_cloth
+        n = len(grid_pts)
+        # Where the ray through each ball centre meets the cloth. A vote peak lies beyond the ball, away from
+        # the camera: the ball's outline on the cloth plane is stretched that way, and in a rack its camera side
+        # is hidden by the nearer ball. It is moved back; where the camera pose is off (a poor calibration)
+        # the refinement also starts from the peak itself.
+        two_starts = bool(s.refine and not blob.all() and s.peak_shift > 0 and s.peak_two_starts)
+        starts, peak, dark_counts = refine_starts(
+            np.ascontiguousarray(grid_pts, dtype=np.float64), blob, self.rectifier.px_per_mm,
+            self.rectifier.margin_mm, self._camera_mm, s.peak_shift * t.ball_radius_mm, s.peak_shift_max_tan,
+            two_starts, self._mouths, self._pocket_reach,
+        )  # fmt: skip
         px, radius_px, toward = view_geometry(cal, starts)
         support = np.ones(len(px))
         colour = np.zeros((len(px), 3))
         if s.refine:
             self._mark("output")
-            res = self._refine(frame, px, radius_px, starts, toward)
+            # Near a pocket the hole is dark: there darkness does not mean "ball".
+            res = refine_centres(
+                frame, px, radius_px, self.cloth, dark_counts=dark_counts, toward_camera=toward,
+                valley_scale=s.valley_scale,
+            )  # fmt: skip
             self._mark("refine")
             px, colour, radius_px, support = res.px, res.colour, res.radius, res.support
             if two_starts:
@@ -576,22 +578,6 @@ class ClassicalDetector:
         )
         px, colour = px[sel], colour[sel]
         return Detections(px, pos[sel], radius_px[sel], confidence[sel], self._classify(colour), colour)
-
-    def _refine(
-        self, frame: np.ndarray, px: np.ndarray, radius_px: np.ndarray, on_cloth: np.ndarray, toward: np.ndarray
-    ) -> RefineResult:
-        # Near a pocket the hole is dark: there darkness does not mean "ball".
-        near = _norm(on_cloth[:, None] - self._mouths[None], axis=2) < self._pocket_reach
-        near_pocket = np.asarray(near.any(axis=1), dtype=bool)
-        return refine_centres(
-            frame,
-            px,
-            radius_px,
-            self.cloth,
-            dark_counts=~near_pocket,
-            toward_camera=toward,
-            valley_scale=self.settings.valley_scale,
-        )
 
     def _classify(self, colour: np.ndarray) -> np.ndarray:
         s = self.settings

@@ -402,3 +402,59 @@ def keep_balls(
                 if math.sqrt(dx * dx + dy * dy) < radius[i]:
                     keep[b] = False
     return cand[keep], conf
+
+
+@numba.njit(cache=True, nogil=True)
+def refine_starts(
+    grid_pts: np.ndarray,
+    blob: np.ndarray,
+    px_per_mm: float,
+    margin_mm: float,
+    camera: np.ndarray,
+    shift_mm: float,
+    max_tan: float,
+    two_starts: bool,
+    mouths: np.ndarray,
+    pocket_reach: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where the refinement starts from (cloth mm) for candidates at fine-grid points ``grid_pts`` (col, row):
+    a blob's centroid as it is; a vote peak (not ``blob``) moved ``shift_mm`` x tan of the view angle (at most
+    ``max_tan``) toward the camera (``camera``: its centre, z < 0), and with ``two_starts`` also from where it
+    lies, those starts after all the others. Also the vote peaks' indices and, for every start, whether it
+    lies farther than ``pocket_reach`` from every pocket mouth (there darkness may mean a ball)."""
+    n = grid_pts.shape[0]
+    n_peaks = 0
+    for i in range(n):
+        if not blob[i]:
+            n_peaks += 1
+    m = n + n_peaks if two_starts else n
+    starts = np.empty((m, 2))
+    peak = np.empty(n_peaks, np.int64)
+    height = max(-camera[2], 1.0)
+    k = 0
+    for i in range(n):
+        x = (grid_pts[i, 0] + 0.5) / px_per_mm - margin_mm
+        y = (grid_pts[i, 1] + 0.5) / px_per_mm - margin_mm
+        if not blob[i]:
+            if two_starts:
+                starts[n + k, 0] = x
+                starts[n + k, 1] = y
+            peak[k] = i
+            k += 1
+            ax = x - camera[0]
+            ay = y - camera[1]
+            dist = max(math.sqrt(ax * ax + ay * ay), 1e-9)
+            tan = min(dist / height, max_tan)
+            x -= shift_mm * tan * ax / dist
+            y -= shift_mm * tan * ay / dist
+        starts[i, 0] = x
+        starts[i, 1] = y
+    dark_counts = np.ones(m, np.bool_)
+    for i in range(m):
+        for j in range(mouths.shape[0]):
+            dx = starts[i, 0] - mouths[j, 0]
+            dy = starts[i, 1] - mouths[j, 1]
+            if math.sqrt(dx * dx + dy * dy) < pocket_reach:
+                dark_counts[i] = False
+                break
+    return starts, peak, dark_counts
