@@ -364,7 +364,9 @@ class Tracker:
         inside = anchored[:, None] & (d_anchor <= s.anchor_gate_mm)
         cost = np.where(inside, (d_anchor / sig) ** 2, big)
         rest_q = np.array([tr.anchor for tr in tracks if tr.resting and tr.anchor is not None]).reshape(-1, 2)
-        gauged = [i for i, tr in enumerate(tracks) if not anchored[i] and not self._collision_ahead(tr, rest_q)]
+        free = [i for i in range(len(tracks)) if not anchored[i]]
+        ahead = self._collisions_ahead([tracks[i] for i in free], rest_q)
+        gauged = [i for i, hit in zip(free, ahead, strict=True) if not hit]
         if gauged:
             m2 = mahalanobis_sq_many([tracks[i].kf for i in gauged], z)
             ok = m2 <= s.gate_chi2
@@ -459,26 +461,43 @@ class Tracker:
             return
         # a still ball is resting, so it is never the moving track itself
         q = np.array([tracks[i].anchor for i in np.flatnonzero(still)]).reshape(-1, 2)
-        for i, tr in enumerate(tracks):
-            if tr.resting or t - tr.last_t > (self.s.unseen_kink_frames + 1.0) * self._frame_dt:
-                continue  # unseen for frames, its path since may have bent
-            cols = np.where(cost[i] < big)[0]
-            if not len(cols):
+        width = D - self.s.tunnel_tol_mm
+        rows = [
+            i
+            for i, tr in enumerate(tracks)
+            if not tr.resting and t - tr.last_t <= (self.s.unseen_kink_frames + 1.0) * self._frame_dt
+        ]  # the others were unseen for frames: their paths since may have bent
+        if not rows:
+            return
+        a = np.array([tracks[i].last_meas for i in rows], dtype=float).reshape(-1, 2)
+        ends = np.broadcast_to(z, (len(rows), *z.shape))
+        # a path can pass a still ball only if the ball is near it: the exact test runs only on those tracks
+        maybe = _near_paths(a, ends, q, width) & (cost[rows] < big)
+        for r, i in enumerate(rows):
+            if not maybe[r].any():
                 continue
+            tr = tracks[i]
+            cols = np.where(cost[i] < big)[0]
             long_enough = np.hypot(*(z[cols] - tr.last_meas).T) >= D
-            through = _paths_through(tr.last_meas, z[cols], q, D - self.s.tunnel_tol_mm)
+            through = _paths_through(tr.last_meas, z[cols], q, width)
             cost[i, cols[through & long_enough]] = big
 
-    def _collision_ahead(self, tr: _Track, rest_q: np.ndarray) -> bool:
-        """Does the straight path from where ``tr`` (not at rest) was last seen to where it is predicted now
-        run into a resting ball (``rest_q``: the resting balls' anchors)?"""
-        if not len(rest_q):
-            return False
-        p, a = tr.kf.x[:2], tr.last_meas
+    def _collisions_ahead(self, trs: list[_Track], rest_q: np.ndarray) -> list[bool]:
+        """For each of ``trs`` (not at rest): does the straight path from where it was last seen to where it is
+        predicted now run into a resting ball (``rest_q``: the resting balls' anchors)? Its prediction lies on
+        one, or the path passes one (tested exactly only where a ball is near the path at all)."""
+        if not len(rest_q) or not trs:
+            return [False] * len(trs)
         reach = self.table.ball_diameter_mm - self.s.tunnel_tol_mm
-        if float(np.min(np.hypot(*(rest_q - p).T))) < reach:
-            return True
-        return bool(_paths_through(a, p[None, :], rest_q, reach)[0])
+        p = np.array([tr.kf.x[:2] for tr in trs], dtype=float).reshape(-1, 2)
+        a = np.array([tr.last_meas for tr in trs], dtype=float).reshape(-1, 2)
+        on = np.hypot(rest_q[None, :, 0] - p[:, 0:1], rest_q[None, :, 1] - p[:, 1:2]).min(axis=1) < reach
+        maybe = _near_paths(a, p[:, None, :], rest_q, reach)[:, 0]
+        out = on.tolist()
+        for r, tr in enumerate(trs):
+            if not out[r] and maybe[r]:
+                out[r] = bool(_paths_through(tr.last_meas, tr.kf.x[:2][None, :], rest_q, reach)[0])
+        return out
 
     @property
     def _frame_dt(self) -> float:
@@ -854,6 +873,18 @@ def _paths_through(a: np.ndarray, ends: np.ndarray, q: np.ndarray, width: float)
     along = w @ u.T  # (m x n)
     perp = np.abs(w[:, :1] * u[:, 1] - w[:, 1:] * u[:, 0])
     return ((along > 0.0) & (along < length) & (perp < width)).any(axis=0)
+
+
+def _near_paths(a: np.ndarray, ends: np.ndarray, q: np.ndarray, width: float) -> np.ndarray:
+    """A cheap screen for ``_paths_through``: for each track ``k`` (its path starting at ``a[k]``, k x 2) and each
+    end ``ends[k, j]`` (k x n x 2), could a point of ``q`` lie within ``width`` of the path between its ends? A
+    point beside the path within its span is within half its length plus ``width`` of its midpoint; the
+    screen allows a micrometre more, so it is True wherever ``_paths_through`` could be."""
+    mx = 0.5 * (a[:, None, 0] + ends[:, :, 0])
+    my = 0.5 * (a[:, None, 1] + ends[:, :, 1])
+    half = 0.5 * np.hypot(ends[:, :, 0] - a[:, None, 0], ends[:, :, 1] - a[:, None, 1])
+    dist = np.hypot(q[None, None, :, 0] - mx[:, :, None], q[None, None, :, 1] - my[:, :, None])
+    return (dist < (half + width + 1e-3)[:, :, None]).any(axis=2)
 
 
 def _pt(a: np.ndarray) -> tuple[float, float]:
