@@ -4,6 +4,7 @@ of it (the boxes the detector passes are views), and ``fma32`` rounds once."""
 
 from __future__ import annotations
 
+import cv2
 import numba
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from calibration.table import TableModel
 from tests.detect_support import render
 from vision.cloth import ClothModel
+from vision.cloth_kernels import open_2x2
 from vision.kernel_ops import fma32
 from vision.rectify import TableRectifier
 
@@ -75,3 +77,28 @@ def test_fma32_is_one_rounding_of_the_exact_sum():
     got = _fma_many(a, b, c)
     assert np.count_nonzero(got != exact) <= 2  # float64 sums are exact bar rare double roundings
     assert np.count_nonzero(got != a * b + c) > 100  # unlike two float32 roundings
+
+
+def test_opening_is_opencvs():
+    """``open_2x2`` is ``cv2.morphologyEx`` with a 2 x 2 square (its anchor and its borders included)."""
+    rng = np.random.default_rng(5)
+    square = np.ones((2, 2), np.uint8)
+    changed = 0
+    for _ in range(200):
+        h, w = (int(v) for v in rng.integers(1, 50, 2))
+        mask = np.where(rng.uniform(0, 1, (h, w)) < rng.choice([0.2, 0.5, 0.8, 0.97]), 255, 0).astype(np.uint8)
+        want = cv2.morphologyEx(mask, cv2.MORPH_OPEN, square)
+        np.testing.assert_array_equal(open_2x2(mask), want)
+        changed += int(not np.array_equal(want, mask))
+    assert changed > 150
+
+
+def test_opened_foreground_is_the_mask_then_the_opening(grid):
+    bgr, rect, cloth = grid
+    for y0, y1, x0, x1 in [(0, rect.size[1], 0, rect.size[0]), (40, 120, 100, 260)]:
+        part = bgr[y0:y1, x0:x1]
+        mask = cloth.foreground_mask_at(part, rect.surface, rect.dark_ok, y0, x0)
+        want = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        got = cloth.opened_foreground_at(part, rect.surface, rect.dark_ok, y0, x0)
+        np.testing.assert_array_equal(got, want)
+        assert np.count_nonzero(got) > 0

@@ -148,7 +148,6 @@ class ClassicalDetector:
         # Milliseconds each stage of the last ``detect`` took (rectify, cloth, blobs, votes, refine, output).
         self.stage_ms: dict[str, float] = {}
         self._t_mark = 0.0
-        self._open_kernel = np.ones((2, 2), np.uint8)
         self._cue_seen: tuple[float, ...] | None = None
         self.radius_grid = calibration.table.ball_radius_mm * s.px_per_mm
         self._ball_area = math.pi * self.radius_grid**2
@@ -379,8 +378,7 @@ class ClassicalDetector:
             oy.astype(np.int64), size, sm1, sm2, surf, dark,
         )  # fmt: skip
         bgr = cv2.remap(frame, sm1, sm2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-        fg = self.cloth.foreground_mask(bgr, surf, dark)
-        fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, self._open_kernel)
+        fg = self.cloth.opened_foreground_at(bgr, surf, dark, 0, 0)
         h, w = self._grid_shape
         cut = np.column_stack([ox > 0, oy > 0, ox + size < w, oy + size < h])
         # Blobs are labelled without the edge zone along each side a window's edge cuts (one stacked mask
@@ -424,8 +422,7 @@ class ClassicalDetector:
         x0, y0, x1, y1 = box
         m1, m2 = self.rectifier.maps
         bgr = cv2.remap(frame, m1[y0:y1, x0:x1], m2[y0:y1, x0:x1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-        fg = self.cloth.foreground_mask_at(bgr, self.rectifier.surface, self.rectifier.dark_ok, y0, x0)
-        fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, self._open_kernel)
+        fg = self.cloth.opened_foreground_at(bgr, self.rectifier.surface, self.rectifier.dark_ok, y0, x0)
         h, w = self._grid_shape
         bh, bw = fg.shape
         cut = (x0 > 0, y0 > 0, x1 < w, y1 < h)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.cloth_kernels import foreground_kernel
+from vision.cloth_kernels import foreground_kernel, opened_foreground
 
 
 @dataclass
@@ -121,6 +121,16 @@ class ClothModel:
         basis = self._basis_f32()
         return foreground_kernel(
             np.ascontiguousarray(rect_bgr), surface, dark_ok, int(y0), int(x0), basis,
+            np.float32(self.chroma_threshold()), np.float32(self.bright_k), np.float32(self.dark_k),
+        )  # fmt: skip
+
+    def opened_foreground_at(
+        self, rect_bgr: np.ndarray, surface: np.ndarray, dark_ok: np.ndarray, y0: int, x0: int
+    ) -> np.ndarray:
+        """``foreground_mask_at`` opened by a 2 x 2 square (``cv2.MORPH_OPEN``: specks and one-cell lines
+        go), in one compiled call."""
+        return opened_foreground(
+            np.ascontiguousarray(rect_bgr), surface, dark_ok, int(y0), int(x0), self._basis_f32(),
             np.float32(self.chroma_threshold()), np.float32(self.bright_k), np.float32(self.dark_k),
         )  # fmt: skip
 

@@ -67,3 +67,50 @@ def _transform3(
 ) -> np.float32:
     """One row of ``cv2.transform`` (1 x 3) as this OpenCV build computes it: fma(m2, v2, fma(m0, v0, m1 v1))."""
     return fma32(m2, v2, fma32(m0, v0, m1 * v1))
+
+
+@numba.njit(cache=True, nogil=True)
+def open_2x2(src: np.ndarray) -> np.ndarray:
+    """``cv2.morphologyEx(src, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))``: an erosion, then a dilation, each
+    over the pixel and its neighbours up, left and up-left (the 2 x 2 kernel's anchor is its lower right
+    cell), pixels off the image counting as 255 for the erosion and 0 for the dilation."""
+    h, w = src.shape
+    er = np.empty((h, w), np.uint8)
+    for y in range(h):
+        for x in range(w):
+            v = src[y, x]
+            if x > 0:
+                v = min(v, src[y, x - 1])
+            if y > 0:
+                v = min(v, src[y - 1, x])
+                if x > 0:
+                    v = min(v, src[y - 1, x - 1])
+            er[y, x] = v
+    out = np.empty((h, w), np.uint8)
+    for y in range(h):
+        for x in range(w):
+            v = er[y, x]
+            if x > 0:
+                v = max(v, er[y, x - 1])
+            if y > 0:
+                v = max(v, er[y - 1, x])
+                if x > 0:
+                    v = max(v, er[y - 1, x - 1])
+            out[y, x] = v
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def opened_foreground(
+    bgr: np.ndarray,
+    surface: np.ndarray,
+    dark_ok: np.ndarray,
+    y0: int,
+    x0: int,
+    basis: np.ndarray,
+    chroma_thr: np.float32,
+    bright_k: np.float32,
+    dark_k: np.float32,
+) -> np.ndarray:
+    """``foreground_kernel``'s mask opened by ``open_2x2``: what the detector's fine grid looks at."""
+    return open_2x2(foreground_kernel(bgr, surface, dark_ok, y0, x0, basis, chroma_thr, bright_k, dark_k))
