@@ -87,6 +87,25 @@ def predict_dt(kf: KalmanFilter, dt: float, settings: FilterSettings) -> None:
     kf.predict()
 
 
+_I4 = np.eye(4)
+
+
+def update_position(kf: KalmanFilter, z: np.ndarray) -> None:
+    """filterpy's ``KalmanFilter.update(z)`` for one position measurement: the same equations evaluated by the
+    same numpy calls in the same order (so the same state and covariance, bit for bit), with Joseph's form of
+    the covariance update, but without what filterpy keeps for inspection (residual, gain, system
+    uncertainty, copies of the posterior, a deep copy of ``z``), which nothing here reads: per call it spent
+    more time on those than on the update."""
+    H, P, R = kf.H, kf.P, kf.R
+    y = np.asarray(z, dtype=float).reshape(2) - np.dot(H, kf.x)
+    PHT = np.dot(P, H.T)
+    S = np.dot(H, PHT) + R
+    K = np.dot(PHT, np.linalg.inv(S))
+    kf.x = kf.x + np.dot(K, y)
+    I_KH = _I4 - np.dot(K, H)
+    kf.P = np.dot(np.dot(I_KH, P), I_KH.T) + np.dot(np.dot(K, R), K.T)
+
+
 def reseed(kf: KalmanFilter, pos: np.ndarray, vel: np.ndarray | None, settings: FilterSettings) -> None:
     """Restart the filter after a kink (collision, cushion): position from the new detection, velocity
     from the last two detections, both with the uncertainty of such a difference; or, with ``vel`` None

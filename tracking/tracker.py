@@ -33,7 +33,14 @@ from scipy.optimize import linear_sum_assignment
 
 from calibration.table import TableModel
 from tracking.ids import IdAssigner, match_ids
-from tracking.kalman import FilterSettings, mahalanobis_sq_many, make_ball_filter, predict_dt, reseed
+from tracking.kalman import (
+    FilterSettings,
+    mahalanobis_sq_many,
+    make_ball_filter,
+    predict_dt,
+    reseed,
+    update_position,
+)
 
 
 class TrackState(StrEnum):
@@ -609,7 +616,7 @@ class Tracker:
             tr.resting = False
             tr.anchor = None
         else:
-            tr.kf.update(zc)
+            update_position(tr.kf, zc)
         tr.prev_meas, tr.prev_t = tr.last_meas, tr.last_t
         tr.last_meas = zc.copy()
         tr.last_t = t
