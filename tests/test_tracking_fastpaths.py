@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from filterpy.kalman import KalmanFilter
 
+from calibration.table import TableModel
 from tracking.extractor import _Ball, _newest_in, _Seg
 from tracking.kalman import (
     FilterSettings,
@@ -25,7 +26,7 @@ from tracking.kalman import (
     transition,
     update_position,
 )
-from tracking.tracker import _distances, _near_paths, _paths_through
+from tracking.tracker import Tracker, _distances, _near_paths, _paths_through
 from tracking.trajectory import fit_path
 
 
@@ -135,3 +136,31 @@ def test_newest_samples_of_a_segment_are_the_tail_of_its_kept_ones() -> None:
     kept = [i for i in seg.idx if b.sid[i] == seg.sid]
     for k in range(1, 8):
         assert _newest_in(b, seg, k) == kept[-k:]
+
+
+def _on_cloth_reference(tracker: Tracker, z: np.ndarray) -> np.ndarray:
+    """The cloth test as it was before its screen: every pocket's exact test on every detection."""
+    tb, m = tracker.table, tracker.s.cloth_slack_mm
+    ok = (z[:, 0] >= -m) & (z[:, 0] <= tb.length_mm + m) & (z[:, 1] >= -m) & (z[:, 1] <= tb.width_mm + m)
+    for pk in tb.pockets.values():
+        mc, out = np.array(pk.mouth_center), np.array(pk.outward)
+        depth = (z - mc) @ out
+        lateral = np.abs((z - mc) @ np.array([-out[1], out[0]]))
+        ok &= ~((depth > tracker.s.dropped_depth_mm) & (lateral <= pk.mouth_width_mm))
+    return ok
+
+
+def test_cloth_screen_keeps_the_exact_pocket_test() -> None:
+    table = TableModel()
+    tracker = Tracker(table)
+    rng = np.random.default_rng(4)
+    rejected = 0
+    for pk in table.pockets.values():
+        # detections scattered around the mouth, many past its line (dropped balls), and over the whole table
+        around = np.array(pk.mouth_center) + rng.normal(size=(200, 2)) * 40.0
+        anywhere = rng.uniform(-30.0, table.length_mm + 30.0, (50, 2)) * [1.0, table.width_mm / table.length_mm]
+        z = np.vstack([around, anywhere])
+        want = _on_cloth_reference(tracker, z)
+        assert np.array_equal(tracker._on_cloth(z), want)
+        rejected += int((~want).sum())
+    assert rejected > 0

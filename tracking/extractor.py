@@ -240,11 +240,8 @@ class EventExtractor:
         sel = seg.idx[lo:hi]
         if len(sel) < 3:
             return (float(b.xy[i][0]), float(b.xy[i][1]))
-        f = fit_path(
-            np.array([b.ts[j] for j in sel]), np.array([b.xy[j] for j in sel]), quadratic_from=5, closed_form=True
-        )
-        p = f.at(t)
-        return (float(p[0]), float(p[1]))
+        f = fit_path(b.ts_arr[sel], b.xy_arr[sel], quadratic_from=5, closed_form=True)
+        return f.at_xy(t)
 
     @property
     def shot_in_progress(self) -> bool:
@@ -323,7 +320,7 @@ class EventExtractor:
             self._push(b, t, p, seg)
             return
         sel = good[-self.s.window :]
-        f = fit_path(np.array([b.ts[j] for j in sel]), np.array([b.xy[j] for j in sel]), closed_form=True)
+        f = fit_path(b.ts_arr[sel], b.xy_arr[sel], closed_form=True)
         step = float(np.linalg.norm(f.vel(t))) * self._dt
         r = float(np.linalg.norm(f.at(t) - p))
         if r > self.s.break_mm + self.s.break_frac * step + 3 * f.rms_mm:

@@ -195,6 +195,13 @@ class Tracker:
         self._shot_active = False
         self._frame_dt_est: float | None = None
         self._shot_flip_t: float | None = None  # when shot_active last turned on (this tracker's clock)
+        pockets = list(table.pockets.values())
+        # the pockets' mouth centres, outward normals and mouth widths as arrays (the cloth test's screen)
+        self._mouths = (
+            np.array([pk.mouth_center for pk in pockets], dtype=float).reshape(-1, 2),
+            np.array([pk.outward for pk in pockets], dtype=float).reshape(-1, 2),
+            np.array([pk.mouth_width_mm for pk in pockets], dtype=float),
+        )
 
     # ---- public API ------------------------------------------------------------------------------------
     @property
@@ -308,8 +315,17 @@ class Tracker:
         tb = self.table
         m = self.s.cloth_slack_mm
         ok = (z[:, 0] >= -m) & (z[:, 0] <= tb.length_mm + m) & (z[:, 1] >= -m) & (z[:, 1] <= tb.width_mm + m)
-        # a centre inside the field is never past a mouth line, so only the slack band needs the pocket test
-        for pk in tb.pockets.values():
+        # Screened for all pockets at once (elementwise, to a micrometre): the exact test below runs only for a
+        # pocket with a detection near the zone past its mouth line, where it could reject one.
+        mc_all, out_all, width_all = self._mouths
+        dx = z[None, :, 0] - mc_all[:, 0:1]
+        dy = z[None, :, 1] - mc_all[:, 1:2]
+        past = dx * out_all[:, 0:1] + dy * out_all[:, 1:2] > self.s.dropped_depth_mm - 1e-3
+        beside = np.abs(dy * out_all[:, 0:1] - dx * out_all[:, 1:2]) <= width_all[:, None] + 1e-3
+        maybe = (past & beside).any(axis=1).tolist()
+        for pk, near in zip(tb.pockets.values(), maybe, strict=True):
+            if not near:
+                continue
             mc, out = np.array(pk.mouth_center), np.array(pk.outward)
             depth = (z - mc) @ out
             lateral = np.abs((z - mc) @ np.array([-out[1], out[0]]))

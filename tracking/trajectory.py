@@ -34,6 +34,11 @@ class PathFit:
             [self.cx[0] + self.cx[1] * u + self.cx[2] * u * u, self.cy[0] + self.cy[1] * u + self.cy[2] * u * u]
         )
 
+    def at_xy(self, t: float) -> tuple[float, float]:
+        """``at(t)`` as two floats (the same arithmetic, no array)."""
+        u = t - self.t_ref
+        return (self.cx[0] + self.cx[1] * u + self.cx[2] * u * u, self.cy[0] + self.cy[1] * u + self.cy[2] * u * u)
+
     def vel(self, t: float) -> np.ndarray:
         u = t - self.t_ref
         return np.array([self.cx[1] + 2 * self.cx[2] * u, self.cy[1] + 2 * self.cy[2] * u])
