@@ -10,7 +10,7 @@ import pytest
 
 from calibration.table import TableModel
 from tests.detect_support import top_down_calibration
-from vision.classical import EDGE_ZONE, ClassicalDetector
+from vision.classical import ClassicalDetector
 
 TABLE = TableModel()
 
@@ -61,23 +61,3 @@ def test_votes_of_a_box_without_edges_are_zero(detector):
     gray = np.full((20, 30), 90, np.uint8)
     got = detector._votes(gray, np.full_like(gray, 255))
     assert got.shape == (20, 30) and not got.any()
-
-
-def test_edge_zone_masks_clear_exactly_the_cut_sides(detector):
-    size = detector._win
-    z = EDGE_ZONE - 1
-    masks = detector._zone_masks
-    assert masks.shape == (16, size + 1, size)
-    for pattern in range(16):
-        ref = np.full((size + 1, size), 255, np.uint8)
-        if pattern & 1:
-            ref[:, :z] = 0
-        if pattern & 2:
-            ref[:z] = 0
-        if pattern & 4:
-            ref[:, size - z :] = 0
-        if pattern & 8:
-            ref[size - z : size] = 0
-        np.testing.assert_array_equal(masks[pattern], ref)
-    # The row below a window (no surface) is never cleared by the bottom side's zone.
-    assert (masks[8, size] == 255).all() and (masks[8, size - 1] == 0).all()

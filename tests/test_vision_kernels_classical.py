@@ -20,6 +20,7 @@ from vision.classical_kernels import (
     roi_peaks,
     select_peaks,
     window_blobs,
+    without_cut_edges,
 )
 
 TABLE = TableModel()
@@ -350,3 +351,33 @@ def test_refine_starts_match_the_numpy_reference(two_starts):
         np.testing.assert_array_equal(got[1], want[1])
         np.testing.assert_array_equal(got[2], want[2])
         assert not got[2][0] and len(got[0]) == (n + len(want[1]) if two_starts else n)
+
+
+def test_cut_edges_are_cleared_in_each_part():
+    """``without_cut_edges``: the window stack's (and a box's) mask without the edge zone along cut sides, as
+    the per-pattern masks it replaced gave it."""
+    rng = np.random.default_rng(13)
+    size, rows, z = 35, 36, EDGE_ZONE - 1
+    cut = rng.uniform(0, 1, (16, 4)) < 0.5
+    cut[0] = False
+    cut[1] = True
+    cut[2] = [False, False, False, True]  # the bottom side only
+    mask = np.where(rng.uniform(0, 1, (16 * rows, size)) < 0.6, 255, 0).astype(np.uint8)
+    got = without_cut_edges(mask, rows, size, cut, z)
+    for k, sides in enumerate(cut):
+        zone = np.full((rows, size), 255, np.uint8)
+        if sides[0]:
+            zone[:, :z] = 0
+        if sides[1]:
+            zone[:z] = 0
+        if sides[2]:
+            zone[:, size - z :] = 0
+        if sides[3]:
+            zone[size - z : size] = 0
+        part = slice(k * rows, (k + 1) * rows)
+        np.testing.assert_array_equal(got[part], mask[part] & zone)
+    np.testing.assert_array_equal(got[:rows], mask[:rows])  # nothing cut: unchanged
+    assert (got[2 * rows + size] == mask[2 * rows + size]).all()  # the row below a window is not cut
+    assert not got[rows : rows + z].any() and mask[rows : rows + z].any()
+    box = mask[:50]
+    np.testing.assert_array_equal(without_cut_edges(box, 50, 50, np.zeros((1, 4), bool), z), box)

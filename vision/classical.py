@@ -55,6 +55,7 @@ from vision.classical_kernels import (
     select_peaks,
     vote_kernel,
     window_blobs,
+    without_cut_edges,
 )
 from vision.cloth import ClothModel
 from vision.detections import BALL, CUE, Detections
@@ -70,7 +71,6 @@ from vision.refine import refine_centres
 STAGES = ("rectify", "cloth", "fine", "votes", "refine", "output")
 TWO_STARTS_MARGIN = 0.15  # the unshifted start of a vote peak wins where it finds this much more of the rim
 EDGE_ZONE = 3  # fine cells at a window's or box's cut edge where the opening differs from the whole grid's
-_SIDE_BITS = np.array([1, 2, 4, 8])  # a window's cut sides (left, top, right, bottom) as bits of a pattern
 
 
 class _Single(NamedTuple):
@@ -172,20 +172,6 @@ class ClassicalDetector:
         self._single_half = math.ceil(1.05 * self.radius_grid) + 6
         # A fine window around a small coarse blob: room for that window 5 cells off centre.
         self._win = 2 * (self._single_half + 5) + 1
-        # For each pattern of cut sides (bit 0: left, 1: top, 2: right, 3: bottom), a window's mask (and the
-        # row below it) without the edge zone along those sides.
-        zm = np.full((16, self._win + 1, self._win), 255, np.uint8)
-        z = EDGE_ZONE - 1
-        for pattern in range(16):
-            if pattern & 1:
-                zm[pattern, :, :z] = 0
-            if pattern & 2:
-                zm[pattern, :z, :] = 0
-            if pattern & 4:
-                zm[pattern, :, self._win - z :] = 0
-            if pattern & 8:
-                zm[pattern, self._win - z : self._win, :] = 0
-        self._zone_masks = zm
         # Obliquity of the view at each grid cell: how much a ball's image is stretched on the cloth plane.
         cam = camera_centre_mm(calibration)
         self._camera_mm = cam
@@ -381,9 +367,8 @@ class ClassicalDetector:
         fg = self.cloth.opened_foreground_at(bgr, surf, dark, 0, 0)
         h, w = self._grid_shape
         cut = np.column_stack([ox > 0, oy > 0, ox + size < w, oy + size < h])
-        # Blobs are labelled without the edge zone along each side a window's edge cuts (one stacked mask
-        # per pattern of cut sides).
-        lab_in = cv2.bitwise_and(fg, self._zone_masks[cut @ _SIDE_BITS].reshape(n * rows, size))
+        # Blobs are labelled without the edge zone along each side a window's edge cuts.
+        lab_in = without_cut_edges(fg, rows, size, cut, EDGE_ZONE - 1)
         stats, cents = blob_stats(lab_in)
         found, escalate = window_blobs(
             stats, cents, size, ox, oy, own, cut, EDGE_ZONE, self._stretch, self._ball_area, self.radius_grid
@@ -425,18 +410,8 @@ class ClassicalDetector:
         fg = self.cloth.opened_foreground_at(bgr, self.rectifier.surface, self.rectifier.dark_ok, y0, x0)
         h, w = self._grid_shape
         bh, bw = fg.shape
-        cut = (x0 > 0, y0 > 0, x1 < w, y1 < h)
-        lab_in = fg.copy()
-        z = EDGE_ZONE - 1
-        if cut[0]:
-            lab_in[:, :z] = 0
-        if cut[1]:
-            lab_in[:z] = 0
-        if cut[2]:
-            lab_in[:, bw - z :] = 0
-        if cut[3]:
-            lab_in[bh - z :] = 0
-        labels, blob_rows, blob_cents = blob_labels(lab_in)
+        cut = np.array([[x0 > 0, y0 > 0, x1 < w, y1 < h]])
+        labels, blob_rows, blob_cents = blob_labels(without_cut_edges(fg, bh, bh, cut, EDGE_ZONE - 1))
         # Row 0 stands for the cloth (label 0), as in OpenCV's statistics: ``box_blobs`` skips it.
         stats = np.concatenate((np.zeros((1, 5), np.int32), blob_rows))
         cents = np.concatenate((np.zeros((1, 2)), blob_cents))
@@ -444,7 +419,7 @@ class ClassicalDetector:
         # coarse grid does not show, a table line) is split by the votes too: a ball on it lies inside the
         # box (its own coarse blob's margin), a ball beyond the edge has a coarse blob of its own.
         single, big, strength, any_cut_big = box_blobs(
-            stats, cents, x0, y0, bw, bh, np.array(cut), EDGE_ZONE, known, self._stretch, self._ball_area,
+            stats, cents, x0, y0, bw, bh, cut[0], EDGE_ZONE, known, self._stretch, self._ball_area,
             self.radius_grid,
         )  # fmt: skip
         sx, sy = stats[:, 0], stats[:, 1]

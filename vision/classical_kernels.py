@@ -458,3 +458,23 @@ def refine_starts(
                 dark_counts[i] = False
                 break
     return starts, peak, dark_counts
+
+
+@numba.njit(cache=True, nogil=True)
+def without_cut_edges(mask: np.ndarray, part_rows: int, part_h: int, cut: np.ndarray, zone: int) -> np.ndarray:
+    """A copy of ``mask`` (parts stacked every ``part_rows`` rows, each ``part_h`` rows high and as wide as the
+    mask) cleared ``zone`` cells deep along each side of each part that ``cut`` (parts x 4: left, top, right,
+    bottom) marks as cut from the grid: where a cut window's or box's opening differs from the whole grid's."""
+    out = mask.copy()
+    w = mask.shape[1]
+    for k in range(cut.shape[0]):
+        r0 = k * part_rows
+        if cut[k, 0]:
+            out[r0 : r0 + part_rows, :zone] = 0
+        if cut[k, 1]:
+            out[r0 : r0 + zone, :] = 0
+        if cut[k, 2]:
+            out[r0 : r0 + part_rows, w - zone :] = 0
+        if cut[k, 3]:
+            out[r0 + part_h - zone : r0 + part_h, :] = 0
+    return out
