@@ -14,6 +14,7 @@ from vision.classical import EDGE_ZONE, ClassicalDetector
 from vision.classical_kernels import (
     box_blobs,
     classify_blobs,
+    coarse_boxes,
     keep_balls,
     label_mask,
     refine_starts,
@@ -381,3 +382,27 @@ def test_cut_edges_are_cleared_in_each_part():
     assert not got[rows : rows + z].any() and mask[rows : rows + z].any()
     box = mask[:50]
     np.testing.assert_array_equal(without_cut_edges(box, 50, 50, np.zeros((1, 4), bool), z), box)
+
+
+def test_coarse_boxes_match_the_numpy_reference(detector):
+    rng = np.random.default_rng(14)
+    h, w = detector._grid_shape
+    n = 40
+    x = rng.integers(0, w // 2 - 20, n)
+    y = rng.integers(0, h // 2 - 20, n)
+    bw, bh = rng.integers(1, 14, n), rng.integers(1, 14, n)
+    area = (bw * bh * rng.uniform(0.3, 1.0, n)).astype(np.int32)
+    stats = np.column_stack([x, y, bw, bh, area]).astype(np.int32)
+    cents = np.column_stack([x + bw / 2, y + bh / 2])
+    st, min_area, limit, big = 2, 4.0, detector._win - 2 * EDGE_ZONE, 1.5 * detector._ball_area / 4
+    got_boxes, got_large = coarse_boxes(stats, cents, st, detector._stretch, min_area, limit, big)
+    keep = stats[:, 4] >= min_area
+    s, c = stats[keep], cents[keep]
+    want = np.column_stack([s[:, 0] * st - st, s[:, 1] * st - st, (s[:, 0] + s[:, 2]) * st + st,
+                            (s[:, 1] + s[:, 3]) * st + st])  # fmt: skip
+    ci = np.minimum((c * st).astype(np.intp), detector._grid_max)
+    k = detector._stretch[ci[:, 1], ci[:, 0]]
+    fits = np.maximum(want[:, 2] - want[:, 0], want[:, 3] - want[:, 1]) <= limit
+    np.testing.assert_array_equal(got_boxes, want)
+    np.testing.assert_array_equal(got_large, ~fits | (s[:, 4] > big * k))
+    assert 0 < got_large.sum() < len(got_large) < n

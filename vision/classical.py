@@ -48,6 +48,7 @@ from vision.blob_kernels import blob_labels, blob_stats
 from vision.classical_kernels import (
     box_blobs,
     classify_blobs,
+    coarse_boxes,
     keep_balls,
     label_mask,
     refine_starts,
@@ -248,18 +249,13 @@ class ClassicalDetector:
         there are some. Windows and boxes hold every fine pixel these need, so the result is the one the
         whole fine grid gives."""
         st = self.coarse_step
-        cstats, ccents = blob_stats(fg_coarse)
-        keep = cstats[:, cv2.CC_STAT_AREA] >= self._coarse_min_area
-        cstats, ccents = cstats[keep], ccents[keep]
-        # The fine-grid box of each coarse blob (its cells, one coarse cell wider each side).
-        fx0 = cstats[:, 0] * st - st
-        fy0 = cstats[:, 1] * st - st
-        fx1 = (cstats[:, 0] + cstats[:, 2]) * st + st
-        fy1 = (cstats[:, 1] + cstats[:, 3]) * st + st
-        ci = np.minimum((ccents * st).astype(np.intp), self._grid_max)
-        k = self._stretch[ci[:, 1], ci[:, 0]]
-        win_fit = np.maximum(fx1 - fx0, fy1 - fy0) <= self._win - 2 * EDGE_ZONE
-        large = ~win_fit | (cstats[:, cv2.CC_STAT_AREA] > 1.5 * self._ball_area_coarse * k)
+        # The fine-grid box of each coarse blob (its cells, one coarse cell wider each side), and which are
+        # too large for a window.
+        fine, large = coarse_boxes(
+            *blob_stats(fg_coarse), st, self._stretch, self._coarse_min_area, self._win - 2 * EDGE_ZONE,
+            1.5 * self._ball_area_coarse,
+        )  # fmt: skip
+        fx0, fy0, fx1, fy1 = fine.T
         boxes = self._merge(self._grow(fx0[large], fy0[large], fx1[large], fy1[large]))
         small = np.flatnonzero(~large)
         singles: list[_Single] = []

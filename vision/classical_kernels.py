@@ -478,3 +478,42 @@ def without_cut_edges(mask: np.ndarray, part_rows: int, part_h: int, cut: np.nda
         if cut[k, 3]:
             out[r0 + part_h - zone : r0 + part_h, :] = 0
     return out
+
+
+@numba.njit(cache=True, nogil=True)
+def coarse_boxes(
+    stats: np.ndarray,
+    cents: np.ndarray,
+    step: int,
+    stretch: np.ndarray,
+    min_area: float,
+    win_limit: int,
+    large_area: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """For the coarse blobs (statistics and centroids, ``blob_stats``) of at least ``min_area`` cells: their
+    boxes on the fine grid (x0, y0, x1, y1: their cells, one coarse cell (``step`` fine cells) wider each
+    side) and whether each is large: wider or taller than ``win_limit`` fine cells, or over ``large_area``
+    coarse cells times the view's stretch at its centroid (float32, as ``stretch``)."""
+    h, w = stretch.shape
+    n = stats.shape[0]
+    boxes = np.empty((n, 4), np.int64)
+    large = np.empty(n, np.bool_)
+    m = 0
+    for i in range(n):
+        area = stats[i, 4]
+        if area < min_area:
+            continue
+        x0 = np.int64(stats[i, 0]) * step - step
+        y0 = np.int64(stats[i, 1]) * step - step
+        x1 = (np.int64(stats[i, 0]) + stats[i, 2]) * step + step
+        y1 = (np.int64(stats[i, 1]) + stats[i, 3]) * step + step
+        cx = min(np.int64(cents[i, 0] * step), w - 1)
+        cy = min(np.int64(cents[i, 1] * step), h - 1)
+        k = stretch[cy, cx]
+        boxes[m, 0] = x0
+        boxes[m, 1] = y0
+        boxes[m, 2] = x1
+        boxes[m, 3] = y1
+        large[m] = max(x1 - x0, y1 - y0) > win_limit or area > np.float32(large_area) * k
+        m += 1
+    return boxes[:m], large[:m]
