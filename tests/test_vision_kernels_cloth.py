@@ -12,7 +12,7 @@ import pytest
 from calibration.table import TableModel
 from tests.detect_support import render
 from vision.cloth import ClothModel
-from vision.cloth_kernels import open_2x2
+from vision.cloth_kernels import masked_median_bgr, open_2x2
 from vision.kernel_ops import fma32
 from vision.rectify import TableRectifier
 
@@ -102,3 +102,20 @@ def test_opened_foreground_is_the_mask_then_the_opening(grid):
         got = cloth.opened_foreground_at(part, rect.surface, rect.dark_ok, y0, x0)
         np.testing.assert_array_equal(got, want)
         assert np.count_nonzero(got) > 0
+
+
+def test_masked_median_is_numpys():
+    """The cloth model's adaptation takes ``np.median`` of the cloth pixels (every 4th row and column) from
+    histograms: the same values, odd and even counts alike."""
+    rng = np.random.default_rng(9)
+    for k in range(150):
+        h, w = (int(v) for v in rng.integers(1, 60, 2))
+        bgr = rng.integers(0, 256, (h, w, 3)).astype(np.uint8)
+        if k % 2:
+            bgr = (bgr // 40 * 40).astype(np.uint8)  # many equal values
+        mask = np.where(rng.uniform(0, 1, (h, w)) < rng.choice([0.05, 0.5, 1.0]), 255, 0).astype(np.uint8)
+        pix = bgr[::4, ::4][mask[::4, ::4] > 0]
+        got, n = masked_median_bgr(bgr, mask, 4)
+        assert n == len(pix)
+        if n:
+            np.testing.assert_array_equal(got, np.median(pix.astype(np.float64), axis=0))

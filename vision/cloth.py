@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.cloth_kernels import foreground_kernel, opened_foreground
+from vision.cloth_kernels import foreground_kernel, masked_median_bgr, opened_foreground
 
 
 @dataclass
@@ -157,8 +157,9 @@ class ClothModel:
 
     def adapt(self, rect_bgr: np.ndarray, cloth_mask: np.ndarray) -> None:
         """Move the reference colour a little toward the median of the pixels now classified as cloth."""
-        pix = rect_bgr[::4, ::4][cloth_mask[::4, ::4] > 0]
-        if len(pix) < 100 or self.colour is None:
+        if self.colour is None:
             return
-        new = np.median(pix.astype(np.float64), axis=0)
+        new, n = masked_median_bgr(rect_bgr, cloth_mask, 4)  # every 4th row and column, by histograms
+        if n < 100:
+            return
         self.colour = (1 - self.adapt_rate) * self.colour + self.adapt_rate * new

@@ -114,3 +114,36 @@ def opened_foreground(
 ) -> np.ndarray:
     """``foreground_kernel``'s mask opened by ``open_2x2``: what the detector's fine grid looks at."""
     return open_2x2(foreground_kernel(bgr, surface, dark_ok, y0, x0, basis, chroma_thr, bright_k, dark_k))
+
+
+@numba.njit(cache=True, nogil=True)
+def masked_median_bgr(bgr: np.ndarray, mask: np.ndarray, step: int) -> tuple[np.ndarray, int]:
+    """Per channel, the median (float64; the mean of the two middle values for an even count, as
+    ``np.median``) of the uint8 pixels of ``bgr`` on every ``step``-th row and column where ``mask`` is set,
+    counted in a histogram; and how many pixels that is."""
+    hist = np.zeros((3, 256), np.int64)
+    n = 0
+    for y in range(0, bgr.shape[0], step):
+        for x in range(0, bgr.shape[1], step):
+            if mask[y, x] > 0:
+                n += 1
+                for c in range(3):
+                    hist[c, bgr[y, x, c]] += 1
+    out = np.zeros(3)
+    if n == 0:
+        return out, 0
+    lo = (n - 1) // 2  # the middle value's rank (0-based), and the next one's for an even count
+    hi = n // 2
+    for c in range(3):
+        seen = 0
+        v_lo = -1
+        v_hi = -1
+        for v in range(256):
+            seen += hist[c, v]
+            if v_lo < 0 and seen > lo:
+                v_lo = v
+            if seen > hi:
+                v_hi = v
+                break
+        out[c] = (v_lo + v_hi) / 2.0
+    return out, n
