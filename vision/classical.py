@@ -3,10 +3,10 @@
 Per frame:
 1. Rectify the playing surface to a coarse table-aligned grid (``coarse_step`` fine cells per cell, the
    frame pixel nearest each cell: a fraction of the frame's rows) and classify its pixels against the
-   cloth model (``vision.cloth``): shadows stay cloth, balls do not. Its not-cloth
-   blobs say where to look on the fine grid (``px_per_mm``): a window of it around each small blob (all
-   windows stacked into one image, one ``cv2.remap``), a box around each large one, rectified by slices
-   of the fine grid's maps (the same values as the whole grid's) and classified there.
+   cloth model (``vision.cloth``): shadows stay cloth, balls do not. Its not-cloth blobs say where to look
+   on the fine grid (``px_per_mm``): a window of it around each small blob (all windows stacked into one
+   image, one ``cv2.remap``), a box around each large one, rectified by slices of the fine grid's maps (the
+   same values as the whole grid's) and classified there.
 2. A fine not-cloth blob of one ball's size and shape is a ball, at its centroid. A window whose blob is
    more (two touching balls, a ball on the cue) becomes a box. In the boxes (wide enough that everything
    inside comes out as on the whole grid), vote for ball centres:
@@ -146,7 +146,7 @@ class ClassicalDetector:
         self.coarse = TableRectifier(calibration, s.px_per_mm / self.coarse_step, s.margin_mm)
         self.cloth = ClothModel()
         self._frames = 0
-        # Milliseconds each stage of the last ``detect`` took (rectify, cloth, blobs, votes, refine, output).
+        # Milliseconds each stage (``STAGES``) of the last ``detect`` took.
         self.stage_ms: dict[str, float] = {}
         self._t_mark = 0.0
         self._cue_seen: tuple[float, ...] | None = None
