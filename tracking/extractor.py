@@ -858,6 +858,8 @@ class EventExtractor:
         # below, on the pair's common frames, which are among those): two balls at rest all along are skipped at
         # once. Nothing in between changes any state, so skipping them early changes no decision.
         moving = {b.id: self._moved_in_window(b, w) for b in live}
+        if not any(moving.values()):
+            return
         # each ball's last w samples: frame numbers and positions of those kept (not rejected outliers)
         win: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, float]] = {}
 
