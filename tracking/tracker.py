@@ -450,9 +450,10 @@ class Tracker:
         for i in np.flatnonzero(tentative):
             cost[i, gated_fresh & (tier[i] == 1)] = big
         # In the first moments a detection at a known ball's place is that ball's, never another's kink.
-        at_known = np.array([self._at_known_place(zz, t) for zz in z])
-        if at_known.any():
-            cost[(tier == 1) & at_known[None, :]] = big
+        if self._in_warmup(t):
+            at_known = np.array([self._at_known_place(zz, t) for zz in z])
+            if at_known.any():
+                cost[(tier == 1) & at_known[None, :]] = big
         # One "unmatched" column per track: a track with no allowed detection stays unmatched instead of
         # being forced onto a forbidden cell, which would push another track off its own detection (a
         # swap of ids through the kink tier).
@@ -777,11 +778,15 @@ class Tracker:
         tr.vouched = name in self.ids.known and self._at_known_place(first, tr.recent[0][0] if tr.recent else None)
         return name
 
+    def _in_warmup(self, t: float | None) -> bool:
+        """Could a detection at ``t`` be at a known ball's place (``_at_known_place``'s test of the time)?"""
+        return not (t is None or (self._t0 is not None and t - self._t0 > self.s.warmup_s) or not self.ids.known)
+
     def _at_known_place(self, z: np.ndarray, t: float | None) -> bool:
         """In the first moments, a detection within a quarter radius of a ball's known starting place (the rack
         order or the operator's placement) is that ball, however weak the detector's confidence (a ball frozen
         in a cluster has little visible rim)."""
-        if t is None or (self._t0 is not None and t - self._t0 > self.s.warmup_s) or not self.ids.known:
+        if not self._in_warmup(t):
             return False
         q = 0.25 * self.table.ball_radius_mm
         return any(math.hypot(z[0] - p[0], z[1] - p[1]) <= q for p in self.ids.known.values())
