@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import sys
 from pathlib import Path
 
 import cv2
@@ -63,6 +64,7 @@ def test_analyze_writes_events_tracks_and_report(tmp_path: Path) -> None:
     cal = _write_video(video, sim)
     cal.save(tmp_path / "cal.json")
     out = tmp_path / "out"
+    switch = sys.getswitchinterval()
     code = main(
         [
             "analyze",
@@ -77,6 +79,7 @@ def test_analyze_writes_events_tracks_and_report(tmp_path: Path) -> None:
         ]
     )
     assert code == 0
+    assert sys.getswitchinterval() == switch  # analyze shortens it while it runs, then puts it back
     events = read_jsonl(out / "events.jsonl")
     types = [e.type for e in events]
     assert types[0] == "shot_start" and types[-1] == "shot_end"

@@ -27,6 +27,12 @@ from calibration.mapping import Calibration, CalibrationError
 from calibration.table import TableModel, TableSpec, TableSpecError
 from tracking.events import GAMES, Event, read_jsonl, write_jsonl
 
+# Decoding, detection and tracking run in three threads. Decoding and the compiled detector release the GIL;
+# tracking holds it, and Python hands the GIL over only once per switch interval (5 ms by default): a thread
+# back from a GIL-free call could wait that long, and a frame takes about 10 ms. A shorter interval while
+# analyze runs keeps the three stages flowing.
+SWITCH_INTERVAL_S = 0.0005
+
 
 class AnalyzeError(ValueError):
     """A user error of ``analyze`` (bad video, arguments)."""
@@ -186,11 +192,15 @@ def run(args: argparse.Namespace) -> int:
 
     # Decoding and detection each run ahead in a thread of their own (OpenCV releases the GIL), so the
     # decoder, the detector and the tracker overlap.
+    switch = sys.getswitchinterval()
     try:
+        if not args.serial:
+            sys.setswitchinterval(SWITCH_INTERVAL_S)
         depth = 0 if args.serial else PREFETCH
         frames = timed_frames(cap, fps, args.max_frames or 0, depth=depth)
         i = pipe.run_timed(frames, progress, detect_ahead=not args.serial)
     finally:
+        sys.setswitchinterval(switch)
         cap.release()
     wall = time.perf_counter() - started
     if not args.quiet:
