@@ -37,3 +37,38 @@ def test_neural_detector_finds_rendered_balls_and_has_a_model_card():
     err, missed, extra = match_errors(dets.pos_mm, frame.pos, R / 2)
     assert missed <= 1 and extra <= 1
     assert np.median(err) < 3.0
+
+
+def test_training_dataset_labels_every_visible_ball_and_holds_out_whole_scenes(tmp_path):
+    """``tableref train-detector --data-only``: JPEG frames rectified as ``vision.neural`` sees them,
+    one YOLO box per visible ball (class 1 the cue ball), every ``val_every``-th scene in validation."""
+    import cv2
+
+    from models.detector.scenes import training_cases
+    from models.detector.train import write_dataset
+    from vision.neural import NeuralInput
+
+    spec = NeuralInput()
+    cases = [c for c in training_cases(8) if c.scenario in ("random", "frozen-pair")]
+    counts = write_dataset(cases, tmp_path, spec, val_every=2)
+    images = {p.parent.name: sorted(p.parent.glob("*.jpg")) for p in tmp_path.glob("images/*/*.jpg")}
+    assert counts["train"] == len(images["train"]) == 4 and counts["val"] == len(images["val"]) == 4
+    assert {p.name.split("-")[0] for p in images["val"]} == {"00001"}  # the second scene, whole
+    box = 2 * R * spec.width / (TABLE.length_mm + 2 * spec.margin_mm) * 1.05
+    n_boxes = 0
+    for img_path in images["train"] + images["val"]:
+        img = cv2.imread(str(img_path))
+        assert img.shape == (spec.height, spec.width, 3)
+        cloth = np.median(img.reshape(-1, 3), axis=0)
+        label_path = tmp_path / "labels" / img_path.parent.name / f"{img_path.stem}.txt"
+        rows = [line.split() for line in label_path.read_text(encoding="utf-8").splitlines()]
+        labels = np.array(rows, dtype=float).reshape(-1, 5)
+        assert set(labels[:, 0]) <= {0.0, 1.0} and (labels[:, 0] == 1).sum() <= 1
+        assert np.allclose(labels[:, 3] * spec.width, box, rtol=1e-3)
+        for _, u, v, _, _ in labels:  # a ball, not cloth, under each box centre
+            x, y = int(u * spec.width), int(v * spec.height)
+            patch = img[max(y - 1, 0) : y + 2, max(x - 1, 0) : x + 2].reshape(-1, 3).mean(axis=0)
+            assert np.abs(patch - cloth).max() > 40
+        n_boxes += len(labels)
+    assert counts["balls"] == n_boxes > 8
+    assert "train: images/train" in (tmp_path / "data.yaml").read_text(encoding="utf-8")

@@ -191,14 +191,16 @@ def bench_cases(racks: int = 20, scale: float = 1.0) -> list[Case]:
 def training_cases(n_scenes: int, seed: int = 7) -> list[Case]:
     """Scenes for training the neural detector (seeds apart from the benchmark's)."""
     rng = np.random.default_rng(seed)
-    kinds = ["break", "random", "cluster-random", "cluster-hit", "frozen-pair", "frame-short", "stop-in-mouth"]
+    kinds = ["break", "random", "cluster-random", "cluster-hit", "frozen-pair", "frame-short", "stop-in-mouth",
+             "frozen-cushion-roll"]  # fmt: skip
     cases = []
     for i in range(n_scenes):
         res = [RESOLUTIONS["720p"], RESOLUTIONS["1080p"], (1600, 900)][i % 3]
         cases.append(
             Case(
                 kinds[i % len(kinds)], 500 + i // len(kinds), res,
-                tilt_deg=float(rng.uniform(0, 30)), azimuth_deg=float(rng.choice([0.0, 90.0, 180.0, 270.0])),
+                tilt_deg=float(rng.uniform(0, 30)),
+                azimuth_deg=float(rng.choice([0.0, 90.0, 180.0, 270.0]) + rng.uniform(-20, 20)),
                 distance_mm=float(rng.uniform(3600, 5000)), k1=float(rng.uniform(-0.1, 0.0)),
                 moments=(0.0, float(rng.uniform(0.1, 0.5)), float(rng.uniform(0.5, 1.0)), 1.0),
                 lighting=str(rng.choice(["even", "uneven"])), exposure=float(rng.uniform(0.3, 0.9)),
