@@ -120,9 +120,10 @@ def train(
     model = YOLO(str(_network_yaml(out_dir, width)))
     results = model.train(
         data=str(data_dir / "data.yaml"), epochs=epochs, imgsz=spec.width, batch=batch, device=device,
-        pretrained=False, amp=False, workers=workers, project=str(out_dir), name="run", exist_ok=True,
-        rect=True, mosaic=0.5, fliplr=0.5, flipud=0.5, degrees=0.0, scale=0.2, plots=False, verbose=False,
-        nbs=batch, warmup_epochs=1.0,  # an optimiser step per batch
+        pretrained=False, amp=False, workers=workers, project=str(out_dir.resolve()), name="run", exist_ok=True,
+        rect=False, mosaic=0.5, fliplr=0.5, flipud=0.5, degrees=0.0, scale=0.2, plots=False, verbose=False,
+        nbs=batch, warmup_epochs=1.0,  # an optimiser step per batch; square batches (rect=True would
+        # turn mosaic and shuffling off), the model stays fully convolutional for the 640 x 352 export
         **({"time": max_minutes / 60} if max_minutes else {}),
     )  # fmt: skip
     t_train = time.time() - t0 - t_data
@@ -136,18 +137,19 @@ def train(
         "classes": CLASSES,
         "data": {
             "source": "models.detector.scenes.training_cases rendered by models.synth (pooltool physics)",
-            "scenes": scenes,
+            "scenes": counts.get("scenes", scenes),
             "frames": counts["train"] + counts["val"],
             "train_frames": counts["train"],
             "val_frames": counts["val"],
             "boxes": counts["balls"],
         },
         "training": {
-            "epochs": _epochs_run(out_dir / "run", epochs),
+            "epochs": _epochs_run(Path(model.trainer.save_dir), epochs),
             "batch": batch,
             "device": _device_name(device),
             "amp": False,
             "seconds": round(t_train),
+            "max_minutes": max_minutes,
         },
         "validation_metrics": metrics,
         "weights_bytes": weights.stat().st_size,
@@ -184,7 +186,8 @@ def _repoint_yaml(data_dir: Path) -> None:
 def _count_dataset(data_dir: Path) -> dict:
     labels = {split: sorted((data_dir / "labels" / split).glob("*.txt")) for split in ("train", "val")}
     boxes = sum(len(p.read_text(encoding="utf-8").split("\n")) - 1 for v in labels.values() for p in v)
-    return {"train": len(labels["train"]), "val": len(labels["val"]), "balls": boxes}
+    scenes = len({p.stem.split("-")[0] for v in labels.values() for p in v})  # frames are named <scene>-<frame>
+    return {"train": len(labels["train"]), "val": len(labels["val"]), "balls": boxes, "scenes": scenes}
 
 
 def _network_yaml(out_dir: Path, width: float) -> Path:
@@ -212,10 +215,12 @@ def model_card_markdown(card: dict[str, Any]) -> str:
         f"(field plus {card['input']['margin_mm']:.0f} mm margins); classes {card['classes']}.",
         f"- Data: {d['frames']} rendered frames ({d['train_frames']} train, {d['val_frames']} validation) from "
         f"{d['scenes']} scenes, {d['boxes']} ball boxes; {d['source']}.",
-        f"- Training: {tr['epochs']} epochs, batch {tr['batch']}, {tr['device']}, amp={tr['amp']}, {tr['seconds']} s.",
+        f"- Training: {tr['epochs']} epochs, batch {tr['batch']}, {tr['device']}, amp={tr['amp']}, {tr['seconds']} s"
+        + (f" (bounded to {tr['max_minutes']} minutes)." if tr.get("max_minutes") else "."),
         "- Validation metrics (held-out rendered frames): "
         + ", ".join(f"{k} {v}" for k, v in m.items() if k.startswith("metrics/")),
-        "- Recipe: `tableref train-detector` (the `train` and `synth` extras).",
+        "- Recipe: `tableref train-detector` (the `train` and `synth` extras)"
+        + (": " + "; ".join(f"`{c}`" for c in card["recipe"]) if card.get("recipe") else "."),
         "- Not trained on real footage; measured on rendered and real frames by `tableref bench detect`.",
         "",
     ]
