@@ -269,3 +269,50 @@ def test_a_struck_ball_that_stops_dead_on_a_ball_a_few_cm_away_hit_it() -> None:
     assert contacts and contacts[0].balls == ("8", "10"), ev
     assert abs((contacts[0].t or 0) - t_hit) <= 1.0 / FPS
     assert not any(e.type == "disturbed" for e in ev), ev
+
+
+def test_a_slow_ball_that_rebounds_a_few_millimetres_touches_the_cushion_at_the_corner_of_its_v() -> None:
+    """Ball 1 rolls slowly into the right-house cushion (90 mm/s toward it, 60 mm/s along it), rebounds at
+    40 mm/s and stops 5 mm off the nose line: too slow a turn to break its path, too short a rebound to look
+    like a glance. Its distance to the nose line is a V, and the touch is at the V's corner, timed within half a
+    frame although the detections scatter by half a millimetre."""
+    r = TABLE.ball_radius_mm
+    cu = TABLE.cushions["right-house"]
+    inward, along = np.array(cu.inward), np.array(cu.direction)
+    base = np.array(cu.start) + along * 0.4 * cu.length_mm
+    t_touch = 1.0 + 0.37 / FPS  # between two frames
+    rebound_stop = 0.25  # s: 40 mm/s decelerating to rest 5 mm off the nose line
+
+    def pos(t: float) -> np.ndarray:
+        if t <= t_touch:
+            gap = 90.0 * (t_touch - t)
+        else:
+            u = min(t - t_touch, rebound_stop)
+            gap = 40.0 * u - 0.5 * (40.0 / rebound_stop) * u * u
+        return base + inward * (r + gap) + along * 60.0 * min(t, t_touch + rebound_stop)
+
+    rng = np.random.default_rng(5)
+    other = (1200.0, 900.0)
+    start = 1.0 - 0.5  # struck (off screen) half a second before the touch: 45 mm out
+    frames = [(k / FPS, [(_pt(pos(start)), 0.9), (other, 0.9)]) for k in range(30)]
+    frames += [
+        (30 / FPS + t - start, [(_pt(pos(t) + rng.normal(0.0, 0.5, 2)), 0.9), (other, 0.9)])
+        for t in start + np.arange(1, int(1.5 * FPS)) / FPS
+    ]
+    ev = _feed(frames, {"1": _pt(pos(start)), "2": other})
+    touches = [e for e in ev if e.type == "cushion"]
+    assert [(e.ball, e.cushion) for e in touches] == [("1", "right-house")], ev
+    assert abs((touches[0].t or 0) - (30 / FPS + t_touch - start)) <= 0.5 / FPS, (touches[0].t, t_touch)
+
+
+def test_a_hinge_fit_finds_the_corner_of_a_noisy_v_and_needs_two_samples_a_side() -> None:
+    from tracking.trajectory import fit_hinge
+
+    rng = np.random.default_rng(11)
+    ts = np.arange(16) / FPS
+    tc = 7.4 / FPS
+    d = np.where(ts < tc, -90.0 * (ts - tc), 40.0 * (ts - tc)) + 0.3 + rng.normal(0.0, 0.5, len(ts))
+    h = fit_hinge(ts, d, 6 / FPS, 9 / FPS)
+    assert h is not None
+    assert abs(h.t - tc) < 0.25 / FPS and h.before < -60.0 and h.after > 25.0 and abs(h.level - 0.3) < 0.6
+    assert fit_hinge(ts[:9], d[:9], 7.5 / FPS, 8 / FPS) is None  # one sample after the corner

@@ -31,7 +31,7 @@ import numpy as np
 from calibration.table import Cushion, Jaw, Pocket, TableModel
 from tracking.events import Event
 from tracking.tracker import Loss, Reappearance, TrackerFrame
-from tracking.trajectory import PathFit, closest_time, fit_path, intersect_paths, solve_root
+from tracking.trajectory import Hinge, PathFit, closest_time, fit_hinge, fit_path, intersect_paths, solve_root
 
 
 @dataclass(frozen=True)
@@ -49,9 +49,13 @@ class ExtractorSettings:
     # a potted ball whose fitted path passes within a radius plus this of a jaw touched it: the corner
     # mouths are only 5 mm wider than a ball, so a ball running in straight passes 2.5 mm off both jaws
     jaw_gap_mm: float = 0.5
+    jaw_kink_mm: float = 6.0  # a potted ball's last turn within this of a jaw's touching distance was that touch
     pot_depth_fraction: float = 0.5  # a ball falls when its centre is this many radii past the mouth line
     slow_drop_mm_s: float = 300.0  # a ball slower than this in the mouth fell by the frame it is first missing from
     graze_tol_mm: float = 5.0  # a straight path this close to a nose line (then away) touched it
+    tail_off_mm: float = 3.0  # an incoming path's last samples this far off it came after the kink
+    hinge_side: int = 8  # samples either side of a touch fitted to time it (a V of the distance to the nose line)
+    bounce_min_mm_s: float = 15.0  # a V whose sides fall and rise at least this fast is a bounce, not noise
     shot_end_hold_s: float = 0.25
     start_speed_mm_s: float = 150.0  # a ball set moving faster than this between shots is struck
     review_below: float = 0.5
@@ -392,6 +396,21 @@ class EventExtractor:
         good = [i for i in idx if b.sid[i] >= 0]
         sel = good[: self.s.window] if head else good[-self.s.window :]
         return fit_path(np.array([b.ts[j] for j in sel]), np.array([b.xy[j] for j in sel]))
+
+    def _fit_up_to_kink(self, b: _Ball, idx: list[int]) -> tuple[PathFit, float]:
+        """The incoming path of a kink and the time of its last sample. A segment may have taken in a sample
+        or two from after the bounce before the break showed (a glancing bounce, or the blurred frame of the
+        bounce itself, measured where the ball was on average): trailing samples this far off the path of the
+        ones before them (``tail_off_mm``) are left out, so the touch is timed on the incoming path alone."""
+        good = [i for i in idx if b.sid[i] >= 0]
+        for m in (2, 1):
+            keep = good[-self.s.window - m : -m]
+            if len(keep) < 4:
+                continue
+            f = fit_path(np.array([b.ts[j] for j in keep]), np.array([b.xy[j] for j in keep]))
+            if all(np.linalg.norm(f.at(b.ts[j]) - b.xy[j]) > self.s.tail_off_mm for j in good[-m:]):
+                return f, b.ts[keep[-1]]
+        return self._fit(b, idx), b.ts[good[-1]] if good else 0.0
 
     def _path_before(self, b: _Ball, t: float) -> tuple[PathFit, bool] | None:
         """The ball's path just before ``t``: (fit, moving). None if it has no sample by then."""
@@ -788,6 +807,8 @@ class EventExtractor:
         p_k = old.at(t_k)
         v_old, v_new = old.vel(t_k), new.vel(t_k) if new.n >= 2 else old.vel(t_k)
         lo, hi = br.t_lo - dt, br.t_hi + 0.5 * dt
+        into, t_last = self._fit_up_to_kink(b, br.old.idx)  # the path into a cushion, for timing the touch
+        lo_c = min(lo, t_last - 0.5 * dt)
         cands: list[tuple[float, str, str, float, np.ndarray]] = []  # (score, kind, name, t, pos)
         for cu in self.table.cushions.values():
             n = np.array(cu.inward)
@@ -797,9 +818,9 @@ class EventExtractor:
                 continue
             if float(v_old @ n) >= 0 or float(v_new @ n) <= float(v_old @ n) + 20.0:
                 continue
-            root = solve_root(_gap_to_cushion(old, cu, R), lo, hi)
+            root = solve_root(_gap_to_cushion(into, cu, R), lo_c, hi)
             tc = root if root is not None else t_k
-            pc = old.at(tc) - n * R
+            pc = into.at(tc) - n * R
             # a centre beyond the segment's end touches the jaw tip there, not the nose line: past the end by
             # a few millimetres the jaw explains it better
             beyond = max(0.0, -al, al - cu.length_mm)
@@ -809,9 +830,9 @@ class EventExtractor:
                 dj = jaw.distance(_pt(p_k)) - R
                 if abs(dj) > self.s.cushion_tol_mm:
                     continue
-                root = solve_root(_gap_to_jaw(old, jaw, R), lo, hi)
+                root = solve_root(_gap_to_jaw(into, jaw, R), lo_c, hi)
                 tc = root if root is not None else t_k
-                cands.append((0.2 + abs(dj) / self.s.cushion_tol_mm, "cushion", f"jaw:{pk.name}", tc, old.at(tc)))
+                cands.append((0.2 + abs(dj) / self.s.cushion_tol_mm, "cushion", f"jaw:{pk.name}", tc, into.at(tc)))
         for o in self.balls.values():
             if o is b or not o.ts or (not o.on_table and not o.ts):
                 continue
@@ -827,9 +848,12 @@ class EventExtractor:
             cands.append((abs(d - D) / self.s.contact_tol_mm, "ball", o.id, tc, (old.at(tc) + path.at(tc)) / 2))
         br.new.start_t, br.new.start_p = t_k, p_k
         self._close_move_seg(b, br.old, (t_k, p_k), out)
-        if not cands or (not b.on_table and new.n < 3):
-            return  # nothing explains it, or it is the ball dropping into a pocket
+        if not cands:
+            return  # nothing explains it
         cands.sort(key=lambda c: c[0])
+        jaw_first = cands[0][2].startswith("jaw:") and cands[0][0] <= 0.2 + self.s.jaw_kink_mm / self.s.cushion_tol_mm
+        if not b.on_table and new.n < 3 and not jaw_first:
+            return  # the ball dropping into a pocket, unless it turned where it met a jaw on the way in
         score, kind, name, tc, pc = cands[0]
         conf = (0.95 if score < 0.5 else 0.75 if score < 1.0 else 0.55) * gap_conf
         if len(cands) > 1 and cands[1][0] - score < 0.1 and cands[1][1] != kind:
@@ -1104,7 +1128,7 @@ class EventExtractor:
             for k, before, after in _valleys(off, self.s.graze_tol_mm):
                 if not (3 <= k <= len(ps) - 4):
                     continue
-                if min(before, after) < off[k] + 10.0:
+                if min(before, after) < off[k] + 10.0 and not self._bounced(ts, off, k):
                     continue  # rolling along the cushion, not touching it once (a V: off it before and after)
                 self._graze(b, cu, ts, arr, off, k, out)
 
@@ -1121,15 +1145,24 @@ class EventExtractor:
         al = cu.along(_pt(arr[k]))
         if not (0 <= al <= cu.length_mm):
             return
-        t_arr = np.array(ts)
-        a1 = np.polyfit(t_arr[k - 3 : k + 1], off[k - 3 : k + 1], 1)
-        a2 = np.polyfit(t_arr[k : k + 4], off[k : k + 4], 1)
-        tc = ts[k]
-        if abs(a1[0] - a2[0]) > 1e-6:
-            tc = float(np.clip((a2[1] - a1[1]) / (a1[0] - a2[0]), ts[k - 1], ts[k + 1]))
+        hinge = self._hinge(ts, off, k)
+        tc = hinge.t if hinge is not None else ts[k]
         p = arr[k] - n * (R + off[k])
         self._cushion_times.append((b.id, tc))
         out.append(self._event("cushion", tc, ball=b.id, cushion=cu.name, pos=_pt(p), confidence=0.6))
+
+    def _hinge(self, ts: list[float], off: np.ndarray, k: int) -> Hinge | None:
+        """The touch time of a V (or an L: a stop against the cushion) of the distance ``off`` to a nose line
+        whose lowest sample is ``k``: the corner of a hinge fitted to ``hinge_side`` samples either side."""
+        lo, hi = max(0, k - self.s.hinge_side), min(len(ts), k + self.s.hinge_side + 1)
+        t_lo, t_hi = ts[max(0, k - 1)], ts[min(len(ts) - 1, k + 1)]
+        return fit_hinge(np.array(ts[lo:hi]), np.asarray(off[lo:hi]), t_lo, t_hi)
+
+    def _bounced(self, ts: list[float], off: np.ndarray, k: int) -> bool:
+        """A slow ball that rebounds off a cushion only a few millimetres before it stops: its distance to the
+        nose line falls and then rises, each faster than noise makes it seem to (``bounce_min_mm_s``)."""
+        hinge = self._hinge(ts, off, k)
+        return hinge is not None and hinge.before <= -self.s.bounce_min_mm_s and hinge.after >= self.s.bounce_min_mm_s
 
     # ---- losses and reappearances -------------------------------------------------------------------------
     def _lost(self, loss: Loss, out: list[Event]) -> None:
@@ -1201,8 +1234,9 @@ class EventExtractor:
             if any(bb == b.id and abs(tt - ts[k]) < 6 * self._dt for bb, tt in self._cushion_times):
                 continue
             f = fit_path(np.array(ts[max(0, k - self.s.window) : k + 1]), pts[max(0, k - self.s.window) : k + 1])
+            hinge = self._hinge(ts, off, k)  # the corner of approach and rebound (or rest), where there are both
             root = solve_root(_gap_to_cushion(f, cu, R), ts[max(0, k - 3)], ts[k] + self._dt)
-            tc = root if root is not None else ts[k]
+            tc = hinge.t if hinge is not None else root if root is not None else ts[k]
             self._cushion_times.append((b.id, tc))
             touch = f.at(tc) - np.array(cu.inward) * R
             out.append(self._event("cushion", tc, ball=b.id, cushion=cu.name, pos=_pt(touch), confidence=0.55))

@@ -210,3 +210,34 @@ def closest_time(f: Callable[[float], float], lo: float, hi: float, steps: int =
 def intersect_paths(old: PathFit, new: PathFit, lo: float, hi: float) -> float:
     """Time of a kink between an incoming and an outgoing path: where the two fitted paths come closest."""
     return closest_time(lambda t: float(np.linalg.norm(old.at(t) - new.at(t))), lo, hi)
+
+
+@dataclass(frozen=True)
+class Hinge:
+    """Two straight lines meeting at ``t``: a distance falling at ``before`` and rising at ``after`` (mm/s)."""
+
+    t: float
+    before: float
+    after: float
+    level: float  # the distance at ``t``
+
+
+def fit_hinge(ts: np.ndarray, d: np.ndarray, lo: float, hi: float, steps: int = 48) -> Hinge | None:
+    """Least-squares hinge through samples ``d`` at times ``ts``: ``d = level + before * min(t - tc, 0) +
+    after * max(t - tc, 0)``, with the corner ``tc`` searched in [lo, hi]. A ball's distance to a cushion
+    through a touch is such a V (a slow bounce: the ball decelerates little in a few frames), and its corner
+    is the touch, timed to a fraction of a frame even when the samples around it are noisy. None with fewer
+    than two samples on a side."""
+    ts = np.asarray(ts, dtype=float)
+    d = np.asarray(d, dtype=float)
+    best: tuple[float, Hinge] | None = None
+    for tc in np.linspace(lo, hi, steps + 1):
+        u = ts - tc
+        if int((u < 0).sum()) < 2 or int((u > 0).sum()) < 2:
+            continue
+        a = np.stack([np.ones_like(u), np.minimum(u, 0.0), np.maximum(u, 0.0)], axis=1)
+        coef, *_ = np.linalg.lstsq(a, d, rcond=None)
+        sse = float(((a @ coef - d) ** 2).sum())
+        if best is None or sse < best[0]:
+            best = (sse, Hinge(float(tc), float(coef[1]), float(coef[2]), float(coef[0])))
+    return None if best is None else best[1]
