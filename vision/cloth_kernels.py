@@ -70,34 +70,30 @@ def _transform3(
 
 
 @numba.njit(cache=True, nogil=True)
-def open_2x2(src: np.ndarray) -> np.ndarray:
-    """``cv2.morphologyEx(src, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))``: an erosion, then a dilation, each
-    over the pixel and its neighbours up, left and up-left (the 2 x 2 kernel's anchor is its lower right
-    cell), pixels off the image counting as 255 for the erosion and 0 for the dilation."""
+def _extreme_2x2(src: np.ndarray, take_max: bool) -> np.ndarray:
+    """Each pixel's minimum (or maximum) over itself and its neighbours up, left and up-left; neighbours off the
+    image are left out."""
     h, w = src.shape
-    er = np.empty((h, w), np.uint8)
+    out = np.empty((h, w), np.uint8)
     for y in range(h):
         for x in range(w):
             v = src[y, x]
             if x > 0:
-                v = min(v, src[y, x - 1])
+                v = max(v, src[y, x - 1]) if take_max else min(v, src[y, x - 1])
             if y > 0:
-                v = min(v, src[y - 1, x])
+                v = max(v, src[y - 1, x]) if take_max else min(v, src[y - 1, x])
                 if x > 0:
-                    v = min(v, src[y - 1, x - 1])
-            er[y, x] = v
-    out = np.empty((h, w), np.uint8)
-    for y in range(h):
-        for x in range(w):
-            v = er[y, x]
-            if x > 0:
-                v = max(v, er[y, x - 1])
-            if y > 0:
-                v = max(v, er[y - 1, x])
-                if x > 0:
-                    v = max(v, er[y - 1, x - 1])
+                    v = max(v, src[y - 1, x - 1]) if take_max else min(v, src[y - 1, x - 1])
             out[y, x] = v
     return out
+
+
+@numba.njit(cache=True, nogil=True)
+def open_2x2(src: np.ndarray) -> np.ndarray:
+    """``cv2.morphologyEx(src, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))``: an erosion, then a dilation, each
+    over the pixel and its neighbours up, left and up-left (the 2 x 2 kernel's anchor is its lower right
+    cell), pixels off the image counting as 255 for the erosion and 0 for the dilation."""
+    return _extreme_2x2(_extreme_2x2(src, False), True)
 
 
 @numba.njit(cache=True, nogil=True)
