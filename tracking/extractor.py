@@ -397,11 +397,12 @@ class EventExtractor:
         sel = good[: self.s.window] if head else good[-self.s.window :]
         return fit_path(np.array([b.ts[j] for j in sel]), np.array([b.xy[j] for j in sel]))
 
-    def _fit_up_to_kink(self, b: _Ball, idx: list[int]) -> tuple[PathFit, float]:
-        """The incoming path of a kink and the time of its last sample. A segment may have taken in a sample
-        or two from after the bounce before the break showed (a glancing bounce, or the blurred frame of the
-        bounce itself, measured where the ball was on average): trailing samples this far off the path of the
-        ones before them (``tail_off_mm``) are left out, so the touch is timed on the incoming path alone."""
+    def _trimmed_before_kink(self, b: _Ball, idx: list[int]) -> tuple[PathFit, float] | None:
+        """The incoming path of a kink without its last samples, and the time of the last one kept, where those
+        came after the bounce: a segment may take in a sample or two from after it before the break shows (a
+        glancing bounce, or the blurred frame of the bounce itself, measured where the ball was on average).
+        Trailing samples this far off the path of the ones before them (``tail_off_mm``) are left out, so the
+        touch is timed on the incoming path alone. None when no sample is off it."""
         good = [i for i in idx if b.sid[i] >= 0]
         for m in (2, 1):
             keep = good[-self.s.window - m : -m]
@@ -410,7 +411,7 @@ class EventExtractor:
             f = fit_path(np.array([b.ts[j] for j in keep]), np.array([b.xy[j] for j in keep]))
             if all(np.linalg.norm(f.at(b.ts[j]) - b.xy[j]) > self.s.tail_off_mm for j in good[-m:]):
                 return f, b.ts[keep[-1]]
-        return self._fit(b, idx), b.ts[good[-1]] if good else 0.0
+        return None
 
     def _path_before(self, b: _Ball, t: float) -> tuple[PathFit, bool] | None:
         """The ball's path just before ``t``: (fit, moving). None if it has no sample by then."""
@@ -807,7 +808,7 @@ class EventExtractor:
         p_k = old.at(t_k)
         v_old, v_new = old.vel(t_k), new.vel(t_k) if new.n >= 2 else old.vel(t_k)
         lo, hi = br.t_lo - dt, br.t_hi + 0.5 * dt
-        into, t_last = self._fit_up_to_kink(b, br.old.idx)  # the path into a cushion, for timing the touch
+        into, t_last = self._trimmed_before_kink(b, br.old.idx) or (old, br.t_lo)  # for timing a cushion touch
         lo_c = min(lo, t_last - 0.5 * dt)
         cands: list[tuple[float, str, str, float, np.ndarray]] = []  # (score, kind, name, t, pos)
         for cu in self.table.cushions.values():
@@ -1128,12 +1129,21 @@ class EventExtractor:
             for k, before, after in _valleys(off, self.s.graze_tol_mm):
                 if not (3 <= k <= len(ps) - 4):
                     continue
-                if min(before, after) < off[k] + 10.0 and not self._bounced(ts, off, k):
+                hinge = self._hinge(ts, off, k)
+                if min(before, after) < off[k] + 10.0 and not self._bounced(hinge):
                     continue  # rolling along the cushion, not touching it once (a V: off it before and after)
-                self._graze(b, cu, ts, arr, off, k, out)
+                self._graze(b, cu, ts, arr, off, k, hinge, out)
 
     def _graze(
-        self, b: _Ball, cu: Cushion, ts: list[float], arr: np.ndarray, off: np.ndarray, k: int, out: list[Event]
+        self,
+        b: _Ball,
+        cu: Cushion,
+        ts: list[float],
+        arr: np.ndarray,
+        off: np.ndarray,
+        k: int,
+        hinge: Hinge | None,
+        out: list[Event],
     ) -> None:
         """The touch of ``cu`` at the bottom (sample ``k``) of a V of the distance ``off`` to its nose line."""
         R = self.table.ball_radius_mm
@@ -1145,7 +1155,6 @@ class EventExtractor:
         al = cu.along(_pt(arr[k]))
         if not (0 <= al <= cu.length_mm):
             return
-        hinge = self._hinge(ts, off, k)
         tc = hinge.t if hinge is not None else ts[k]
         p = arr[k] - n * (R + off[k])
         self._cushion_times.append((b.id, tc))
@@ -1158,10 +1167,9 @@ class EventExtractor:
         t_lo, t_hi = ts[max(0, k - 1)], ts[min(len(ts) - 1, k + 1)]
         return fit_hinge(np.array(ts[lo:hi]), np.asarray(off[lo:hi]), t_lo, t_hi)
 
-    def _bounced(self, ts: list[float], off: np.ndarray, k: int) -> bool:
+    def _bounced(self, hinge: Hinge | None) -> bool:
         """A slow ball that rebounds off a cushion only a few millimetres before it stops: its distance to the
-        nose line falls and then rises, each faster than noise makes it seem to (``bounce_min_mm_s``)."""
-        hinge = self._hinge(ts, off, k)
+        nose line (``hinge``) falls and then rises, each faster than noise makes it seem to (``bounce_min_mm_s``)."""
         return hinge is not None and hinge.before <= -self.s.bounce_min_mm_s and hinge.after >= self.s.bounce_min_mm_s
 
     # ---- losses and reappearances -------------------------------------------------------------------------
@@ -1235,8 +1243,11 @@ class EventExtractor:
                 continue
             f = fit_path(np.array(ts[max(0, k - self.s.window) : k + 1]), pts[max(0, k - self.s.window) : k + 1])
             hinge = self._hinge(ts, off, k)  # the corner of approach and rebound (or rest), where there are both
-            root = solve_root(_gap_to_cushion(f, cu, R), ts[max(0, k - 3)], ts[k] + self._dt)
-            tc = hinge.t if hinge is not None else root if root is not None else ts[k]
+            if hinge is not None:
+                tc = hinge.t
+            else:
+                root = solve_root(_gap_to_cushion(f, cu, R), ts[max(0, k - 3)], ts[k] + self._dt)
+                tc = root if root is not None else ts[k]
             self._cushion_times.append((b.id, tc))
             touch = f.at(tc) - np.array(cu.inward) * R
             out.append(self._event("cushion", tc, ball=b.id, cushion=cu.name, pos=_pt(touch), confidence=0.55))
