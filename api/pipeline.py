@@ -383,7 +383,10 @@ def noise_settings(
     ex = replace(
         ex,
         meas_sigma_mm=sigma_mm,
-        break_mm=max(ex.break_mm, 4.0 * sigma_mm),
+        # a path breaks on a detection off its fit by this plus three times the fit's own scatter: that scatter
+        # is the measured noise, so this term need not be the whole noise margin (at 4 sigma kinks of a few mm,
+        # a kiss or a graze, went unbroken and their contacts and line crossings unseen)
+        break_mm=max(ex.break_mm, 1.5 * sigma_mm),
         rest_radius_mm=max(ex.rest_radius_mm, 2.0 * sigma_mm),
         graze_tol_mm=max(ex.graze_tol_mm, 2.0 * sigma_mm),
         # but a kiss is told from a near miss (which the physics makes as often) only within millimetres
