@@ -171,6 +171,32 @@ def test_a_curving_path_that_grazes_the_same_cushion_twice_touches_it_twice() ->
         assert abs((e.t or 0) - (t0 + s)) <= 0.5 / FPS, (e.t, t0 + s)
 
 
+def test_a_curving_path_over_the_long_line_and_back_crosses_it_twice() -> None:
+    """Ball 1, struck along the table 5 mm beyond the long line, curves 7 mm over it and back (spin) inside one
+    path, its two ends on the same side: it crossed the line twice (out, then back), each time when it did."""
+    long = TABLE.lines["long"].value_mm
+    other = (1200.0, 300.0)
+    rng = np.random.default_rng(3)
+
+    def pos(s: float) -> tuple[float, float]:
+        return (1000.0 + 400.0 * s, long + 5.0 - 12.0 * float(np.sin(np.pi * s / 1.5)))
+
+    def seen(s: float) -> tuple[float, float]:
+        x, y = pos(s)
+        return (x + 0.5 * float(rng.normal()), y + 0.5 * float(rng.normal()))
+
+    frames: Frames = [[(pos(0.0), 0.9), (other, 0.9)] for _ in range(30)]
+    frames += [[(seen(k / FPS), 0.9), (other, 0.9)] for k in range(1, int(1.5 * FPS))]
+    frames += [[(pos(1.5), 0.9), (other, 0.9)] for _ in range(40)]
+    ev = _events(frames, {"1": pos(0.0), "2": other})
+    crossings = [e for e in ev if e.type == "line_cross"]
+    assert [(e.ball, e.line, e.direction) for e in crossings] == [("1", "long", "-y"), ("1", "long", "+y")], ev
+    s_in = float(np.arcsin(5.0 / 12.0)) * 1.5 / np.pi  # where 12 sin(pi s / 1.5) = 5
+    t0 = 29 / FPS
+    for e, s in zip(crossings, (s_in, 1.5 - s_in), strict=True):
+        assert abs((e.t or 0) - (t0 + s)) <= 1.0 / FPS, (e.t, t0 + s)
+
+
 def _feed(frames: list[tuple[float, list[tuple[tuple[float, float], float]]]], known: dict) -> list[Event]:
     pipe = Pipeline(table=TABLE, known_ids=known)
     for i, (t, dets) in enumerate(frames):
