@@ -121,6 +121,30 @@ def test_a_second_ball_at_the_same_mouth_keeps_its_own_id() -> None:
     assert not any(e.type == "off_table" for e in ev), ev
 
 
+def test_a_fast_ball_unseen_into_the_mouth_at_30_fps_is_the_ball_seen_in_the_jaws() -> None:
+    """At 30 fps ball 1 runs at 3 m/s for the corner pocket: its blur is missed for two frames short of the
+    mouth, then it is seen twice rattling in the jaws (two frames' travel from where it was last seen) and is
+    gone. Those sightings are ball 1, not a new ball: one pot, ball 1's, after it was last seen in the jaws."""
+    pk = TABLE.pockets["house-left"]
+    mouth, out = np.array(pk.mouth_center), np.array(pk.outward)
+    dt = 1.0 / 30.0
+    start = np.array([120.0, 460.0])
+    lead = (mouth - start) / np.linalg.norm(mouth - start)
+    other = (1800.0, 900.0)
+    frames = [(k * dt, [(_pt(start), 0.9), (other, 0.9)]) for k in range(30)]
+    run = [start + lead * 100.0 * k for k in range(1, 4)]  # seen: 100 mm a frame, the last 177 mm short
+    frames += [((29 + k) * dt, [(_pt(p), 0.9), (other, 0.9)]) for k, p in enumerate(run, start=1)]
+    frames += [((33 + k) * dt, [(other, 0.9)]) for k in range(2)]  # a blur the detector misses
+    jaws = [mouth + out * 8.0 + np.array([-2.0, 3.0]), mouth + out * 13.0]
+    frames += [((35 + k) * dt, [(_pt(p), 0.9), (other, 0.9)]) for k, p in enumerate(jaws)]
+    last_t = frames[-1][0]
+    frames += [(last_t + k * dt, [(other, 0.9)]) for k in range(1, 40)]
+    ev = _feed(frames, {"1": _pt(start), "2": other})
+    pots = [e for e in ev if e.type == "pot"]
+    assert [(e.ball, e.pocket) for e in pots] == [("1", "house-left")], ev
+    assert last_t < (pots[0].t or 0) <= last_t + dt + 1e-9, (pots[0].t, last_t)
+
+
 def test_a_ball_set_off_through_a_frozen_line_is_explained_by_the_struck_balls_hit() -> None:
     """The cue ball hits the first of three balls frozen in a line and stops dead; the last ball runs off at
     once (the push goes through the line), and the cue ball is not seen for the two frames after the hit. The

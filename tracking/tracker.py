@@ -412,8 +412,9 @@ class Tracker:
             # only there (the cue or a hand over the table makes weak ball-like blobs)
             cost[occluded[:, None] & weak[None, :]] = big
             for i in np.flatnonzero(occluded):
-                if self._pocket_ahead(tracks[i].last_meas, tracks[i].kf.x[2:4]) is not None:
-                    cost[i, d_last[i] > 2 * D] = big
+                d_pk = self._from_pocket_run(tracks[i], z)
+                if d_pk is not None:
+                    cost[i, d_pk > 2 * D] = big
         tentative = np.array([st == TrackState.TENTATIVE for st in states])
         if tentative.any():
             cost[tentative[:, None] & (cost < big)] += 1.0  # confirmed tracks take precedence over tentative ones
@@ -576,14 +577,16 @@ class Tracker:
         for a, i in enumerate(hidden):
             tr = tracks[i]
             gap = t - tr.last_t
-            if self._pocket_ahead(tr.last_meas, tr.kf.x[2:4]) is not None and not tr.resting:
-                centre, radius = tr.last_meas, 2 * self.table.ball_diameter_mm
-            elif tr.resting or gap > self.s.moving_reacquire_s:
-                centre, radius = tr.pos, self._reacquire_radius(tr, t)
+            d_pk = None if tr.resting else self._from_pocket_run(tr, z[free_d])
+            if d_pk is not None:
+                d, radius = d_pk, 2 * self.table.ball_diameter_mm
             else:
-                centre = tr.kf.x[:2]
-                radius = self.s.reacquire_radius_mm + 0.5 * float(np.linalg.norm(tr.kf.x[2:4])) * gap
-            d = np.linalg.norm(z[free_d] - centre, axis=1)
+                if tr.resting or gap > self.s.moving_reacquire_s:
+                    centre, radius = tr.pos, self._reacquire_radius(tr, t)
+                else:
+                    centre = tr.kf.x[:2]
+                    radius = self.s.reacquire_radius_mm + 0.5 * float(np.linalg.norm(tr.kf.x[2:4])) * gap
+                d = np.linalg.norm(z[free_d] - centre, axis=1)
             cost[a, d <= radius] = d[d <= radius]
         r, c = linear_sum_assignment(cost)
         for a, b in zip(r, c, strict=True):
@@ -858,6 +861,18 @@ class Tracker:
             return False
         v = (tr.last_meas - tr.prev_meas) / max(tr.last_t - tr.prev_t, 1e-6)
         return float(np.linalg.norm(v)) > 30.0 and self._pocket_ahead(tr.last_meas, v) is not None
+
+    def _from_pocket_run(self, tr: _Track, z: np.ndarray) -> np.ndarray | None:
+        """For a hidden ball that was entering a pocket, the distances of detections ``z`` from its run in: the
+        line from where it was last seen to the pocket's mouth (a fast ball unseen for a frame or two, at 30 fps,
+        is seen again in the jaws, a frame's travel or more from where it was last seen). None for any other."""
+        name = self._pocket_ahead(tr.last_meas, tr.kf.x[2:4])
+        if name is None:
+            return None
+        a = np.asarray(tr.last_meas, dtype=float)
+        ab = np.asarray(self.table.pockets[name].mouth_center, dtype=float) - a
+        u = np.clip(((z - a) @ ab) / max(float(ab @ ab), 1e-9), 0.0, 1.0)
+        return np.linalg.norm(z - (a + u[:, None] * ab), axis=1)
 
     def _pocket_ahead(self, p: np.ndarray, v: np.ndarray) -> str | None:
         """The pocket a ball last seen at ``p`` moving with ``v`` was entering: already in or just short of
