@@ -31,6 +31,7 @@ class LaunchFix:
     id: str
     pos_mm: np.ndarray
     blur_mm: float
+    followed: bool = False  # found following a launched ball (else: a ball just lost from rest)
 
 
 class LaunchWatch:
@@ -67,6 +68,7 @@ class LaunchWatch:
         r = self.cal.table.ball_radius_mm
         pred = {b.id: np.asarray(b.pos) + np.asarray(b.vel) * dt for b in last.balls}
         out: list[LaunchFix] = []
+        launched: dict[str, tuple[tuple[float, float], float, float]] = {}
         for b in last.balls:
             seen = self._seen_t.get(b.id)
             if seen is None:
@@ -98,7 +100,19 @@ class LaunchWatch:
             if hit is None:
                 continue
             if state is None:
-                self._launched[b.id] = (place, left, t)
-            out.append(LaunchFix(b.id, np.asarray(hit.pos_mm), hit.blur_mm))
+                launched[b.id] = (place, left, t)
+            out.append(LaunchFix(b.id, np.asarray(hit.pos_mm), hit.blur_mm, followed=state is not None))
+        out = _one_ball_a_streak(out, 2.0 * r)
+        self._launched.update(launched)
         self.count += len(out)
         return out
+
+
+def _one_ball_a_streak(fixes: list[LaunchFix], apart_mm: float) -> list[LaunchFix]:
+    """One streak is one ball's. Where a followed ball's search found the streak of a ball just struck from rest
+    (the followed one's path bent by that very hit, its prediction runs on to where the other went), the streak
+    is the struck ball's: the followed ball's fix is dropped."""
+    fresh = [f for f in fixes if not f.followed]
+    return [
+        f for f in fixes if not (f.followed and any(float(np.hypot(*(f.pos_mm - g.pos_mm))) < apart_mm for g in fresh))
+    ]

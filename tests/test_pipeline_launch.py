@@ -39,3 +39,44 @@ def test_a_ball_struck_hard_from_rest_is_followed_through_its_blur() -> None:
     off_rows = {r.frame: (r.x, r.y) for r in off.track_rows(smoothed=False) if r.ball == "cue"}
     last = max(off_rows)
     assert float(np.hypot(*(np.array(off_rows[last]) - path[last]))) > 100.0
+
+
+@pytest.mark.slow
+def test_a_struck_ball_followed_into_a_hit_does_not_take_the_streak_of_the_ball_it_hit() -> None:
+    """At 30 fps the cue ball, struck into a blur, runs straight into ball 1 and stops dead; ball 1 goes on at
+    its speed, a blur too. Followed by its streak, the cue ball is looked for where its old path leads, which
+    is where ball 1's streak now is: that streak is ball 1's (struck from rest), not a second measurement of the
+    cue ball. Ball 1 is tracked along its path, the cue ball stays where it stopped."""
+    fps = 30.0
+    cal = _calibration()
+    d = 2 * 34.0
+    p0, v = np.array([700.0, 900.0]), np.array([4500.0, 0.0])
+    stroke, hit = 10, 16  # frames: struck after the 10th, ball 1 hit between the 15th and the 16th
+    stop = p0 + v * (hit - 0.5 - stroke) / fps
+    p1 = stop + np.array([d, 0.0])
+    still = (2900.0, 300.0)
+
+    def cue(i: int) -> tuple[np.ndarray, np.ndarray]:
+        if i <= stroke:
+            return p0, np.zeros(2)
+        return (p0 + v * (i - stroke) / fps, v) if i < hit else (stop, np.zeros(2))
+
+    def one(i: int) -> tuple[np.ndarray, np.ndarray]:
+        return (p1, np.zeros(2)) if i < hit else (p1 + v * (i - hit + 0.5) / fps, v)
+
+    n = hit + 6
+    frames = [
+        _frame(cal, [(tuple(p), tuple(u)) for p, u in (cue(i), one(i))] + [(still, (0.0, 0.0))], fps, 0.5)
+        for i in range(n)
+    ]
+    known = {"cue": (float(p0[0]), float(p0[1])), "1": (float(p1[0]), float(p1[1])), "2": still}
+    pipe = Pipeline(cal, known_ids=known, streaks=True)
+    for i, f in enumerate(frames):
+        pipe.step(f, i, i / fps)
+    pipe.finish()
+    rows = {(r.frame, r.ball): np.array([r.x, r.y]) for r in pipe.track_rows(smoothed=False)}
+    after = range(hit + 1, n)
+    one_err = [float(np.hypot(*(rows[(i, "1")] - one(i)[0]))) for i in after if (i, "1") in rows]
+    assert len(one_err) >= 4 and max(one_err) < 10.0, one_err
+    cue_err = [float(np.hypot(*(rows[(i, "cue")] - stop))) for i in after if (i, "cue") in rows]
+    assert cue_err and max(cue_err) < 10.0, cue_err
