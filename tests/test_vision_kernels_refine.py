@@ -64,10 +64,11 @@ def test_kernel_samples_are_float32_bilinear_with_a_replicated_border(scene):
     rays = _rays(24, 20)
     m = len(rays.rdx)
     buf = np.empty((10, m), np.float32)
-    corners = np.empty((4, m), np.int64)
-    pix = np.empty((4, 3, m), np.float32)
+    corners = np.empty((3, m), np.int64)
+    pix = np.empty((3, m), np.uint64)
     h, w = img.shape[:2]
-    for cx, cy, r in [(700.3, 500.7, 15.2), (3.2, 2.9, 14.0), (w - 2.5, h - 4.1, 16.0)]:
+    # The last: samples on the frame's last pixels, whose 8-byte row reads would run past its end.
+    for cx, cy, r in [(700.3, 500.7, 15.2), (3.2, 2.9, 14.0), (w - 2.5, h - 4.1, 16.0), (w - 0.7, h - 0.6, 12.0)]:
         _ball_scores(img, cx, cy, r, rays.rdx, rays.rdy, _score_array(cloth), True, np.float32(-1.0),
                      np.float32(0.0), buf, corners, pix)  # fmt: skip
         x = (cx + r * rays.rdx).astype(np.float32)

@@ -1,5 +1,6 @@
 """Scalar operations the numba kernels share, which numba does not offer as functions: a float32 fused
-multiply-add (one rounding, as OpenCV's SIMD code computes ``cv2.transform``) and a memory prefetch hint."""
+multiply-add (one rounding, as OpenCV's SIMD code computes ``cv2.transform``), a memory prefetch hint and
+an unaligned 8-byte load."""
 
 from __future__ import annotations
 
@@ -37,5 +38,20 @@ def prefetch(typingctx, arr, index):
         ptr = builder.bitcast(builder.gep(ary.data, [args[1]]), i8p)
         builder.call(fn, [ptr, i32(0), i32(3), i32(1)])
         return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@intrinsic
+def load_u64(typingctx, arr, index):
+    """The 8 bytes ``arr[index:index + 8]`` of a 1-D uint8 array as one little-endian uint64 (an unaligned
+    load: byte ``index + k`` in bits 8k..8k+7 on the little-endian CPUs numba targets). One load in place of
+    eight; the caller must keep ``index + 8`` within the array."""
+    sig = types.uint64(arr, types.intp)
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        ptr = builder.bitcast(builder.gep(ary.data, [args[1]]), ir.IntType(64).as_pointer())
+        return builder.load(ptr, align=1)
 
     return sig, codegen

@@ -15,10 +15,11 @@ import math
 import numba
 import numpy as np
 
-from vision.kernel_ops import fma32
+from vision.kernel_ops import fma32, load_u64
 
 _F0 = np.float32(0.0)
 _F1 = np.float32(1.0)
+_BYTE = np.uint64(255)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -39,16 +40,18 @@ def _ball_scores(
 ) -> None:
     """One ball's samples (``buf`` rows 0-2: B, G, R), not-cloth score (row 8) and grey (row 9), the
     samples at ``(cx, cy) + r (offx, offy)``: the gathers in one loop, the arithmetic in loops of their own
-    (rows 3-4 hold the bilinear weights; ``corners``, ``pix``: room for the corners' indices and values)."""
+    (rows 3-4 hold the bilinear weights; ``corners`` (3 x samples, int64): room for the flat indices of each
+    sample's upper and lower left pixel and the bytes to its right one; ``pix`` (3 x samples, uint64): room
+    for the bytes the gathers read). Each sample's two frame rows are read by one 8-byte load each (both
+    pixels of the row: a scalar loop of two loads, where twelve byte loads took most of the time)."""
     h, w = frame.shape[0], frame.shape[1]
     m = offx.shape[0]
     flat = frame.reshape(-1)
     fxs = buf[3]
     fys = buf[4]
-    i00 = corners[0]
-    i01 = corners[1]
-    i10 = corners[2]
-    i11 = corners[3]
+    i_top = corners[0]
+    i_bot = corners[1]
+    right = corners[2]
     for q in range(m):
         x = np.float32(cx + r * offx[q])
         y = np.float32(cy + r * offy[q])
@@ -62,27 +65,29 @@ def _ball_scores(
         xb = min(max(x0 + 1, 0), w - 1)
         ya = min(max(y0, 0), h - 1) * w
         yb = min(max(y0 + 1, 0), h - 1) * w
-        i00[q] = (ya + xa) * 3
-        i01[q] = (ya + xb) * 3
-        i10[q] = (yb + xa) * 3
-        i11[q] = (yb + xb) * 3
+        i_top[q] = (ya + xa) * 3
+        i_bot[q] = (yb + xa) * 3
+        right[q] = (xb - xa) * 3
+    tops = pix[0]
+    bots = pix[1]
+    shift = pix[2]
     for q in range(m):
-        for ch in range(3):
-            pix[0, ch, q] = flat[i00[q] + ch]
-            pix[1, ch, q] = flat[i01[q] + ch]
-            pix[2, ch, q] = flat[i10[q] + ch]
-            pix[3, ch, q] = flat[i11[q] + ch]
+        tops[q] = _row_bytes(flat, i_top[q])
+        bots[q] = _row_bytes(flat, i_bot[q])
+        shift[q] = np.uint64(8 * right[q])
     for ch in range(3):
-        p00 = pix[0, ch]
-        p01 = pix[1, ch]
-        p10 = pix[2, ch]
-        p11 = pix[3, ch]
         out = buf[ch]
+        sl = np.uint64(8 * ch)
         for q in range(m):
-            a = p00[q]
-            c = p10[q]
-            top = a + fxs[q] * (p01[q] - a)
-            bot = c + fxs[q] * (p11[q] - c)
+            t = tops[q]
+            u = bots[q]
+            sr = shift[q] + sl
+            a = np.float32((t >> sl) & _BYTE)
+            b = np.float32((t >> sr) & _BYTE)
+            c = np.float32((u >> sl) & _BYTE)
+            d = np.float32((u >> sr) & _BYTE)
+            top = a + fxs[q] * (b - a)
+            bot = c + fxs[q] * (d - c)
             out[q] = np.rint(top + fys[q] * (bot - top))
     s0 = buf[0]
     s1 = buf[1]
@@ -102,6 +107,18 @@ def _ball_scores(
         if dark_counts and kk[q] < dark_below:
             v = max(v, kk[q] * dark_gain)
         sc[q] = min(v, two)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _row_bytes(flat: np.ndarray, i: int) -> np.uint64:
+    """Bytes ``flat[i:i + 8]`` as a little-endian uint64 (``load_u64``); at the end of the frame, the bytes
+    that remain (the rest zero)."""
+    if i + 8 <= flat.shape[0]:
+        return load_u64(flat, i)
+    v = np.uint64(0)
+    for k in range(min(8, flat.shape[0] - i)):
+        v |= np.uint64(flat[i + k]) << np.uint64(8 * k)
+    return v
 
 
 @numba.njit(cache=True, nogil=True)
@@ -253,8 +270,8 @@ def refine_kernel(
             offx[k * n_s + j] = dirs[k, 0] * rho[j]
             offy[k * n_s + j] = dirs[k, 1] * rho[j]
     buf = np.empty((10, n_rays * n_s), np.float32)
-    corners = np.empty((4, n_rays * n_s), np.int64)
-    pix = np.empty((4, 3, n_rays * n_s), np.float32)
+    corners = np.empty((3, n_rays * n_s), np.int64)
+    pix = np.empty((3, n_rays * n_s), np.uint64)
     d_rho = rho[1] - rho[0]
     thr_drop = np.float32(0.6)
     thr_in = np.float32(0.8)
