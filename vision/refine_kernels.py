@@ -148,7 +148,12 @@ def _sub_sample(a: np.float32, b: np.float32, c: np.float32) -> np.float32:
 
 @numba.njit(cache=True, nogil=True)
 def _median_sorted(a: np.ndarray) -> float:
-    s = np.sort(a)
+    return _median_of_sorted(np.sort(a))
+
+
+@numba.njit(cache=True, nogil=True)
+def _median_of_sorted(s: np.ndarray) -> float:
+    """``np.median`` of an array already sorted."""
     k = len(s)
     if k % 2:
         return float(s[k // 2])
@@ -157,14 +162,18 @@ def _median_sorted(a: np.ndarray) -> float:
 
 @numba.njit(cache=True, nogil=True)
 def _fit_one(
-    px: np.ndarray, py: np.ndarray, ok: np.ndarray, radius: float, gx: float, gy: float
+    px: np.ndarray, py: np.ndarray, ok: np.ndarray, radius: float, gx: float, gy: float, scratch: np.ndarray
 ) -> tuple[float, float]:
     """Least-squares centre of a circle of known radius through the rim points (px, py) where ``ok``,
     from (gx, gy): four Gauss-Newton steps on the 2 x 2 normal equations, trimming outliers once (the
-    numpy version's ``_fit_centres`` for one ball)."""
+    numpy version's ``_fit_centres`` for one ball). ``scratch`` (5 x rays, float64): room for the weights,
+    residuals, unit vectors and the sorted absolute residuals (a fit runs a few times per ball and frame:
+    no arrays of its own to allocate). Distances are the root of the summed squares: at pixel scale
+    nothing over- or underflows, and ``math.hypot``'s guarded library call took most of the fit's time."""
     n_rays = len(px)
     cx, cy = gx, gy
-    w = np.zeros(n_rays)
+    w = scratch[0]
+    w[:] = 0.0
     all_ok = True
     tw = 0.0
     for k in range(n_rays):
@@ -173,21 +182,25 @@ def _fit_one(
             tw += 1.0
         else:
             all_ok = False
-    res = np.empty(n_rays)
-    ux = np.empty(n_rays)
-    uy = np.empty(n_rays)
+    res = scratch[1]
+    ux = scratch[2]
+    uy = scratch[3]
     for it in range(4):
         for k in range(n_rays):
             vx = px[k] - cx
             vy = py[k] - cy
-            dist = max(math.hypot(vx, vy), 1e-9)
+            dist = max(math.sqrt(vx * vx + vy * vy), 1e-9)
             res[k] = dist - radius
             ux[k] = vx / dist
             uy[k] = vy / dist
         if it == 2:
             mad = 0.15
             if all_ok:
-                mad += _median_sorted(np.abs(res))
+                srt = scratch[4]
+                for k in range(n_rays):
+                    srt[k] = abs(res[k])
+                srt.sort()
+                mad += _median_of_sorted(srt)
             n_trim = 0
             for k in range(n_rays):
                 if ok[k] and abs(res[k]) < 3.0 * mad:
@@ -261,6 +274,8 @@ def refine_kernel(
     full = np.zeros(n, np.bool_)
     ptx = np.empty(n_rays)
     pty = np.empty(n_rays)
+    both = np.empty(n_rays, np.bool_)
+    scratch = np.empty((5, n_rays))
     px_ = np.empty(n)
     py_ = np.empty(n)
     offx = np.empty(n_rays * n_s)
@@ -335,14 +350,16 @@ def refine_kernel(
                 rr = r0 + pos_idx[b, k] * step
                 ptx[k] = cx[b] + rr * dirs[k, 0]
                 pty[k] = cy[b] + rr * dirs[k, 1]
-            fx, fy = _fit_one(ptx, pty, ok[b], radii[b], cx[b], cy[b])
+            fx, fy = _fit_one(ptx, pty, ok[b], radii[b], cx[b], cy[b], scratch)
             px_[b] = fx
             py_[b] = fy
             tot = 0.0
             cnt = 0
             for k in range(n_rays):
                 if ok[b, k]:
-                    tot += math.hypot(ptx[k] - fx, pty[k] - fy)
+                    dx = ptx[k] - fx
+                    dy = pty[k] - fy
+                    tot += math.sqrt(dx * dx + dy * dy)
                     cnt += 1
             r_obs[n_full] = tot / cnt / radii[b]
             n_full += 1
@@ -381,8 +398,9 @@ def refine_kernel(
                     rr = rim if ok[b, k] else valley_scale * (r0 + v_pos[b, k] * (step * ratio))
                     ptx[k] = cx[b] + rr * dirs[k, 0]
                     pty[k] = cy[b] + rr * dirs[k, 1]
-                both = ok[b] | valley[b]
-                fx, fy = _fit_one(ptx, pty, both, ratio * radii[b], cx[b], cy[b])
+                for k in range(n_rays):
+                    both[k] = ok[b, k] or valley[b, k]
+                fx, fy = _fit_one(ptx, pty, both, ratio * radii[b], cx[b], cy[b], scratch)
                 px_[b] = fx
                 py_[b] = fy
         for b in range(n):
