@@ -17,9 +17,11 @@ from vision.classical_kernels import (
     coarse_boxes,
     keep_balls,
     label_mask,
+    odd_colour_out,
     refine_starts,
     roi_peaks,
     select_peaks,
+    settle_starts,
     window_blobs,
     without_cut_edges,
 )
@@ -406,3 +408,38 @@ def test_coarse_boxes_match_the_numpy_reference(detector):
     np.testing.assert_array_equal(got_boxes, want)
     np.testing.assert_array_equal(got_large, ~fits | (s[:, 4] > big * k))
     assert 0 < got_large.sum() < len(got_large) < n
+
+
+def test_settled_starts_match_the_numpy_reference():
+    rng = np.random.default_rng(15)
+    n, peak = 9, np.array([1, 4, 5, 8])
+    m = n + len(peak)
+    px, colour = rng.uniform(0, 900, (m, 2)), rng.uniform(0, 255, (m, 3))
+    radius, support = rng.uniform(10, 20, m), rng.uniform(0, 1, m)
+    support[n + 1] = support[4] + 0.15  # a tie at the margin keeps the shifted start
+    args = [a.copy() for a in (px, colour, radius, support)]
+    got = settle_starts(*args, peak, n, 0.15)
+    wins = support[n:] > support[peak] + 0.15
+    better, alt = peak[wins], n + np.flatnonzero(wins)
+    assert 0 < wins.sum() < len(peak)
+    for g, a, orig in zip(got, (px, colour, radius, support), args, strict=True):
+        want = a.copy()
+        want[better] = a[alt]
+        np.testing.assert_array_equal(g, want[:n])
+        np.testing.assert_array_equal(orig, a)  # the inputs are left alone
+
+
+def test_odd_colour_matches_the_numpy_reference():
+    rng = np.random.default_rng(16)
+    found = 0
+    for k in range(3, 30):
+        colour = rng.normal(120, 6, (k, 3))
+        if k % 2:
+            colour[k // 3] = [230.0, 235.0, 240.0]  # a white ball among like ones
+        med = np.median(colour, axis=0)
+        d = np.linalg.norm(colour - med, axis=1)
+        order = np.argsort(-d)
+        want = int(order[0]) if d[order[0]] > 60.0 and d[order[1]] < 30.0 else -1
+        assert odd_colour_out(colour, 60.0) == want
+        found += want >= 0
+    assert 0 < found < 27

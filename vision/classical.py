@@ -51,9 +51,11 @@ from vision.classical_kernels import (
     coarse_boxes,
     keep_balls,
     label_mask,
+    odd_colour_out,
     refine_starts,
     roi_peaks,
     select_peaks,
+    settle_starts,
     vote_kernel,
     window_blobs,
     without_cut_edges,
@@ -529,15 +531,9 @@ class ClassicalDetector:
             px, colour, radius_px, support = res.px, res.colour, res.radius, res.support
             if two_starts:
                 # Of the two starts of a vote peak, the shifted one unless the other found clearly more of the rim.
-                wins = support[n:] > support[peak] + TWO_STARTS_MARGIN
-                better, alt = peak[wins], n + np.flatnonzero(wins)
-                px[better], colour[better], radius_px[better], support[better] = (
-                    px[alt],
-                    colour[alt],
-                    radius_px[alt],
-                    support[alt],
+                px, colour, radius_px, support = settle_starts(
+                    px, colour, radius_px, support, peak, n, TWO_STARTS_MARGIN
                 )
-                px, colour, radius_px, support = px[:n], colour[:n], radius_px[:n], support[:n]
         pos = ball_px_to_table(cal, px)
         # Inside the playing field (a pocket mouth allowed); a vote peak inside a larger blob (an arm, the cue,
         # a cluster) must show a ball's rim; of two candidates within a radius of each other, the more confident.
@@ -555,13 +551,11 @@ class ClassicalDetector:
         known = s.cue_colour_bgr if s.cue_colour_bgr is not None else self._cue_seen
         if len(colour) >= 3:
             # The one ball whose colour stands apart while the rest agree (a set of like balls and a cue ball).
-            med = _median_cols(colour)
-            d = _norm(colour - med, axis=1)
-            order = np.argsort(-d)
-            if d[order[0]] > s.cue_min_distance and d[order[1]] < 0.5 * s.cue_min_distance:
-                cls[order[0]] = CUE
+            odd = odd_colour_out(colour, float(s.cue_min_distance))
+            if odd >= 0:
+                cls[odd] = CUE
                 if s.cue_colour_bgr is None:
-                    self._cue_seen = tuple(float(v) for v in colour[order[0]])  # remembered for later frames
+                    self._cue_seen = tuple(float(v) for v in colour[odd])  # remembered for later frames
                 return cls
         if known is not None:
             d = _norm(colour - np.asarray(known, float), axis=1)
@@ -569,15 +563,6 @@ class ClassicalDetector:
             if d[best] < 0.5 * s.cue_min_distance:
                 cls[best] = CUE
         return cls
-
-
-def _median_cols(a: np.ndarray) -> np.ndarray:
-    """``np.median(a, axis=0)`` of a 2-D array by one sort (the same values, cheaper on a few rows)."""
-    k = len(a)
-    srt = np.sort(a, axis=0)
-    if k % 2:
-        return srt[k // 2]
-    return (srt[k // 2 - 1] + srt[k // 2]) * 0.5
 
 
 def _clamp(a: np.ndarray, lo: object, hi: object) -> np.ndarray:

@@ -517,3 +517,58 @@ def coarse_boxes(
         large[m] = max(x1 - x0, y1 - y0) > win_limit or area > np.float32(large_area) * k
         m += 1
     return boxes[:m], large[:m]
+
+
+@numba.njit(cache=True, nogil=True)
+def settle_starts(
+    px: np.ndarray, colour: np.ndarray, radius: np.ndarray, support: np.ndarray, peak: np.ndarray, n: int, margin: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The first ``n`` rows of the refined starts (``refine_starts``: one per candidate, then a second start for
+    each vote peak ``peak[k]`` at row ``n + k``), each vote peak taking its second start's result where that
+    found ``margin`` more of the rim (support) than its first: copies, the inputs unchanged."""
+    px_out = px[:n].copy()
+    colour_out = colour[:n].copy()
+    radius_out = radius[:n].copy()
+    support_out = support[:n].copy()
+    for k in range(peak.shape[0]):
+        i = peak[k]
+        alt = n + k
+        if support[alt] > support[i] + margin:
+            px_out[i] = px[alt]
+            colour_out[i] = colour[alt]
+            radius_out[i] = radius[alt]
+            support_out[i] = support[alt]
+    return px_out, colour_out, radius_out, support_out
+
+
+@numba.njit(cache=True, nogil=True)
+def odd_colour_out(colour: np.ndarray, min_distance: float) -> int:
+    """The row of the one colour (BGR rows, at least 3) more than ``min_distance`` from the rows' per-channel
+    median while every other lies within half that (``ClassicalDetector._classify``: the cue ball among like
+    balls), or -1. The median and the distances as numpy computes them (a sort per channel; the root of the
+    summed squares in channel order)."""
+    k = colour.shape[0]
+    med = np.empty(3)
+    col = np.empty(k)
+    for c in range(3):
+        for i in range(k):
+            col[i] = colour[i, c]
+        col.sort()
+        med[c] = col[k // 2] if k % 2 else (col[k // 2 - 1] + col[k // 2]) * 0.5
+    best = -1
+    d_best = -1.0
+    d_second = -1.0
+    for i in range(k):
+        d0 = colour[i, 0] - med[0]
+        d1 = colour[i, 1] - med[1]
+        d2 = colour[i, 2] - med[2]
+        d = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+        if d > d_best:
+            d_second = d_best
+            d_best = d
+            best = i
+        elif d > d_second:
+            d_second = d
+    if d_best > min_distance and d_second < 0.5 * min_distance:
+        return best
+    return -1
