@@ -10,13 +10,17 @@ import pytest
 
 from calibration.table import TableModel
 from tests.detect_support import top_down_calibration
+from vision.blob_kernels import blob_labels
 from vision.classical import EDGE_ZONE, ClassicalDetector
 from vision.classical_kernels import (
     box_blobs,
+    box_parts,
     classify_blobs,
     coarse_boxes,
+    dilate_3x3,
     keep_balls,
     label_mask,
+    near_labels,
     odd_colour_out,
     refine_starts,
     roi_peaks,
@@ -443,3 +447,45 @@ def test_odd_colour_matches_the_numpy_reference():
         assert odd_colour_out(colour, 60.0) == want
         found += want >= 0
     assert 0 < found < 27
+
+
+def test_dilations_are_opencvs():
+    rng = np.random.default_rng(17)
+    k3 = np.ones((3, 3), np.uint8)
+    for h, w in [(1, 1), (1, 7), (6, 1), (37, 53)]:
+        mask = np.where(rng.uniform(0, 1, (h, w)) < 0.1, 255, 0).astype(np.uint8)
+        np.testing.assert_array_equal(dilate_3x3(mask), cv2.dilate(mask, k3))
+        labels = rng.integers(0, 5, (h, w)).astype(np.uint16)
+        lut = np.array([0, 255, 0, 255, 0], np.uint8)
+        np.testing.assert_array_equal(near_labels(labels, lut), cv2.dilate(lut[labels], k3))
+
+
+@pytest.mark.parametrize("cut", [(True, True, True, True), (False, True, True, False), (False,) * 4])
+def test_box_parts_are_the_box_blob_steps(detector, cut):
+    det = detector
+    r = det.radius_grid
+    bh, bw, x0, y0 = 70, 120, 30, 20
+    rng = np.random.default_rng(18)
+    fg = np.zeros((bh, bw), np.uint8)
+    for cx, cy in rng.uniform([0, 0], [bw, bh], (12, 2)):
+        cv2.circle(fg, (int(cx * 16), int(cy * 16)), int(r * rng.uniform(0.6, 1.6) * 16), 255, -1, cv2.LINE_AA, 4)
+    fg[:, 60:62] = 255
+    fg = np.where(fg > 127, 255, 0).astype(np.uint8)
+    known = np.array([[x0, y0, x0 + 20, y0 + 20]], np.int64)
+    labels, lut, singles, has_big, any_cut_big = box_parts(
+        fg, x0, y0, cut, EDGE_ZONE, known, det._stretch, det._ball_area, r
+    )
+    # The steps it replaces: the cut zone cleared, labelled, the cloth's row prepended, sorted by box_blobs.
+    want_labels, rows, cents = blob_labels(without_cut_edges(fg, bh, bh, np.array([cut]), EDGE_ZONE - 1))
+    stats = np.concatenate((np.zeros((1, 5), np.int32), rows))
+    cents = np.concatenate((np.zeros((1, 2)), cents))
+    single, big, strength, cut_big = box_blobs(
+        stats, cents, x0, y0, bw, bh, np.array(cut), EDGE_ZONE, known, det._stretch, det._ball_area, r
+    )
+    np.testing.assert_array_equal(labels, want_labels)
+    np.testing.assert_array_equal(lut, np.where(big, 255, 0).astype(np.uint8))
+    j = np.flatnonzero(single)
+    want = np.column_stack([cents[j, 0] + x0, cents[j, 1] + y0, strength[j], stats[j, 0] + x0, stats[j, 1] + y0,
+                            stats[j, 0] + x0 + stats[j, 2], stats[j, 1] + y0 + stats[j, 3]])  # fmt: skip
+    np.testing.assert_array_equal(singles, want)
+    assert has_big == big.any() and any_cut_big == cut_big and len(j) > 0

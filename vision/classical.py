@@ -44,13 +44,14 @@ import cv2
 import numpy as np
 
 from calibration.mapping import Calibration
-from vision.blob_kernels import blob_labels, blob_stats
+from vision.blob_kernels import blob_stats
 from vision.classical_kernels import (
-    box_blobs,
+    box_parts,
     classify_blobs,
     coarse_boxes,
+    dilate_3x3,
     keep_balls,
-    label_mask,
+    near_labels,
     odd_colour_out,
     refine_starts,
     roi_peaks,
@@ -92,9 +93,9 @@ class _Single(NamedTuple):
     width: int
 
 
-@dataclass(frozen=True)
-class _Roi:
-    """A box of the fine grid around larger blobs (x0, y0, x1, y1), its picture, mask and blobs."""
+class _Roi(NamedTuple):
+    """A box of the fine grid around larger blobs (x0, y0, x1, y1), its picture, mask and blobs. (A named
+    tuple: the cheapest record to make, a few per frame.)"""
 
     box: tuple[int, int, int, int]
     bgr: np.ndarray
@@ -408,29 +409,18 @@ class ClassicalDetector:
         fg = self.cloth.opened_foreground_at(bgr, self.rectifier.surface, self.rectifier.dark_ok, y0, x0)
         h, w = self._grid_shape
         bh, bw = fg.shape
-        cut = np.array([[x0 > 0, y0 > 0, x1 < w, y1 < h]])
-        labels, blob_rows, blob_cents = blob_labels(without_cut_edges(fg, bh, bh, cut, EDGE_ZONE - 1))
-        # Row 0 stands for the cloth (label 0), as in OpenCV's statistics: ``box_blobs`` skips it.
-        stats = np.concatenate((np.zeros((1, 5), np.int32), blob_rows))
-        cents = np.concatenate((np.zeros((1, 2)), blob_cents))
         # A blob of a ball's size or more that the box's edge cuts (a ball on a thin cue stick that the
         # coarse grid does not show, a table line) is split by the votes too: a ball on it lies inside the
         # box (its own coarse blob's margin), a ball beyond the edge has a coarse blob of its own.
-        single, big, strength, any_cut_big = box_blobs(
-            stats, cents, x0, y0, bw, bh, cut[0], EDGE_ZONE, known, self._stretch, self._ball_area,
+        labels, lut, found, has_big, any_cut_big = box_parts(
+            fg, x0, y0, (x0 > 0, y0 > 0, x1 < w, y1 < h), EDGE_ZONE, known, self._stretch, self._ball_area,
             self.radius_grid,
         )  # fmt: skip
-        sx, sy = stats[:, 0], stats[:, 1]
         out = [
-            _Single(
-                (float(cents[j, 0] + x0), float(cents[j, 1] + y0)), float(strength[j]),
-                (int(sx[j] + x0), int(sy[j] + y0), int(sx[j] + x0 + stats[j, 2]), int(sy[j] + y0 + stats[j, 3])),
-                bgr, fg, -y0, -x0, 0, bh, bw,
-            )
-            for j in np.flatnonzero(single).tolist()
-        ]  # fmt: skip
-        lut = np.where(big, 255, 0).astype(np.uint8)
-        return _Roi((x0, y0, x1, y1), bgr, fg, labels, lut, bool(big.any()), out, bool(any_cut_big))
+            _Single((x, y), st, (int(a), int(b), int(c), int(d)), bgr, fg, -y0, -x0, 0, bh, bw)
+            for x, y, st, a, b, c, d in found.tolist()
+        ]
+        return _Roi((x0, y0, x1, y1), bgr, fg, labels, lut, has_big, out, any_cut_big)
 
     def _single_peaks(self, singles: list[_Single]) -> float:
         """Median vote peak of the single balls, from windows around them stacked into one image (each
@@ -462,7 +452,7 @@ class ClassicalDetector:
                 masks.append(fg)
             at.append((cy - oy, cx - ox))
         gray = cv2.GaussianBlur(cv2.cvtColor(np.concatenate(bgrs), cv2.COLOR_BGR2GRAY), (3, 3), 0)
-        acc = cv2.GaussianBlur(self._votes(gray, cv2.dilate(np.concatenate(masks), self._k3)), (0, 0), 0.8)
+        acc = cv2.GaussianBlur(self._votes(gray, dilate_3x3(np.concatenate(masks))), (0, 0), 0.8)
         a = np.array(at)
         win = cv2.dilate(acc, self._k3)[np.arange(len(a)) * size + a[:, 0], a[:, 1]]
         return float(np.median(win))
@@ -472,10 +462,10 @@ class ClassicalDetector:
         covered by not-cloth, in row-major order, and their votes."""
         s = self.settings
         x0, y0 = roi.box[0], roi.box[1]
-        big_near = cv2.dilate(label_mask(roi.labels, roi.lut), self._k3)
+        big_near = near_labels(roi.labels, roi.lut)
         gray = cv2.GaussianBlur(cv2.cvtColor(roi.bgr, cv2.COLOR_BGR2GRAY), (3, 3), 0)
         fg_box = roi.fg
-        near = cv2.dilate(fg_box, self._k3) if masked else big_near
+        near = dilate_3x3(fg_box) if masked else big_near
         acc = cv2.GaussianBlur(self._votes(gray, near), (0, 0), 0.8)
         thr = min(s.min_votes, s.min_votes_packed) * ref
         # Disc coverage by not-cloth: a box mean over the disc's inscribed square (fast, and close enough).

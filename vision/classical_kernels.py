@@ -8,6 +8,8 @@ import math
 import numba
 import numpy as np
 
+from vision.blob_kernels import blob_labels
+
 
 @numba.njit(cache=True, nogil=True)
 def vote_kernel(
@@ -572,3 +574,91 @@ def odd_colour_out(colour: np.ndarray, min_distance: float) -> int:
     if d_best > min_distance and d_second < 0.5 * min_distance:
         return best
     return -1
+
+
+@numba.njit(cache=True, nogil=True)
+def dilate_3x3(mask: np.ndarray) -> np.ndarray:
+    """``cv2.dilate(mask, np.ones((3, 3), np.uint8))`` of a uint8 mask: each pixel the maximum of its 3 x 3
+    neighbourhood, neighbours off the image left out (OpenCV's default border for a dilation)."""
+    h, w = mask.shape
+    rows = np.empty((h, w), np.uint8)
+    for y in range(h):
+        for x in range(w):
+            v = mask[y, x]
+            if x > 0:
+                v = max(v, mask[y, x - 1])
+            if x < w - 1:
+                v = max(v, mask[y, x + 1])
+            rows[y, x] = v
+    out = np.empty((h, w), np.uint8)
+    for y in range(h):
+        for x in range(w):
+            v = rows[y, x]
+            if y > 0:
+                v = max(v, rows[y - 1, x])
+            if y < h - 1:
+                v = max(v, rows[y + 1, x])
+            out[y, x] = v
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def near_labels(labels: np.ndarray, lut: np.ndarray) -> np.ndarray:
+    """``dilate_3x3(label_mask(labels, lut))``: the pixels on or next to a blob whose label ``lut`` marks, in
+    one call."""
+    return dilate_3x3(label_mask(labels, lut))
+
+
+@numba.njit(cache=True, nogil=True)
+def box_parts(
+    fg: np.ndarray,
+    x0: int,
+    y0: int,
+    cut: tuple[bool, bool, bool, bool],
+    edge_zone: int,
+    known: np.ndarray,
+    stretch: np.ndarray,
+    ball_area: float,
+    radius: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool, bool]:
+    """The blob work of one fine box at grid (``x0``, ``y0``) in one call (``ClassicalDetector._fine_box``):
+    the blobs of its not-cloth mask ``fg`` without the zone along the sides ``cut`` from the grid (left, top,
+    right, bottom), sorted by ``box_blobs``. Returns the label image, the label lookup (255 for the larger
+    blobs the votes split), the single balls (one row each: grid centroid x, y, strength and grid bbox x0,
+    y0, x1, y1), whether there are larger blobs and whether one of a ball's size or more runs out of the box."""
+    bh, bw = fg.shape
+    cuts = np.zeros((1, 4), np.bool_)
+    for i in range(4):
+        cuts[0, i] = cut[i]
+    labels, rows, blob_cents = blob_labels(without_cut_edges(fg, bh, bh, cuts, edge_zone - 1))
+    # Row 0 stands for the cloth (label 0), as in OpenCV's statistics: ``box_blobs`` skips it.
+    n = rows.shape[0] + 1
+    stats = np.zeros((n, 5), np.int32)
+    stats[1:] = rows
+    cents = np.zeros((n, 2))
+    cents[1:] = blob_cents
+    single, big, strength, any_cut_big = box_blobs(
+        stats, cents, x0, y0, bw, bh, cuts[0], edge_zone, known, stretch, ball_area, radius
+    )
+    lut = np.zeros(n, np.uint8)
+    has_big = False
+    n_single = 0
+    for j in range(n):
+        if big[j]:
+            lut[j] = 255
+            has_big = True
+        if single[j]:
+            n_single += 1
+    singles = np.empty((n_single, 7))
+    q = 0
+    for j in range(n):
+        if single[j]:
+            singles[q, 0] = cents[j, 0] + x0
+            singles[q, 1] = cents[j, 1] + y0
+            singles[q, 2] = strength[j]
+            singles[q, 3] = stats[j, 0] + x0
+            singles[q, 4] = stats[j, 1] + y0
+            singles[q, 5] = stats[j, 0] + x0 + stats[j, 2]
+            singles[q, 6] = stats[j, 1] + y0 + stats[j, 3]
+            q += 1
+    return labels, lut, singles, has_big, any_cut_big
