@@ -18,10 +18,13 @@ from vision.classical_kernels import (
     classify_blobs,
     coarse_boxes,
     dilate_3x3,
+    grow_boxes,
     keep_balls,
     label_mask,
+    merge_boxes,
     near_labels,
     odd_colour_out,
+    plan_windows,
     refine_starts,
     roi_peaks,
     select_peaks,
@@ -489,3 +492,50 @@ def test_box_parts_are_the_box_blob_steps(detector, cut):
                             stats[j, 0] + x0 + stats[j, 2], stats[j, 1] + y0 + stats[j, 3]])  # fmt: skip
     np.testing.assert_array_equal(singles, want)
     assert has_big == big.any() and any_cut_big == cut_big and len(j) > 0
+
+
+def _merge_reference(boxes):
+    """The detector's former list code: the first overlapping pair merged into the first, again and again."""
+    boxes = [list(b) for b in boxes]
+    merged = True
+    while merged and len(boxes) > 1:
+        merged = False
+        for i in range(len(boxes)):
+            for j in range(i + 1, len(boxes)):
+                a, b = boxes[i], boxes[j]
+                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                    boxes[i] = [min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])]
+                    del boxes[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    return boxes
+
+
+def test_box_planning_matches_the_list_code():
+    rng = np.random.default_rng(19)
+    h, w, size, margin = 200, 390, 35, 17
+    for _ in range(20):
+        n = int(rng.integers(0, 25))
+        x0, y0 = rng.integers(-4, w - 10, n), rng.integers(-4, h - 10, n)
+        fine = np.column_stack([x0, y0, x0 + rng.integers(4, 40, n), y0 + rng.integers(4, 40, n)]).astype(np.int64)
+        large = rng.uniform(0, 1, n) < 0.3
+        grown = [[max(a - margin, 0), max(b - margin, 0), min(c + margin, w), min(d + margin, h)]
+                 for a, b, c, d in fine]  # fmt: skip
+        want_boxes = _merge_reference([g for g, big in zip(grown, large, strict=True) if big])
+        got = merge_boxes(grow_boxes(fine, np.flatnonzero(large), margin, h, w))
+        assert got.tolist() == want_boxes
+        ox, oy, own, rows, cut = plan_windows(fine, large, got, size, h, w)
+        small = np.flatnonzero(~large)
+        wx = np.clip((fine[small, 0] + fine[small, 2]) // 2 - size // 2, 0, w - size)
+        wy = np.clip((fine[small, 1] + fine[small, 3]) // 2 - size // 2, 0, h - size)
+        b = np.array(want_boxes, np.int64).reshape(-1, 4)
+        x, y = wx[:, None], wy[:, None]
+        inside = ((x >= b[:, 0]) & (y >= b[:, 1]) & (x + size <= b[:, 2]) & (y + size <= b[:, 3])).any(axis=1)
+        wx, wy, keep = wx[~inside], wy[~inside], small[~inside]
+        np.testing.assert_array_equal(ox, wx)
+        np.testing.assert_array_equal(oy, wy)
+        np.testing.assert_array_equal(rows, keep)
+        np.testing.assert_array_equal(own, fine[keep] - np.column_stack([wx, wy, wx, wy]))
+        np.testing.assert_array_equal(cut, np.column_stack([wx > 0, wy > 0, wx + size < w, wy + size < h]))

@@ -50,9 +50,12 @@ from vision.classical_kernels import (
     classify_blobs,
     coarse_boxes,
     dilate_3x3,
+    grow_boxes,
     keep_balls,
+    merge_boxes,
     near_labels,
     odd_colour_out,
+    plan_windows,
     refine_starts,
     roi_peaks,
     select_peaks,
@@ -258,20 +261,19 @@ class ClassicalDetector:
             *blob_stats(fg_coarse), st, self._stretch, self._coarse_min_area, self._win - 2 * EDGE_ZONE,
             1.5 * self._ball_area_coarse,
         )  # fmt: skip
-        fx0, fy0, fx1, fy1 = fine.T
-        boxes = self._merge(self._grow(fx0[large], fy0[large], fx1[large], fy1[large]))
-        small = np.flatnonzero(~large)
+        h, w = self._grid_shape
+        margin = self._roi_margin
+        boxes = merge_boxes(grow_boxes(fine, np.flatnonzero(large), margin, h, w))
         singles: list[_Single] = []
-        if len(small):
-            wins = self._windows(fx0[small], fy0[small], fx1[small], fy1[small], boxes)
-            if wins is not None:
-                found, escalate = self._window_singles(frame, *wins)
-                singles.extend(found)
-                if len(escalate):
-                    e = small[wins[3][escalate]]
-                    boxes = self._merge(boxes + self._grow(fx0[e], fy0[e], fx1[e], fy1[e]))
+        ox, oy, own, rows, cut = plan_windows(fine, large, boxes, self._win, h, w)
+        if len(ox):
+            found, escalate = self._window_singles(frame, ox, oy, own, cut)
+            singles.extend(found)
+            if len(escalate):
+                grown = grow_boxes(fine, rows[escalate], margin, h, w)
+                boxes = merge_boxes(np.concatenate((boxes, grown)))
         known = np.array([s.bbox for s in singles], dtype=np.int64).reshape(-1, 4)
-        rois = [self._fine_box(frame, box, known) for box in boxes]
+        rois = [self._fine_box(frame, box, known) for box in boxes.tolist()]
         for roi in rois:
             singles.extend(roi.singles)
         singles = _unique_singles(singles)
@@ -295,77 +297,22 @@ class ClassicalDetector:
             self._mark("votes")
         return np.concatenate(pts).reshape(-1, 2), np.concatenate(strength), np.concatenate(blob)
 
-    def _grow(self, x0: np.ndarray, y0: np.ndarray, x1: np.ndarray, y1: np.ndarray) -> list[list[int]]:
-        """Fine-grid boxes (x0, y0, x1, y1) around blobs, wide enough that votes, peaks and disc cover
-        inside them come out as on the whole grid."""
-        h, w = self._grid_shape
-        m = self._roi_margin
-        return [
-            [max(a - m, 0), max(b - m, 0), min(c + m, w), min(d + m, h)]
-            for a, b, c, d in zip(x0.tolist(), y0.tolist(), x1.tolist(), y1.tolist(), strict=True)
-        ]
-
-    @staticmethod
-    def _merge(boxes: list[list[int]]) -> list[list[int]]:
-        """The boxes with overlapping ones merged into their bounding box."""
-        boxes = [list(b) for b in boxes]
-        merged = True
-        while merged and len(boxes) > 1:
-            merged = False
-            for i in range(len(boxes)):
-                for j in range(i + 1, len(boxes)):
-                    a, b = boxes[i], boxes[j]
-                    if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
-                        boxes[i] = [min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])]
-                        del boxes[j]
-                        merged = True
-                        break
-                if merged:
-                    break
-        return boxes
-
-    def _windows(
-        self, x0: np.ndarray, y0: np.ndarray, x1: np.ndarray, y1: np.ndarray, boxes: list[list[int]]
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
-        """Origins (x, y) of the fine windows around small coarse blobs (a blob inside a box is left to the
-        box), their blobs' fine boxes (x0, y0, x1, y1) in window coordinates and the blobs' indices."""
-        h, w = self._grid_shape
-        size = self._win
-        ox = _clamp((x0 + x1) // 2 - size // 2, 0, w - size)
-        oy = _clamp((y0 + y1) // 2 - size // 2, 0, h - size)
-        idx = np.arange(len(x0))
-        if boxes:
-            b = np.array(boxes)
-            inside = (
-                (ox[:, None] >= b[None, :, 0])
-                & (oy[:, None] >= b[None, :, 1])
-                & (ox[:, None] + size <= b[None, :, 2])
-                & (oy[:, None] + size <= b[None, :, 3])
-            ).any(axis=1)
-            ox, oy, idx = ox[~inside], oy[~inside], idx[~inside]
-        if len(idx) == 0:
-            return None
-        own = np.column_stack([x0[idx] - ox, y0[idx] - oy, x1[idx] - ox, y1[idx] - oy])
-        return ox, oy, own, idx
-
     def _window_singles(
-        self, frame: np.ndarray, ox: np.ndarray, oy: np.ndarray, own: np.ndarray, idx: np.ndarray
+        self, frame: np.ndarray, ox: np.ndarray, oy: np.ndarray, own: np.ndarray, cut: np.ndarray
     ) -> tuple[list[_Single], np.ndarray]:
-        """The single balls in the fine windows at (ox, oy), stacked one above the other (a row of no
-        surface between them), and which windows (indices into ``idx``) hold more than one ball's blob."""
+        """The single balls in the fine windows at (ox, oy) (``plan_windows``: ``own``, their blobs' boxes;
+        ``cut``, their sides cut from the grid), stacked one above the other (a row of no surface between
+        them), and which windows hold more than one ball's blob."""
         size = self._win
         n = len(ox)
         rows = size + 1
         m1, m2 = self.rectifier.maps
         sm1, sm2, surf, dark = self._stack_buffers(n)
         stack_windows(
-            frame, m1, m2, self.rectifier.surface, self.rectifier.dark_ok, ox.astype(np.int64),
-            oy.astype(np.int64), size, sm1, sm2, surf, dark,
+            frame, m1, m2, self.rectifier.surface, self.rectifier.dark_ok, ox, oy, size, sm1, sm2, surf, dark,
         )  # fmt: skip
         bgr = cv2.remap(frame, sm1, sm2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
         fg = self.cloth.opened_foreground_at(bgr, surf, dark, 0, 0)
-        h, w = self._grid_shape
-        cut = np.column_stack([ox > 0, oy > 0, ox + size < w, oy + size < h])
         # Blobs are labelled without the edge zone along each side a window's edge cuts.
         lab_in = without_cut_edges(fg, rows, size, cut, EDGE_ZONE - 1)
         stats, cents = blob_stats(lab_in)

@@ -662,3 +662,87 @@ def box_parts(
             singles[q, 6] = stats[j, 1] + y0 + stats[j, 3]
             q += 1
     return labels, lut, singles, has_big, any_cut_big
+
+
+@numba.njit(cache=True, nogil=True)
+def merge_boxes(boxes: np.ndarray) -> np.ndarray:
+    """The boxes (x0, y0, x1, y1 rows) with overlapping ones merged into their bounding box: the first
+    overlapping pair in order (i, then j > i) merged into row i, row j removed, and over again until no two
+    overlap (``ClassicalDetector``'s order of boxes, which sets the order of its vote peaks)."""
+    out = boxes.copy()
+    n = out.shape[0]
+    merged = True
+    while merged and n > 1:
+        merged = False
+        for i in range(n):
+            for j in range(i + 1, n):
+                if out[i, 0] < out[j, 2] and out[j, 0] < out[i, 2] and out[i, 1] < out[j, 3] and out[j, 1] < out[i, 3]:
+                    out[i, 0] = min(out[i, 0], out[j, 0])
+                    out[i, 1] = min(out[i, 1], out[j, 1])
+                    out[i, 2] = max(out[i, 2], out[j, 2])
+                    out[i, 3] = max(out[i, 3], out[j, 3])
+                    for k in range(j, n - 1):
+                        out[k] = out[k + 1]
+                    n -= 1
+                    merged = True
+                    break
+            if merged:
+                break
+    return out[:n].copy()
+
+
+@numba.njit(cache=True, nogil=True)
+def grow_boxes(fine: np.ndarray, rows: np.ndarray, margin: int, h: int, w: int) -> np.ndarray:
+    """The fine boxes ``fine[rows]`` grown by ``margin`` cells each side, within the h x w grid."""
+    out = np.empty((rows.shape[0], 4), np.int64)
+    for q in range(rows.shape[0]):
+        i = rows[q]
+        out[q, 0] = max(fine[i, 0] - margin, 0)
+        out[q, 1] = max(fine[i, 1] - margin, 0)
+        out[q, 2] = min(fine[i, 2] + margin, w)
+        out[q, 3] = min(fine[i, 3] + margin, h)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def plan_windows(
+    fine: np.ndarray, large: np.ndarray, boxes: np.ndarray, size: int, h: int, w: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The ``size`` x ``size`` windows of the fine grid (h x w) around the small coarse blobs (``fine``
+    rows not ``large``), but for those lying inside one of ``boxes``: their origins x, y (centred on the
+    blob's box, within the grid), the blobs' boxes in window coordinates, the blobs' rows of ``fine`` and
+    each window's sides cut from the grid (left, top, right, bottom)."""
+    n = fine.shape[0]
+    ox = np.empty(n, np.int64)
+    oy = np.empty(n, np.int64)
+    rows = np.empty(n, np.int64)
+    m = 0
+    for i in range(n):
+        if large[i]:
+            continue
+        x = min(max((fine[i, 0] + fine[i, 2]) // 2 - size // 2, 0), w - size)
+        y = min(max((fine[i, 1] + fine[i, 3]) // 2 - size // 2, 0), h - size)
+        inside = False
+        for b in range(boxes.shape[0]):
+            if x >= boxes[b, 0] and y >= boxes[b, 1] and x + size <= boxes[b, 2] and y + size <= boxes[b, 3]:
+                inside = True
+                break
+        if inside:
+            continue
+        ox[m] = x
+        oy[m] = y
+        rows[m] = i
+        m += 1
+    own = np.empty((m, 4), np.int64)
+    cut = np.empty((m, 4), np.bool_)
+    for q in range(m):
+        i = rows[q]
+        own[q, 0] = fine[i, 0] - ox[q]
+        own[q, 1] = fine[i, 1] - oy[q]
+        own[q, 2] = fine[i, 2] - ox[q]
+        own[q, 3] = fine[i, 3] - oy[q]
+        cut[q, 0] = ox[q] > 0
+        cut[q, 1] = oy[q] > 0
+        cut[q, 2] = ox[q] + size < w
+        cut[q, 3] = oy[q] + size < h
+    return ox[:m].copy(), oy[:m].copy(), own, rows[:m].copy(), cut
