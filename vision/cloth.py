@@ -118,21 +118,14 @@ class ClothModel:
     ) -> np.ndarray:
         """``foreground_mask`` of a patch of the grid whose masks are ``surface`` and ``dark_ok`` (the whole
         grid's) from row ``y0``, column ``x0`` on (no slices of the masks to pass: faster)."""
-        basis = self._basis_f32()
-        return foreground_kernel(
-            np.ascontiguousarray(rect_bgr), surface, dark_ok, int(y0), int(x0), basis,
-            np.float32(self.chroma_threshold()), np.float32(self.bright_k), np.float32(self.dark_k),
-        )  # fmt: skip
+        return foreground_kernel(np.ascontiguousarray(rect_bgr), surface, dark_ok, int(y0), int(x0), *self._mask_args())
 
     def opened_foreground_at(
         self, rect_bgr: np.ndarray, surface: np.ndarray, dark_ok: np.ndarray, y0: int, x0: int
     ) -> np.ndarray:
         """``foreground_mask_at`` opened by a 2 x 2 square (``cv2.MORPH_OPEN``: specks and one-cell lines
         go), in one compiled call."""
-        return opened_foreground(
-            np.ascontiguousarray(rect_bgr), surface, dark_ok, int(y0), int(x0), self._basis_f32(),
-            np.float32(self.chroma_threshold()), np.float32(self.bright_k), np.float32(self.dark_k),
-        )  # fmt: skip
+        return opened_foreground(np.ascontiguousarray(rect_bgr), surface, dark_ok, int(y0), int(x0), *self._mask_args())
 
     def foreground_mask_cv2(self, rect_bgr: np.ndarray, surface: np.ndarray, dark_ok: np.ndarray) -> np.ndarray:
         """``foreground_mask`` in OpenCV calls: the reference the compiled pass is tested against."""
@@ -144,6 +137,24 @@ class ClothModel:
         )
         dark = cv2.bitwise_and(cv2.compare(k, self.dark_k, cv2.CMP_LT), dark_ok)  # type: ignore[call-overload]
         return cv2.bitwise_and(cv2.bitwise_or(fg, dark), surface)
+
+    def _mask_args(self) -> tuple[np.ndarray, np.float32, np.float32, np.float32]:
+        """The mask kernels' model arguments: ``_basis_f32``, the chroma threshold, ``bright_k`` and ``dark_k``
+        as float32 (cached per colour and thresholds: a frame asks for them a few times)."""
+        key = (
+            self.colour.tobytes() if self.colour is not None else b"",
+            self.chroma_min, self.chroma_rel, self.bright_k, self.dark_k,
+        )  # fmt: skip
+        cached = self.__dict__.get("_mask_args_cache")
+        if cached is None or cached[0] != key:
+            args = (
+                self._basis_f32(), np.float32(self.chroma_threshold()), np.float32(self.bright_k),
+                np.float32(self.dark_k),
+            )  # fmt: skip
+            cached = (key, args)
+            self.__dict__["_mask_args_cache"] = cached
+        out: tuple[np.ndarray, np.float32, np.float32, np.float32] = cached[1]
+        return out
 
     def _basis_f32(self) -> np.ndarray:
         """``basis`` as one contiguous 3 x 3 float32 array (cached per colour)."""
