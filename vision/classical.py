@@ -44,6 +44,7 @@ import cv2
 import numpy as np
 
 from calibration.mapping import Calibration
+from vision import view_kernels
 from vision.blob_kernels import blob_stats
 from vision.classical_kernels import (
     box_parts,
@@ -67,7 +68,7 @@ from vision.classical_kernels import (
 from vision.cloth import ClothModel
 from vision.detections import BALL, CUE, Detections
 from vision.detector import check_frame
-from vision.parallax import ball_px_to_table, camera_centre_mm, view_geometry
+from vision.parallax import ball_px_to_table, camera_centre_mm, lens_arrays, view_geometry
 from vision.rectify import TableRectifier
 from vision.rectify_kernels import stack_windows
 from vision.refine import refine_centres
@@ -182,6 +183,11 @@ class ClassicalDetector:
         # Obliquity of the view at each grid cell: how much a ball's image is stretched on the cloth plane.
         cam = camera_centre_mm(calibration)
         self._camera_mm = cam
+        # The compiled mapping's arguments (``vision.parallax.view_geometry`` and ``ball_px_to_table`` with the
+        # table's ball), fixed with the calibration: no wrapper to run per frame.
+        self._lens = lens_arrays(calibration)
+        r_mm = calibration.table.ball_radius_mm
+        self._view_reach = r_mm / ((-cam[2] - r_mm) / -cam[2]) if -cam[2] > r_mm else math.nan  # parallax's
         jj, ii = np.meshgrid(np.arange(w), np.arange(h))
         xy = self.rectifier.grid_to_table(np.column_stack([jj.ravel(), ii.ravel()]))
         dist = np.linalg.norm(xy - cam[:2], axis=1) / max(-cam[2], 1.0)
@@ -454,7 +460,7 @@ class ClassicalDetector:
             self.rectifier.margin_mm, self._camera_mm, s.peak_shift * t.ball_radius_mm, s.peak_shift_max_tan,
             two_starts, self._mouths, self._pocket_reach,
         )  # fmt: skip
-        px, radius_px, toward = view_geometry(cal, starts)
+        px, radius_px, toward = self._view_geometry(starts)
         support = np.ones(len(px))
         colour = np.zeros((len(px), 3))
         if s.refine:
@@ -471,7 +477,7 @@ class ClassicalDetector:
                 px, colour, radius_px, support = settle_starts(
                     px, colour, radius_px, support, peak, n, TWO_STARTS_MARGIN
                 )
-        pos = ball_px_to_table(cal, px)
+        pos = self._ball_px_to_table(px)
         # Inside the playing field (a pocket mouth allowed); a vote peak inside a larger blob (an arm, the cue,
         # a cluster) must show a ball's rim; of two candidates within a radius of each other, the more confident.
         sel, confidence = keep_balls(
@@ -479,6 +485,26 @@ class ClassicalDetector:
         )
         px, colour = px[sel], colour[sel]
         return Detections(px, pos[sel], radius_px[sel], confidence[sel], self._classify(colour), colour)
+
+    def _view_geometry(self, on_cloth: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``vision.parallax.view_geometry(self.calibration, on_cloth)`` by the compiled mapping directly."""
+        if math.isnan(self._view_reach):
+            return view_geometry(self.calibration, on_cloth)  # a camera below the balls: as parallax does
+        h, _, k, k1, k2, cam = self._lens
+        out: tuple[np.ndarray, np.ndarray, np.ndarray] = view_kernels.view_geometry(
+            h, k, k1, k2, cam, self._view_reach, 0.2, np.ascontiguousarray(on_cloth, dtype=np.float64).reshape(-1, 2)
+        )
+        return out
+
+    def _ball_px_to_table(self, px: np.ndarray) -> np.ndarray:
+        """``vision.parallax.ball_px_to_table(self.calibration, px)`` by the compiled mapping directly."""
+        if math.isnan(self._view_reach):
+            return ball_px_to_table(self.calibration, px)  # raises CalibrationError, as it did
+        _, hinv, k, k1, k2, cam = self._lens
+        out: np.ndarray = view_kernels.ball_px_to_table(
+            hinv, k, k1, k2, cam, self.calibration.table.ball_radius_mm, np.ascontiguousarray(px, dtype=np.float64)
+        )
+        return out
 
     def _classify(self, colour: np.ndarray) -> np.ndarray:
         s = self.settings

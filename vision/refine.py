@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -21,8 +22,9 @@ from vision.cloth import ClothModel
 from vision.refine_kernels import refine_kernel
 
 
-@dataclass(frozen=True)
-class RefineResult:
+class RefineResult(NamedTuple):
+    """The refinement of a frame's balls (a named tuple: made once per frame, the cheapest record)."""
+
     px: np.ndarray  # (N, 2) refined centres
     edge_fraction: np.ndarray  # (N,) share of rays that found a rim against cloth
     radius: np.ndarray  # (N,) rim radius as this frame shows it
