@@ -14,6 +14,7 @@ from vision.blob_kernels import blob_labels
 from vision.classical import EDGE_ZONE, ClassicalDetector
 from vision.classical_kernels import (
     box_blobs,
+    box_cover,
     box_parts,
     classify_blobs,
     coarse_boxes,
@@ -271,7 +272,7 @@ def test_roi_peaks_match_the_opencv_reference(detector, masked):
     cover = cv2.blur(fg, (7, 7))
     kernel = det._peak_kernel
     for thr in (2.0, 5.0):
-        got = roi_peaks(acc, mask, masked, thr, kernel.shape[0] // 2, cover, 0.55, 30, 40)
+        got = roi_peaks(acc, mask, masked, thr, kernel.shape[0] // 2, fg, 7, 0.55, 30, 40)
         want = _roi_peaks_reference(acc, mask, masked, thr, kernel, cover, 0.55, 30, 40)
         np.testing.assert_array_equal(got[0], want[0])
         np.testing.assert_array_equal(got[1], want[1])
@@ -539,3 +540,13 @@ def test_box_planning_matches_the_list_code():
         np.testing.assert_array_equal(rows, keep)
         np.testing.assert_array_equal(own, fine[keep] - np.column_stack([wx, wy, wx, wy]))
         np.testing.assert_array_equal(cut, np.column_stack([wx > 0, wy > 0, wx + size < w, wy + size < h]))
+
+
+@pytest.mark.parametrize("k", [3, 5, 7, 9])
+def test_box_cover_is_opencvs_blur(k):
+    rng = np.random.default_rng(20 + k)
+    for h, w in [(k + 1, 40), (33, 57), (90, 84)]:
+        fg = np.where(rng.uniform(0, 1, (h, w)) < rng.uniform(0.1, 0.9), 255, 0).astype(np.uint8)
+        want = cv2.blur(fg, (k, k))
+        got = np.array([[box_cover(fg, y, x, k) for x in range(w)] for y in range(h)], np.uint8)
+        np.testing.assert_array_equal(got, want)

@@ -421,11 +421,11 @@ class ClassicalDetector:
         near = dilate_3x3(fg_box) if masked else big_near
         acc = cv2.GaussianBlur(self._votes(gray, near), (0, 0), 0.8)
         thr = min(s.min_votes, s.min_votes_packed) * ref
-        # Disc coverage by not-cloth: a box mean over the disc's inscribed square (fast, and close enough).
+        # Disc coverage by not-cloth: a box mean over the disc's inscribed square (fast, and close enough),
+        # taken only at the vote maxima.
         k = max(3, int(2 * 0.7 * self.radius_grid) | 1)
-        cover = cv2.blur(fg_box, (k, k))
         return roi_peaks(
-            acc, big_near, masked, float(thr), self._peak_kernel.shape[0] // 2, cover, float(s.min_cover), x0, y0
+            acc, big_near, masked, float(thr), self._peak_kernel.shape[0] // 2, fg_box, k, float(s.min_cover), x0, y0
         )
 
     def _select_peaks(self, pts: np.ndarray, c0: np.ndarray, ref: float) -> tuple[np.ndarray, np.ndarray]:

@@ -284,16 +284,17 @@ def roi_peaks(
     use_mask: bool,
     thr: float,
     half: int,
-    cover: np.ndarray,
+    fg: np.ndarray,
+    cover_k: int,
     min_cover: float,
     x0: int,
     y0: int,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Vote maxima of one box (``ClassicalDetector._roi_peaks``): cells of ``acc`` (float32; zero where
     ``mask`` is 0 when ``use_mask``) over ``thr`` that are the maximum of the (2 ``half`` + 1)-square around
-    them (within the box) and whose not-cloth cover (``cover``: the box-blurred uint8 mask) is at least
-    ``min_cover``, in row-major order; their grid position refined by a parabola through the 3 x 3
-    neighbourhood along each axis (float32), and their votes."""
+    them (within the box) and whose not-cloth cover (``box_cover``: ``cv2.blur(fg, (cover_k, cover_k))`` of
+    the 0/255 mask ``fg``, taken only at these cells) is at least ``min_cover``, in row-major order; their grid
+    position refined by a parabola through the 3 x 3 neighbourhood along each axis (float32), and their votes."""
     h, w = acc.shape
     a = acc.copy()
     if use_mask:
@@ -319,7 +320,7 @@ def roi_peaks(
                         break
                 if not top:
                     break
-            if top and np.float32(cover[y, x]) / inv >= mc:
+            if top and np.float32(box_cover(fg, y, x, cover_k)) / inv >= mc:
                 xs.append(x)
                 ys.append(y)
     n = len(xs)
@@ -333,6 +334,32 @@ def roi_peaks(
         pts[i, 0] = x + np.float64(_parabola(a[y, x - 1], c, a[y, x + 1])) + x0
         pts[i, 1] = y + np.float64(_parabola(a[y - 1, x], c, a[y + 1, x])) + y0
     return pts, c0
+
+
+@numba.njit(cache=True, nogil=True)
+def box_cover(fg: np.ndarray, y: int, x: int, k: int) -> np.uint8:
+    """``cv2.blur(fg, (k, k))[y, x]`` of a 0/255 uint8 mask (``k`` odd): the mean of the k x k square around the
+    cell, borders reflected as OpenCV's default (``BORDER_REFLECT_101``), which for such a mask is the count n
+    of set cells in it as round(255 n / k**2) (OpenCV's rounding: no count lands on a half; tested equal)."""
+    h, w = fg.shape
+    r = k // 2
+    n = 0
+    for dy in range(-r, r + 1):
+        yy = _reflect101(y + dy, h)
+        for dx in range(-r, r + 1):
+            if fg[yy, _reflect101(x + dx, w)] != 0:
+                n += 1
+    return np.uint8((255 * n * 2 + k * k) // (2 * k * k))
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _reflect101(i: int, n: int) -> int:
+    """OpenCV's ``borderInterpolate`` for ``BORDER_REFLECT_101``: the index of ``i`` reflected into 0..n-1."""
+    if n == 1:
+        return 0
+    while i < 0 or i >= n:
+        i = -i if i < 0 else 2 * n - 2 - i
+    return i
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
