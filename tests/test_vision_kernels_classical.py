@@ -10,7 +10,7 @@ import pytest
 
 from calibration.table import TableModel
 from tests.detect_support import top_down_calibration
-from vision.blob_kernels import blob_labels
+from vision.blob_kernels import blob_labels, blob_stats
 from vision.classical import EDGE_ZONE, ClassicalDetector
 from vision.classical_kernels import (
     box_blobs,
@@ -22,6 +22,7 @@ from vision.classical_kernels import (
     grow_boxes,
     keep_balls,
     label_mask,
+    large_boxes,
     merge_boxes,
     near_labels,
     odd_colour_out,
@@ -31,6 +32,7 @@ from vision.classical_kernels import (
     select_peaks,
     settle_starts,
     window_blobs,
+    window_parts,
     without_cut_edges,
 )
 
@@ -550,3 +552,30 @@ def test_box_cover_is_opencvs_blur(k):
         want = cv2.blur(fg, (k, k))
         got = np.array([[box_cover(fg, y, x, k) for x in range(w)] for y in range(h)], np.uint8)
         np.testing.assert_array_equal(got, want)
+
+
+def test_one_call_steps_are_their_parts(detector):
+    det = detector
+    rng = np.random.default_rng(21)
+    h, w, size = 200, 390, det._win
+    fine = rng.integers(0, 300, (12, 2))
+    fine = np.column_stack([fine, fine + rng.integers(5, 60, (12, 2))]).astype(np.int64)
+    large = rng.uniform(0, 1, 12) < 0.5
+    want = merge_boxes(grow_boxes(fine, np.flatnonzero(large), 17, h, w))
+    np.testing.assert_array_equal(large_boxes(fine, large, 17, h, w), want)
+    n, rows = 3, size + 1
+    fg = np.zeros((n * rows, size), np.uint8)
+    for k, (cx, cy) in enumerate([(17.0, 17.0), (3.0, 15.0), (20.0, 18.0)]):
+        cv2.circle(fg[k * rows : k * rows + size], (int(cx * 16), int(cy * 16)), int(det.radius_grid * 16), 255, -1,
+                   cv2.LINE_AA, 4)  # fmt: skip
+    fg = np.where(fg > 127, 255, 0).astype(np.uint8)
+    ox, oy = np.array([40, 120, 300], np.int64), np.array([30, 90, 150], np.int64)
+    own = np.tile(np.array([[6, 6, 29, 29]], np.int64), (n, 1))
+    cut = np.ones((n, 4), bool)
+    args = (size, ox, oy, own, cut, EDGE_ZONE, det._stretch, det._ball_area, det.radius_grid)
+    got = window_parts(fg, *args)
+    stats, cents = blob_stats(without_cut_edges(fg, rows, size, cut, EDGE_ZONE - 1))
+    want_found, want_bad = window_blobs(stats, cents, *args)
+    np.testing.assert_array_equal(got[0], want_found)
+    np.testing.assert_array_equal(got[1], want_bad)
+    assert len(want_found) > 0

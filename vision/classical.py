@@ -53,6 +53,7 @@ from vision.classical_kernels import (
     dilate_3x3,
     grow_boxes,
     keep_balls,
+    large_boxes,
     merge_boxes,
     near_labels,
     odd_colour_out,
@@ -62,8 +63,7 @@ from vision.classical_kernels import (
     select_peaks,
     settle_starts,
     vote_kernel,
-    window_blobs,
-    without_cut_edges,
+    window_parts,
 )
 from vision.cloth import ClothModel
 from vision.detections import BALL, CUE, Detections
@@ -269,7 +269,7 @@ class ClassicalDetector:
         )  # fmt: skip
         h, w = self._grid_shape
         margin = self._roi_margin
-        boxes = merge_boxes(grow_boxes(fine, np.flatnonzero(large), margin, h, w))
+        boxes = large_boxes(fine, large, margin, h, w)
         singles: list[_Single] = []
         ox, oy, own, rows, cut = plan_windows(fine, large, boxes, self._win, h, w)
         if len(ox):
@@ -320,10 +320,8 @@ class ClassicalDetector:
         bgr = cv2.remap(frame, sm1, sm2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
         fg = self.cloth.opened_foreground_at(bgr, surf, dark, 0, 0)
         # Blobs are labelled without the edge zone along each side a window's edge cuts.
-        lab_in = without_cut_edges(fg, rows, size, cut, EDGE_ZONE - 1)
-        stats, cents = blob_stats(lab_in)
-        found, escalate = window_blobs(
-            stats, cents, size, ox, oy, own, cut, EDGE_ZONE, self._stretch, self._ball_area, self.radius_grid
+        found, escalate = window_parts(
+            fg, size, ox, oy, own, cut, EDGE_ZONE, self._stretch, self._ball_area, self.radius_grid
         )
         out = [
             _Single((x, y), st, (int(a + i), int(b + j), int(a1 + i), int(b1 + j)), bgr, fg, int(k) * rows - int(j),

@@ -8,7 +8,7 @@ import math
 import numba
 import numpy as np
 
-from vision.blob_kernels import blob_labels
+from vision.blob_kernels import blob_labels, blob_stats
 
 
 @numba.njit(cache=True, nogil=True)
@@ -773,3 +773,30 @@ def plan_windows(
         cut[q, 2] = ox[q] + size < w
         cut[q, 3] = oy[q] + size < h
     return ox[:m].copy(), oy[:m].copy(), own, rows[:m].copy(), cut
+
+
+@numba.njit(cache=True, nogil=True)
+def window_parts(
+    fg: np.ndarray,
+    size: int,
+    ox: np.ndarray,
+    oy: np.ndarray,
+    own: np.ndarray,
+    cut: np.ndarray,
+    edge_zone: int,
+    stretch: np.ndarray,
+    ball_area: float,
+    radius: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The blob work of the stacked fine windows in one call (``ClassicalDetector._window_singles``): the
+    stack's not-cloth mask ``fg`` cleared along the cut sides' zone (``without_cut_edges``), its blobs
+    (``blob_stats``) sorted by ``window_blobs``, whose single balls and escalated windows it returns."""
+    stats, cents = blob_stats(without_cut_edges(fg, size + 1, size, cut, edge_zone - 1))
+    return window_blobs(stats, cents, size, ox, oy, own, cut, edge_zone, stretch, ball_area, radius)
+
+
+@numba.njit(cache=True, nogil=True)
+def large_boxes(fine: np.ndarray, large: np.ndarray, margin: int, h: int, w: int) -> np.ndarray:
+    """``merge_boxes`` of the ``large`` rows of ``fine`` grown by ``grow_boxes``: the fine boxes the large
+    coarse blobs need, in one call."""
+    return merge_boxes(grow_boxes(fine, np.flatnonzero(large), margin, h, w))
