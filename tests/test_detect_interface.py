@@ -47,6 +47,10 @@ def test_container_masks_indexes_and_records():
         {"cls": np.full(3, 7)},
         {"radius_px": np.zeros(3)},
         {"px": np.full((3, 2), np.nan)},
+        {"pos_mm": np.array([[0.0, 1.0], [np.inf, 0.0], [1.0, 1.0]])},
+        {"colour": np.array([[1.0, 2.0, 3.0], [1.0, np.nan, 3.0], [1.0, 2.0, 3.0]])},
+        {"confidence": np.array([0.5, -0.1, 0.5])},
+        {"cls": np.array([0, -1, 1])},
     ],
 )
 def test_container_refuses_malformed_arrays(change):

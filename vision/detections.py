@@ -45,6 +45,24 @@ class Detections:
     colour: np.ndarray  # (N, 3) float64: mean BGR (0..255) of the ball's inner disc, an appearance cue
 
     def __post_init__(self) -> None:
+        arrays = [_as(getattr(self, name), dtype, tail) for name, dtype, tail in _FIELDS]
+        n = arrays[0].shape[0] if arrays[0].ndim == 2 else -1
+        tails = [t for _, _, t in _FIELDS]
+        if all(
+            a.ndim == 1 + len(t) and a.shape[1:] == t and a.shape[0] == n for a, t in zip(arrays, tails, strict=True)
+        ):
+            # Well-formed rows (every frame of a working detector): their values checked in one compiled pass.
+            from vision.detections_kernels import first_invalid  # numba, loaded on the first rows made
+
+            bad = first_invalid(*arrays, len(CLASS_NAMES)) if n else -1
+            if bad < 0:
+                for (name, _, _), arr in zip(_FIELDS, arrays, strict=True):
+                    object.__setattr__(self, name, arr)
+                return
+        self._check_one_by_one()
+
+    def _check_one_by_one(self) -> None:
+        """The checks one at a time, raising ValueError with the first that fails."""
         n: int | None = None
         for name, dtype, tail in _FIELDS:
             arr = _as(getattr(self, name), dtype, tail)
