@@ -8,7 +8,15 @@ import xml.etree.ElementTree as ET
 
 from api.bench import service as service_bench
 from api.cli import main
-from api.commands.bench import END, START, available, measured_section, times_svg, update_readme
+from api.commands.bench import (
+    END,
+    START,
+    available,
+    earlier_results,
+    measured_section,
+    times_svg,
+    update_readme,
+)
 
 RESULTS = [
     {"name": "service", "status": "ok", "wall_s": 12.5, "output": "clients | fps\n      1 |  41.9\n"},
@@ -54,6 +62,26 @@ def test_the_readme_section_can_be_rebuilt_from_an_earlier_run(tmp_path):
     assert main(["bench", "all", "--out", str(out), "--readme", str(readme), "--readme-only"]) == 0
     text = readme.read_text()
     assert "fps 41.9" in text and "2026-11-30 06:00 UTC" in text and "Tables and plots: `measured/`" in text
+
+
+def test_a_partial_rerun_keeps_the_other_benchmarks_with_their_own_dates(tmp_path):
+    out = tmp_path / "measured"
+    out.mkdir()
+    (out / "service.txt").write_text("fps 41.9\n")
+    (out / "rules.txt").write_text("calls 100\n")
+    (out / "summary.json").write_text(json.dumps({
+        "date": "2026-11-30 06:00 UTC", "machine": MACHINE,
+        "benchmarks": [{"name": "service", "status": "ok", "wall_s": 3.0},
+                       {"name": "rules", "status": "ok", "wall_s": 2.0, "date": "2026-11-29 10:00 UTC"}],
+    }))  # fmt: skip
+    kept = earlier_results(out, {"rules"})
+    assert [(r["name"], r["date"], r["output"]) for r in kept] == [("service", "2026-11-30 06:00 UTC", "fps 41.9\n")]
+    rerun = {"name": "rules", "status": "ok", "wall_s": 2.5, "date": "2026-12-01 05:00 UTC", "output": "calls 99\n"}
+    text = measured_section([*kept, rerun], out, tmp_path, "2026-12-01 05:00 UTC", MACHINE)
+    assert "(the date of each run under its heading)" in text
+    assert "`tableref bench service` (3.0 s, ok, 2026-11-30 06:00 UTC)" in text and "fps 41.9" in text
+    assert "`tableref bench rules` (2.5 s, ok, 2026-12-01 05:00 UTC)" in text and "calls 99" in text
+    assert earlier_results(tmp_path / "nowhere", set()) == []
 
 
 def test_plots_are_well_formed_svg():
