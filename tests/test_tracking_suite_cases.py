@@ -221,6 +221,55 @@ def test_a_curving_path_over_the_long_line_and_back_crosses_it_twice() -> None:
         assert abs((e.t or 0) - (t0 + s)) <= 1.0 / FPS, (e.t, t0 + s)
 
 
+def test_a_ball_that_creeps_over_the_long_line_after_it_seems_at_rest_crossed_it() -> None:
+    """Ball 1 rolls across the table toward the long line, slowing at 300 mm/s^2, and stops 3 mm past it. At
+    1080p (a detection sigma of 3.5 mm) the tracker calls it resting while it still creeps its last few
+    millimetres, before it reaches the line: it crossed the line all the same, when it did."""
+    long = TABLE.lines["long"].value_mm
+    a, past, start_y = 300.0, 3.0, long + 200.0
+    v0 = float(np.sqrt(2 * a * (start_y - long + past)))
+    t_stop = v0 / a
+    other = (2500.0, 300.0)
+    rng = np.random.default_rng(5)
+
+    def y(s: float) -> float:
+        s = min(s, t_stop)
+        return start_y - v0 * s + 0.5 * a * s * s
+
+    frames: Frames = [[((1500.0, start_y), 0.9), (other, 0.9)] for _ in range(30)]
+    for k in range(1, int((t_stop + 1.0) * FPS)):
+        frames.append(
+            [((1500.0 + 0.4 * float(rng.normal()), y(k / FPS) + 0.4 * float(rng.normal())), 0.9), (other, 0.9)]
+        )
+    pipe = Pipeline(table=TABLE, known_ids={"1": (1500.0, start_y), "2": other}, meas_sigma_mm=3.46)
+    for i, dets in enumerate(frames):
+        pipe.step_detections(_Dets([p for p, _ in dets], [c for _, c in dets]), i, i / FPS)
+    pipe.finish()
+    crossings = [e for e in pipe.sorted_events() if e.type == "line_cross"]
+    assert [(e.ball, e.line, e.direction) for e in crossings] == [("1", "long", "-y")], crossings
+    t_cross = 29 / FPS + t_stop - float(np.sqrt(2 * past / a))
+    assert abs((crossings[0].t or 0) - t_cross) <= 1.0 / FPS, (crossings[0].t, t_cross)
+
+
+def test_a_rack_ball_measured_two_mm_off_the_long_line_does_not_cross_it_leaving_but_a_lone_one_does() -> None:
+    """A racked ball whose centre is on the long line is measured up to 2.5 mm off it (its neighbours' edges pull
+    its fit): leaving its place across the line is no crossing. A lone ball resting 2 mm off the line and rolling
+    over it did cross it."""
+    long = TABLE.lines["long"].value_mm
+
+    def crossings(packed: bool) -> list[Event]:
+        start = np.array([1500.0, long + 2.0])
+        other = (1500.0 + (68.0 if packed else 400.0), long + 2.0)
+        frames: Frames = [[(_pt(start), 0.9), (other, 0.9)] for _ in range(30)]
+        frames += [[(_pt(start + np.array([0.0, -5.0 * k])), 0.9), (other, 0.9)] for k in range(1, 40)]
+        frames += [[(_pt(start + np.array([0.0, -195.0])), 0.9), (other, 0.9)] for _ in range(40)]
+        ev = _events(frames, {"1": _pt(start), "2": other})
+        return [e for e in ev if e.type == "line_cross"]
+
+    assert crossings(packed=True) == []
+    assert [(e.ball, e.line, e.direction) for e in crossings(packed=False)] == [("1", "long", "-y")]
+
+
 def _feed(frames: list[tuple[float, list[tuple[tuple[float, float], float]]]], known: dict) -> list[Event]:
     pipe = Pipeline(table=TABLE, known_ids=known)
     for i, (t, dets) in enumerate(frames):

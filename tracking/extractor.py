@@ -73,7 +73,12 @@ class ExtractorSettings:
     start_min_mm: float = 10.0  # a resting ball must get this far from its place to have moved
     line_margin_mm: float = 0.75  # a path must start and end this far off a line to cross it
     line_rest_margin_mm: float = 1.5  # ... and start this far off it from rest (a ball resting on the line)
+    line_packed_margin_mm: float = 2.5  # ... from rest against other balls (a rack's row on the long line), whose
+    # edges pull a resting ball's measured centre further: 2.5 mm is the p95 of such balls' position error
     line_excursion_mm: float = 2.0  # over a line and back inside one path: this far past it each way
+    # A path that ends in rest is judged against the lines from where the ball settled: the tracker calls a ball
+    # resting once its detections stay in a small circle, while it may still creep a few millimetres (over a line)
+    line_settle_s: float = 0.3  # ... its detections this long after the tracker called it resting
     # Two balls whose centres come within a diameter plus kiss_tol_mm and part again touched (a kiss too thin
     # to bend either path visibly), judged on the last kiss_window frames, in which the closest must be
     # kiss_rise_mm nearer than the farthest on each side (an approach and a parting, not balls frozen together).
@@ -96,6 +101,17 @@ class _Seg:
     idx: list[int] = field(default_factory=list)  # sample indices of this segment
     end_t: float | None = None
     end_p: np.ndarray | None = None
+    packed: bool = False  # a path that started from rest against other balls
+
+
+@dataclass
+class _Settling:
+    """A path that ended in rest, waiting for the resting ball's detections to say where it settled."""
+
+    ts: list[float]  # the path's samples, to its last moving one
+    ps: list[np.ndarray]
+    from_rest: float  # the extra margin of a path that started from rest
+    rest: _Seg | None = None  # the rest it ended in
 
 
 @dataclass
@@ -124,6 +140,7 @@ class _Ball:
     stop_t: float | None = None
     checked_unseen_start: bool = False
     waypoint: tuple[float, np.ndarray] | None = None  # where an unseen ball is known to have been
+    settling: _Settling | None = None  # the path it stopped at the end of, its lines judged once it settles
     unseen_seg: _Seg | None = None  # the path it came back on after running unseen
     # ts and xy again as arrays (rows [0, len(ts)) filled; capacity doubles), for reading windows without copying
     ts_arr: np.ndarray = field(default_factory=lambda: np.empty(64))
@@ -189,6 +206,7 @@ class EventExtractor:
         self._resolve(out, force=False)
         if self.shot_active:
             self._kisses(tf.t, out)
+        self._settle(tf.t, out, force=False)
         self._check_shot_end(tf, out)
         out.sort(key=lambda e: e.t or 0.0)
         return out
@@ -205,6 +223,7 @@ class EventExtractor:
         for b in self.balls.values():
             if b.segs and b.seg.kind == "move" and b.seg.idx:
                 self._close_move(b, self._end_of(b), out)
+        self._settle(math.inf, out, force=True)
         if self.shot_active and self._times:
             out.append(self._shot_end_event(self._shot_last_t or self._times[-1]))
             self.shot_active = False
@@ -281,13 +300,24 @@ class EventExtractor:
         elif b.seg.kind == "move":
             b.pending = None
             stop_t, stop_p = self._stop_of(b, p)
-            self._rest_touch(b, stop_t, out)
-            self._close_move(b, (stop_t, stop_p), out)
+            self._close_move(b, (stop_t, stop_p), out, settle=True)
             b.stop_t = stop_t
             self._shot_last_t = max(self._shot_last_t, stop_t)
-            self._new_seg(b, "rest", stop_t, p)
+            rest = self._new_seg(b, "rest", stop_t, p)
+            if b.settling is not None and b.settling.rest is None:
+                b.settling.rest = rest
         self._push(b, t, p, b.seg)
         b.rest_pos = p
+
+    def _packed(self, b: _Ball) -> bool:
+        """Is ``b`` resting against another ball (within the frozen tolerance)?"""
+        if b.rest_pos is None:
+            return False
+        reach = self.table.ball_diameter_mm + self.s.frozen_tol_mm
+        return any(
+            o is not b and o.on_table and o.rest_pos is not None and np.hypot(*(o.rest_pos - b.rest_pos)) <= reach
+            for o in self.balls.values()
+        )
 
     def _add_move(self, b: _Ball, t: float, p: np.ndarray, kinked: bool) -> None:
         self._add_move_sample(b, t, p, kinked)
@@ -310,6 +340,7 @@ class EventExtractor:
             old = b.seg
             t_lo = b.ts[old.idx[-1]] if old.idx else t
             new = self._new_seg(b, "move", t, b.rest_pos if b.rest_pos is not None else p)
+            new.packed = self._packed(b)
             self._push(b, t, p, new)
             b.breaks.append(_Break("start", old, new, t_lo, t))
             return
@@ -1083,10 +1114,14 @@ class EventExtractor:
         return pb is not None and not pb[1] and b.rest_pos is not None
 
     # ---- segment ends: lines ----------------------------------------------------------------------------
-    def _close_move(self, b: _Ball, end: tuple[float, np.ndarray], out: list[Event]) -> None:
-        self._close_move_seg(b, b.seg, end, out)
+    def _close_move(self, b: _Ball, end: tuple[float, np.ndarray], out: list[Event], settle: bool = False) -> None:
+        self._close_move_seg(b, b.seg, end, out, settle)
 
-    def _close_move_seg(self, b: _Ball, seg: _Seg, end: tuple[float, np.ndarray], out: list[Event]) -> None:
+    def _close_move_seg(
+        self, b: _Ball, seg: _Seg, end: tuple[float, np.ndarray], out: list[Event], settle: bool = False
+    ) -> None:
+        """The path ``seg`` ends at ``end``: its grazes and line crossings. ``settle``: it ends in rest, so its
+        lines wait for where the ball settles (``_settle``)."""
         if seg.kind != "move" or seg.end_t is not None:
             return
         seg.end_t, seg.end_p = end[0], np.asarray(end[1])
@@ -1096,9 +1131,41 @@ class EventExtractor:
         self._grazes(b, ts, ps, out)
         # a ball resting on a line (a rack's middle row on the long line) is measured a millimetre or so off it
         k = next((j for j, sg in enumerate(b.segs) if sg is seg), 0)
-        from_rest = (
-            self.s.line_rest_margin_mm - self.s.line_margin_mm if k > 0 and b.segs[k - 1].kind == "rest" else 0.0
-        )
+        rest_margin = self.s.line_packed_margin_mm if seg.packed else self.s.line_rest_margin_mm
+        from_rest = rest_margin - self.s.line_margin_mm if k > 0 and b.segs[k - 1].kind == "rest" else 0.0
+        if settle and len(ts) > 2:
+            self._settle_ball(b, out)  # an earlier stop not judged yet (set moving again at once)
+            b.settling = _Settling(ts[:-1], ps[:-1], from_rest)
+            return
+        self._path_lines(b, ts, ps, from_rest, out)
+
+    def _settle(self, now: float, out: list[Event], force: bool) -> None:
+        """The lines of the paths that ended in rest, for balls resting ``line_settle_s`` since (or no longer
+        resting, or ``force``: the shot ends)."""
+        for b in self.balls.values():
+            st = b.settling
+            if st is None or st.rest is None:
+                continue
+            if force or st.rest is not b.seg or now - b.ts[st.rest.idx[0]] >= self.s.line_settle_s - 1e-9:
+                self._settle_ball(b, out)
+
+    def _settle_ball(self, b: _Ball, out: list[Event]) -> None:
+        """A stopped path's line crossings, judged on its samples, the detections while it crept to rest, and
+        the median of the last few of those (where it settled) as its end."""
+        st, b.settling = b.settling, None
+        if st is None or st.rest is None:
+            return
+        n = max(1, round(self.s.line_settle_s / self._dt))
+        raw = [(b.ts[i], b.seen.get(i, b.xy[i])) for i in st.rest.idx[:n]]
+        end = np.median(np.array([q for _, q in raw[-5:]]), axis=0)
+        ts = st.ts + [t for t, _ in raw]
+        ps = st.ps + [q for _, q in raw[:-1]] + [end]
+        keep = 4 * self.s.window + len(raw)  # the path's last moving samples and the settling ones
+        self._rest_touch(b, ts[1:][-keep:], [*st.ps[1:], *(q for _, q in raw)][-keep:], out)
+        self._path_lines(b, ts, ps, st.from_rest, out)
+
+    def _path_lines(self, b: _Ball, ts: list[float], ps: list[np.ndarray], from_rest: float, out: list[Event]) -> None:
+        """The lines a path (samples ``ts``, ``ps``, from its start to its end) crossed."""
         for name, axis, val in self._lines:
             s0, s1 = ps[0][axis] - val, ps[-1][axis] - val
             over = _excursions(np.array([q[axis] for q in ps]) - val, self.s.line_excursion_mm)
@@ -1239,16 +1306,14 @@ class EventExtractor:
             if self.shot_active:
                 self._shot_last_t = max(self._shot_last_t, t_ev)
 
-    def _rest_touch(self, b: _Ball, stop_t: float, out: list[Event]) -> None:
+    def _rest_touch(self, b: _Ball, ts: list[float], ps: list[np.ndarray], out: list[Event]) -> None:
         """A slow ball that rolls into a cushion and stops against it barely rebounds, so no kink shows: its
-        last moving samples reach one radius from the nose line (within the touch tolerance), having moved
-        toward it."""
+        last samples (``ts``, ``ps``: its path's last moving ones, then its detections as it settled) reach one
+        radius from the nose line (within the touch tolerance), having moved toward it."""
         R = self.table.ball_radius_mm
-        good = [i for i in b.seg.idx if b.sid[i] >= 0][-4 * self.s.window :]
-        if len(good) < 4:
+        if len(ts) < 4:
             return
-        pts = np.array([b.xy[i] for i in good])
-        ts = [b.ts[i] for i in good]
+        pts = np.array(ps)
         for cu in self.table.cushions.values():
             off = (pts - np.array(cu.start)) @ np.array(cu.inward) - R
             # the first sample against the cushion (within a millimetre of where its last samples lie, or of the
@@ -1314,6 +1379,7 @@ class EventExtractor:
         if self._quiet_since is None:
             self._quiet_since = tf.t
         if tf.t - self._quiet_since >= self.s.shot_end_hold_s:
+            self._settle(tf.t, out, force=True)
             out.append(self._shot_end_event(self._shot_last_t))
             self.shot_active = False
 
