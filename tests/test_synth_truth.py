@@ -13,6 +13,7 @@ import csv
 import json
 import math
 from functools import cache
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -22,7 +23,15 @@ from models.synth import library
 from models.synth.engine import Stroke
 from models.synth.physics import PhysicsTable, cushion_name, ensure_numba_cache, to_ours, to_pooltool
 from models.synth.scenario import NUDGE_S, Scenario, ShotPlan
-from models.synth.truth import LINE_BAND_MM, PhysicsGlitch, Truth, check_shot, run_scenario
+from models.synth.truth import (
+    LINE_BAND_MM,
+    PhysicsGlitch,
+    Truth,
+    TruthSettings,
+    check_shot,
+    line_crossings,
+    run_scenario,
+)
 from tracking.events import read_jsonl
 
 ensure_numba_cache()  # before pooltool loads: numba's cache must be writable
@@ -121,6 +130,39 @@ def test_truth_is_true(compiled: None, name: str) -> None:
             sign = 1 if (ev.direction or "+")[0] == "+" else -1
             assert (p[0, axis] - v) * sign < LINE_BAND_MM and (p[2, axis] - v) * sign > -LINE_BAND_MM
             assert (p[2, axis] - p[0, axis]) * sign > 0
+    # a ball's crossings of a line within a shot alternate in direction (none is missed between two)
+    ways: dict[tuple[object, str, str], list[str]] = {}
+    for ev in (e for e in tr.events if e.type == "line_cross"):
+        ways.setdefault((ev.shot, ev.ball or "", ev.line or ""), []).append(ev.direction or "")
+    assert all(a != b for d in ways.values() for a, b in pairwise(d)), ways
+
+
+class _OnTheLineAtAnEvent:
+    """A ball rolling +y at 178 mm/s across the long line, its motion split in two (another ball's event) just
+    as its centre is on the line."""
+
+    def __init__(self) -> None:
+        self.histories = {"1": None}
+        self.long = TABLE.lines["long"].value_mm
+
+    def moving_intervals(self, ball_id: str) -> list[tuple[float, float]]:
+        return [(0.0, 0.5), (0.5, 1.0)]
+
+    def states_at(self, ball_id: str, times: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        t = np.asarray(times, dtype=float)
+        return np.column_stack([np.full(len(t), 1500.0), self.long - 89.0 + 178.0 * t]), np.zeros(len(t), int)
+
+    def position_at(self, ball_id: str, t: float) -> np.ndarray:
+        return self.states_at(ball_id, np.array([t]))[0][0]
+
+
+def test_a_crossing_at_the_boundary_of_two_motion_intervals_is_found() -> None:
+    """The side a ball is on carries from one motion interval to the next: one that ends with the centre on
+    the line (the ball's history split by another ball's event) hides no crossing."""
+    rec = type("Rec", (), {"sim": _OnTheLineAtAnEvent(), "t0": 2.0, "index": 0})()
+    found = line_crossings(rec, TABLE, TruthSettings())
+    assert [(e.ball, e.line, e.direction) for e in found] == [("1", "long", "+y")]
+    assert abs((found[0].t or 0) - 2.5) < 1e-6
 
 
 @pytest.mark.parametrize("name", ["pot-middle-left", "kiss", "safety-center-line", "lag"])

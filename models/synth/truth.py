@@ -366,36 +366,35 @@ def line_crossings(rec: ShotRecord, table: TableModel, st: TruthSettings) -> lis
     """Exact crossings of the house, centre and long lines by ball centres during one shot.
 
     A crossing is a change of side; a centre within ``LINE_BAND_MM`` of the line is on it and has no side,
-    so a ball that starts on a line (a spot on the long line) and leaves it has not crossed. The time is
-    found by bisection on the continuous trajectory to below a microsecond."""
+    so a ball that starts on a line (a spot on the long line) and leaves it has not crossed. The side carries
+    over from one motion interval of the ball to the next (an interval may end, at another ball's event, with
+    this one on the line). The time is found by bisection on the continuous trajectory to below a
+    microsecond."""
     sim, out = rec.sim, []
     eps = LINE_BAND_MM
     for bid in sim.histories:
-        for lo, hi in sim.moving_intervals(bid):
-            ts = np.append(np.arange(lo, hi, st.line_step_s), hi)
-            P, _ = sim.states_at(bid, ts)
-            for line, axis in LINE_AXES:
-                v = table.lines[line].value_mm
-                d = P[:, axis] - v
-                side = np.where(np.isnan(d), 0, np.where(d > eps, 1, np.where(d < -eps, -1, 0)))
-                last_i, last_s = None, 0
-                for i, s in enumerate(side):
-                    if s == 0:
-                        continue
-                    if last_s and s != last_s and last_i is not None:
-                        tc = _bisect(sim, bid, axis, v, ts[last_i], ts[i], last_s)
-                        direction = cast(Direction, ("+" if s > 0 else "-") + ("x" if axis == 0 else "y"))
-                        out.append(
-                            Event(
-                                type="line_cross",
-                                t=rec.t0 + tc,
-                                shot=rec.index,
-                                ball=bid,
-                                line=line,
-                                direction=direction,
-                            )
+        spans = sim.moving_intervals(bid)
+        if not spans:
+            continue
+        ts = np.unique(np.concatenate([np.append(np.arange(lo, hi, st.line_step_s), hi) for lo, hi in spans]))
+        P, _ = sim.states_at(bid, ts)
+        for line, axis in LINE_AXES:
+            v = table.lines[line].value_mm
+            d = P[:, axis] - v
+            side = np.where(np.isnan(d), 0, np.where(d > eps, 1, np.where(d < -eps, -1, 0)))
+            last_i, last_s = None, 0
+            for i, s in enumerate(side):
+                if s == 0:
+                    continue
+                if last_s and s != last_s and last_i is not None:
+                    tc = _bisect(sim, bid, axis, v, ts[last_i], ts[i], last_s)
+                    direction = cast(Direction, ("+" if s > 0 else "-") + ("x" if axis == 0 else "y"))
+                    out.append(
+                        Event(
+                            type="line_cross", t=rec.t0 + tc, shot=rec.index, ball=bid, line=line, direction=direction
                         )
-                    last_i, last_s = i, s
+                    )
+                last_i, last_s = i, s
     return out
 
 
