@@ -270,6 +270,41 @@ def test_a_rack_ball_measured_two_mm_off_the_long_line_does_not_cross_it_leaving
     assert [(e.ball, e.line, e.direction) for e in crossings(packed=False)] == [("1", "long", "-y")]
 
 
+# The classical detector's measurements (mm) of the cue ball of the rendered scene cushion-first seed 0 at
+# 1080p60, frames 72-96: it runs at 4 m/s into the right cushion, which it touches at frame 83.54 (physics).
+# Frame 83, the last before the touch, is measured 8 mm behind the ball (its blurred frame).
+CUSHION_FIRST_CUE = [
+    (2021.6, 1202.7), (2072.9, 1251.7), (2124.1, 1300.3), (2174.1, 1348.4), (2224.3, 1396.4), (2274.1, 1443.7),
+    (2323.5, 1490.9), (2372.4, 1537.6), (2421.3, 1583.9), (2469.6, 1629.8), (2517.2, 1675.4), (2556.6, 1714.1),
+    (2605.7, 1726.6), (2634.9, 1697.9), (2671.8, 1661.4), (2704.6, 1628.2), (2737.6, 1595.8), (2769.0, 1563.8),
+    (2801.3, 1532.3), (2832.7, 1501.2), (2864.4, 1470.4), (2895.6, 1440.2), (2928.9, 1409.1), (2957.4, 1381.4),
+    (2986.8, 1352.9),
+]  # fmt: skip
+
+
+def test_a_bounce_with_a_stray_measurement_in_its_frame_is_still_a_cushion_touch() -> None:
+    """The stray measurement breaks the path twice, a frame apart, and neither break alone lies on the cushion:
+    the two are one bounce, found from the paths either side of it and timed on the incoming one."""
+    seen = [np.array(q) for q in CUSHION_FIRST_CUE]
+    v_in, v_out = seen[1] - seen[0], seen[-1] - seen[-2]
+    rest = seen[0] - 12 * v_in
+    other = (1000.0, 400.0)
+    frames: Frames = [[(_pt(rest), 0.9), (other, 0.9)] for _ in range(30)]
+    frames += [[(_pt(rest + k * v_in), 0.9), (other, 0.9)] for k in range(1, 12)]
+    frames += [[(_pt(q), 0.9), (other, 0.9)] for q in seen]
+    frames += [[(_pt(seen[-1] + k * v_out), 0.9), (other, 0.9)] for k in range(1, 15)]
+    frames += [[(_pt(seen[-1] + 14 * v_out), 0.9), (other, 0.9)] for _ in range(40)]
+    pipe = Pipeline(table=TABLE, known_ids={"cue": _pt(rest), "1": other}, meas_sigma_mm=3.46)  # as at 1080p
+    for i, dets in enumerate(frames):
+        pipe.step_detections(_Dets([p for p, _ in dets], [c for _, c in dets]), i, i / FPS)
+    pipe.finish()
+    ev = pipe.sorted_events()
+    touches = [e for e in ev if e.type == "cushion"]
+    assert [(e.ball, e.cushion) for e in touches] == [("cue", "right-pyramid")], ev
+    t_touch = (30 + 11 + 83.54 - 72) / FPS  # frame 72 of the scene is frame 41 here
+    assert abs((touches[0].t or 0) - t_touch) <= 1.0 / FPS, (touches[0].t, t_touch)
+
+
 def _feed(frames: list[tuple[float, list[tuple[tuple[float, float], float]]]], known: dict) -> list[Event]:
     pipe = Pipeline(table=TABLE, known_ids=known)
     for i, (t, dets) in enumerate(frames):

@@ -71,6 +71,7 @@ class ExtractorSettings:
     creep_still_mm: float = 1.5  # a resting ball's detection within this of where it sat has not left yet
     slow_start_wait_s: float = 0.5  # a ball set off too slowly to have left its place yet is watched this long
     start_min_mm: float = 10.0  # a resting ball must get this far from its place to have moved
+    short_path_samples: int = 2  # a path this short between two unexplained kinks is a stray measurement
     line_margin_mm: float = 0.75  # a path must start and end this far off a line to cross it
     line_rest_margin_mm: float = 1.5  # ... and start this far off it from rest (a ball resting on the line)
     line_packed_margin_mm: float = 2.5  # ... from rest against other balls (a rack's row on the long line), whose
@@ -102,6 +103,7 @@ class _Seg:
     end_t: float | None = None
     end_p: np.ndarray | None = None
     packed: bool = False  # a path that started from rest against other balls
+    unexplained: bool = False  # a path that began at a kink nothing explained
 
 
 @dataclass
@@ -833,6 +835,14 @@ class EventExtractor:
 
     def _explain_kink(self, b: _Ball, br: _Break, out: list[Event]) -> None:
         dt = self._dt
+        k_old = next((j for j, sg in enumerate(b.segs) if sg is br.old), 0)
+        short = len([i for i in br.old.idx if b.sid[i] >= 0]) <= self.s.short_path_samples
+        if br.old.unexplained and short and k_old > 0 and b.segs[k_old - 1].kind == "move":
+            # a path of a sample or two between two kinks nothing explained: one bounce with a stray measurement
+            # in it (the blurred frame of a fast bounce), explained from the paths either side
+            before = b.segs[k_old - 1]
+            t_lo = max((b.ts[i] for i in before.idx if b.sid[i] >= 0), default=br.t_lo)
+            br = _Break("kink", before, br.new, t_lo, br.t_hi)
         R, D = self.table.ball_radius_mm, self.table.ball_diameter_mm
         old = self._fit(b, br.old.idx)
         new = self._fit(b, br.new.idx, head=True)
@@ -883,6 +893,7 @@ class EventExtractor:
         br.new.start_t, br.new.start_p = t_k, p_k
         self._close_move_seg(b, br.old, (t_k, p_k), out)
         if not cands:
+            br.new.unexplained = True
             return  # nothing explains it
         cands.sort(key=lambda c: c[0])
         jaw_first = cands[0][2].startswith("jaw:") and cands[0][0] <= 0.2 + self.s.jaw_kink_mm / self.s.cushion_tol_mm
