@@ -305,6 +305,28 @@ def test_a_bounce_with_a_stray_measurement_in_its_frame_is_still_a_cushion_touch
     assert abs((touches[0].t or 0) - t_touch) <= 1.0 / FPS, (touches[0].t, t_touch)
 
 
+def test_a_moving_ball_missed_for_a_frame_then_seen_weakly_is_still_followed() -> None:
+    """Ball 2 rolls at 0.5 m/s toward the long line into the player's shadow: one frame has no detection of it,
+    the next ones only weak ones (confidence 0.45, below what starts a track or brings back a hidden ball). Seen
+    where it is predicted a frame after it was last seen, those are that ball: it crosses the line when it does."""
+    long = TABLE.lines["long"].value_mm
+    v = 500.0 / FPS
+    start = np.array([2600.0, long - 150.0])
+    other = (1000.0, 400.0)
+    rng = np.random.default_rng(7)
+    frames: Frames = [[(_pt(start), 0.9), (other, 0.9)] for _ in range(30)]
+    for k in range(1, 61):
+        p = start + np.array([0.0, v * k]) + 0.5 * rng.normal(size=2)
+        if k == 12:
+            frames.append([(other, 0.9)])  # not seen
+        else:
+            frames.append([(_pt(p), 0.75 if k < 12 else 0.45), (other, 0.9)])
+    ev = _events(frames, {"2": _pt(start), "1": other})
+    crossings = [e for e in ev if e.type == "line_cross"]
+    assert [(e.ball, e.line, e.direction) for e in crossings] == [("2", "long", "+y")], ev
+    assert abs((crossings[0].t or 0) - (30 + 150.0 / v) / FPS) <= 1.0 / FPS
+
+
 def _feed(frames: list[tuple[float, list[tuple[tuple[float, float], float]]]], known: dict) -> list[Event]:
     pipe = Pipeline(table=TABLE, known_ids=known)
     for i, (t, dets) in enumerate(frames):

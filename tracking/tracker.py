@@ -78,6 +78,7 @@ class TrackerSettings:
     inplay_hidden_s: float = 0.1
     moving_reacquire_s: float = 1.5  # a hidden moving ball is looked for this long along its path
     coast_s: float = 0.25  # a hidden moving ball is extrapolated this long, then held where last seen
+    weak_resume_s: float = 0.1  # a moving ball hidden this briefly resumes on a weak detection where it is predicted
     cloth_slack_mm: float = 12.0  # detections this far outside the cushion noses still count (noise)
     dropped_depth_mm: float = 25.0  # a detection this far past a pocket's mouth line is a dropped ball
     colour_sigma: float = 25.0  # colour difference (grey levels) of one ball between frames: blur, light
@@ -409,8 +410,14 @@ class Tracker:
             cost[lone[:, None] & kink & weak[None, :]] = big
         if occluded.any():
             # a hidden ball comes back only on a confident detection, and one that vanished into a pocket mouth
-            # only there (the cue or a hand over the table makes weak ball-like blobs)
-            cost[occluded[:, None] & weak[None, :]] = big
+            # only there (the cue or a hand over the table makes weak ball-like blobs); but a moving ball missed
+            # for a frame or two and seen weakly inside its statistical gate (a dark ball running into the
+            # player's shadow) is that ball
+            brief = np.array(
+                [st == TrackState.OCCLUDED and not tr.resting and t - tr.last_t <= s.weak_resume_s
+                 for st, tr in zip(states, tracks, strict=True)]
+            )  # fmt: skip
+            cost[occluded[:, None] & weak[None, :] & ~(brief[:, None] & inside)] = big
             for i in np.flatnonzero(occluded):
                 d_pk = self._from_pocket_run(tracks[i], z)
                 if d_pk is not None:
