@@ -79,6 +79,7 @@ class TrackerSettings:
     moving_reacquire_s: float = 1.5  # a hidden moving ball is looked for this long along its path
     coast_s: float = 0.25  # a hidden moving ball is extrapolated this long, then held where last seen
     weak_resume_s: float = 0.1  # a moving ball hidden this briefly resumes on a weak detection where it is predicted
+    weak_resume_speed_mm_s: float = 200.0  # ... if it was moving at least this fast (not a ball just seen again)
     cloth_slack_mm: float = 12.0  # detections this far outside the cushion noses still count (noise)
     dropped_depth_mm: float = 25.0  # a detection this far past a pocket's mouth line is a dropped ball
     colour_sigma: float = 25.0  # colour difference (grey levels) of one ball between frames: blur, light
@@ -415,6 +416,7 @@ class Tracker:
             # player's shadow) is that ball
             brief = np.array(
                 [st == TrackState.OCCLUDED and not tr.resting and t - tr.last_t <= s.weak_resume_s
+                 and float(np.hypot(*tr.kf.x[2:4])) >= s.weak_resume_speed_mm_s
                  for st, tr in zip(states, tracks, strict=True)]
             )  # fmt: skip
             cost[occluded[:, None] & weak[None, :] & ~(brief[:, None] & inside)] = big
