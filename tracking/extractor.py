@@ -113,7 +113,7 @@ class _Settling:
     ts: list[float]  # the path's samples, to its last moving one
     ps: list[np.ndarray]
     from_rest: float  # the extra margin of a path that started from rest
-    rest: _Seg | None = None  # the rest it ended in
+    rest: _Seg  # the rest it ended in
 
 
 @dataclass
@@ -302,12 +302,13 @@ class EventExtractor:
         elif b.seg.kind == "move":
             b.pending = None
             stop_t, stop_p = self._stop_of(b, p)
-            self._close_move(b, (stop_t, stop_p), out, settle=True)
+            path = self._close_move_seg(b, b.seg, (stop_t, stop_p), out, settle=True)
             b.stop_t = stop_t
             self._shot_last_t = max(self._shot_last_t, stop_t)
             rest = self._new_seg(b, "rest", stop_t, p)
-            if b.settling is not None and b.settling.rest is None:
-                b.settling.rest = rest
+            if path is not None:
+                self._settle_ball(b, out)  # an earlier stop not judged yet (set moving again at once)
+                b.settling = _Settling(*path, rest)
         self._push(b, t, p, b.seg)
         b.rest_pos = p
 
@@ -466,8 +467,7 @@ class EventExtractor:
         if len(sel) < 2:
             # one sample into a new leg (the tracker saw it bend a frame early: at a break the struck ball's last
             # frame before the hit): the leg it came in on, if it was moving
-            k = b.segs.index(seg)
-            prev = b.segs[k - 1] if k > 0 else None
+            prev = _seg_before(b, seg)
             if prev is not None and prev.kind == "move" and any(b.sid[j] >= 0 for j in prev.idx):
                 g = self._fit(b, prev.idx)
                 if g.n >= 2 and float(np.linalg.norm(g.vel(t))) > 5.0:
@@ -835,12 +835,11 @@ class EventExtractor:
 
     def _explain_kink(self, b: _Ball, br: _Break, out: list[Event]) -> None:
         dt = self._dt
-        k_old = next((j for j, sg in enumerate(b.segs) if sg is br.old), 0)
+        before = _seg_before(b, br.old)
         short = len([i for i in br.old.idx if b.sid[i] >= 0]) <= self.s.short_path_samples
-        if br.old.unexplained and short and k_old > 0 and b.segs[k_old - 1].kind == "move":
+        if br.old.unexplained and short and before is not None and before.kind == "move":
             # a path of a sample or two between two kinks nothing explained: one bounce with a stray measurement
             # in it (the blurred frame of a fast bounce), explained from the paths either side
-            before = b.segs[k_old - 1]
             t_lo = max((b.ts[i] for i in before.idx if b.sid[i] >= 0), default=br.t_lo)
             br = _Break("kink", before, br.new, t_lo, br.t_hi)
         R, D = self.table.ball_radius_mm, self.table.ball_diameter_mm
@@ -1125,37 +1124,37 @@ class EventExtractor:
         return pb is not None and not pb[1] and b.rest_pos is not None
 
     # ---- segment ends: lines ----------------------------------------------------------------------------
-    def _close_move(self, b: _Ball, end: tuple[float, np.ndarray], out: list[Event], settle: bool = False) -> None:
-        self._close_move_seg(b, b.seg, end, out, settle)
+    def _close_move(self, b: _Ball, end: tuple[float, np.ndarray], out: list[Event]) -> None:
+        self._close_move_seg(b, b.seg, end, out)
 
     def _close_move_seg(
         self, b: _Ball, seg: _Seg, end: tuple[float, np.ndarray], out: list[Event], settle: bool = False
-    ) -> None:
+    ) -> tuple[list[float], list[np.ndarray], float] | None:
         """The path ``seg`` ends at ``end``: its grazes and line crossings. ``settle``: it ends in rest, so its
-        lines wait for where the ball settles (``_settle``)."""
+        lines wait for where the ball settles (``_settle``): returned instead are its samples up to its last
+        moving one and its extra margin from rest."""
         if seg.kind != "move" or seg.end_t is not None:
-            return
+            return None
         seg.end_t, seg.end_p = end[0], np.asarray(end[1])
         good = [i for i in seg.idx if b.sid[i] >= 0]
         ts = [seg.start_t] + [b.ts[i] for i in good] + [seg.end_t]
         ps = [seg.start_p] + [b.xy[i] for i in good] + [seg.end_p]
         self._grazes(b, ts, ps, out)
         # a ball resting on a line (a rack's middle row on the long line) is measured a millimetre or so off it
-        k = next((j for j, sg in enumerate(b.segs) if sg is seg), 0)
+        before = _seg_before(b, seg)
         rest_margin = self.s.line_packed_margin_mm if seg.packed else self.s.line_rest_margin_mm
-        from_rest = rest_margin - self.s.line_margin_mm if k > 0 and b.segs[k - 1].kind == "rest" else 0.0
+        from_rest = rest_margin - self.s.line_margin_mm if before is not None and before.kind == "rest" else 0.0
         if settle and len(ts) > 2:
-            self._settle_ball(b, out)  # an earlier stop not judged yet (set moving again at once)
-            b.settling = _Settling(ts[:-1], ps[:-1], from_rest)
-            return
+            return ts[:-1], ps[:-1], from_rest
         self._path_lines(b, ts, ps, from_rest, out)
+        return None
 
     def _settle(self, now: float, out: list[Event], force: bool) -> None:
-        """The lines of the paths that ended in rest, for balls resting ``line_settle_s`` since (or no longer
-        resting, or ``force``: the shot ends)."""
+        """The lines and rest touches of the paths that ended in rest, for balls resting ``line_settle_s`` since
+        (or no longer resting, or ``force``: the shot ends)."""
         for b in self.balls.values():
             st = b.settling
-            if st is None or st.rest is None:
+            if st is None:
                 continue
             if force or st.rest is not b.seg or now - b.ts[st.rest.idx[0]] >= self.s.line_settle_s - 1e-9:
                 self._settle_ball(b, out)
@@ -1164,16 +1163,16 @@ class EventExtractor:
         """A stopped path's line crossings, judged on its samples, the detections while it crept to rest, and
         the median of the last few of those (where it settled) as its end."""
         st, b.settling = b.settling, None
-        if st is None or st.rest is None:
+        if st is None:
             return
         n = max(1, round(self.s.line_settle_s / self._dt))
-        raw = [(b.ts[i], b.seen.get(i, b.xy[i])) for i in st.rest.idx[:n]]
-        end = np.median(np.array([q for _, q in raw[-5:]]), axis=0)
-        ts = st.ts + [t for t, _ in raw]
-        ps = st.ps + [q for _, q in raw[:-1]] + [end]
-        keep = 4 * self.s.window + len(raw)  # the path's last moving samples and the settling ones
-        self._rest_touch(b, ts[1:][-keep:], [*st.ps[1:], *(q for _, q in raw)][-keep:], out)
-        self._path_lines(b, ts, ps, st.from_rest, out)
+        idx = st.rest.idx[:n]
+        ts = st.ts + [b.ts[i] for i in idx]
+        ps = st.ps + [b.seen.get(i, b.xy[i]) for i in idx]
+        keep = 4 * self.s.window + len(idx)  # the path's last moving samples and the settling ones
+        self._rest_touch(b, ts[1:][-keep:], ps[1:][-keep:], out)
+        end = np.median(np.array(ps[-max(1, min(5, len(idx))) :]), axis=0)
+        self._path_lines(b, ts, [*ps[:-1], end], st.from_rest, out)
 
     def _path_lines(self, b: _Ball, ts: list[float], ps: list[np.ndarray], from_rest: float, out: list[Event]) -> None:
         """The lines a path (samples ``ts``, ``ps``, from its start to its end) crossed."""
@@ -1446,6 +1445,12 @@ def _excursions(off: np.ndarray, margin: float) -> list[tuple[int, float, float]
         k = next((i for i in range(lo + 1, hi + 1) if off[i] * b[0] > 0), hi)
         out.append((k, a[1], b[1]))
     return out
+
+
+def _seg_before(b: _Ball, seg: _Seg) -> _Seg | None:
+    """The segment of ``b`` before ``seg`` (None for its first, or one not among its segments)."""
+    k = next((j for j, sg in enumerate(b.segs) if sg is seg), 0)
+    return b.segs[k - 1] if k > 0 else None
 
 
 def _newest_in(b: _Ball, seg: _Seg, k: int) -> list[int]:
