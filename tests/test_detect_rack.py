@@ -72,3 +72,45 @@ def test_a_vote_peak_is_also_refined_from_where_it_lies(racks):
     fr = racks[1]
     assert _rack_found(fr, peak_shift=2.5)[0]
     assert not _rack_found(fr, peak_shift=2.5, peak_two_starts=False)[0]
+
+
+@pytest.mark.slow
+def test_a_vote_peaks_second_start_is_refined_only_where_it_could_win(racks, monkeypatch):
+    """A vote peak's second start (from where the peak lies) replaces the first only where it finds
+    ``TWO_STARTS_MARGIN`` more of the rim, and rim support is at most 1: the detector refines it only where
+    the first found less than ``1 - TWO_STARTS_MARGIN``. Refining every second start gives the same balls."""
+    import vision.classical as vc
+    from vision.refine import refine_centres
+
+    seen: list[tuple] = []
+    real = vc.ClassicalDetector._refine
+
+    def spy(self, *args):  # type: ignore[no-untyped-def]
+        out = real(self, *args)
+        seen.append((self, args, out))
+        return out
+
+    monkeypatch.setattr(vc.ClassicalDetector, "_refine", spy)
+    skipped = 0
+    for fr in racks:
+        vc.ClassicalDetector(fr.calibration).detect(fr.image)
+        det, (frame, px, radius, dark, toward, peak, n, two_starts), got = seen[-1]
+        assert two_starts and len(peak) >= 10
+        s = det.settings
+        first = refine_centres(
+            frame, px[:n], radius[:n], det.cloth, dark_counts=dark[:n], toward_camera=toward[:n],
+            valley_scale=s.valley_scale,
+        )  # fmt: skip
+        skipped += int((first.support[peak] + vc.TWO_STARTS_MARGIN >= 1.0).sum())
+        every = refine_centres(
+            frame, px[n:], radius[n:], det.cloth, dark_counts=dark[n:], toward_camera=toward[n:],
+            valley_scale=s.valley_scale, rim_ratio=float(first.radius[0] / radius[0]),
+        )  # fmt: skip
+        want = vc.settle_starts(
+            np.concatenate((first.px, every.px)), np.concatenate((first.colour, every.colour)),
+            np.concatenate((first.radius, every.radius)), np.concatenate((first.support, every.support)), peak, n,
+            vc.TWO_STARTS_MARGIN,
+        )  # fmt: skip
+        for a, b in zip(got, want, strict=True):
+            np.testing.assert_array_equal(a, b)
+    assert skipped > 0  # racked balls show most of their rim from the first start

@@ -11,6 +11,7 @@ import pytest
 from calibration.table import TableModel
 from tests.detect_support import top_down_calibration
 from vision.classical import ClassicalDetector
+from vision.classical_kernels import sobel_3x3
 
 TABLE = TableModel()
 
@@ -55,6 +56,18 @@ def test_votes_equal_the_in_bounds_votes_of_each_edge_pixel(detector):
     assert got.shape == (h, w) and got.dtype == np.float32
     assert ref.sum() > 0
     np.testing.assert_allclose(got, ref, atol=1e-4)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (1, 6), (2, 2), (7, 1), (23, 31)])
+def test_the_votes_gradient_is_opencvs_sobel_at_every_pixel(shape):
+    """The vote kernel takes the 3 x 3 Sobel gradient itself, at the pixels that vote: the values
+    ``cv2.Sobel`` gives (its mirrored border included), exactly."""
+    gray = np.random.default_rng(7).integers(0, 256, shape).astype(np.uint8)
+    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+    got = np.array([[sobel_3x3(gray, y, x) for x in range(shape[1])] for y in range(shape[0])], np.float32)
+    np.testing.assert_array_equal(got[..., 0], gx)
+    np.testing.assert_array_equal(got[..., 1], gy)
 
 
 def test_votes_of_a_box_without_edges_are_zero(detector):

@@ -61,6 +61,25 @@ def test_batch_gives_each_fully_seen_ball_the_centre_it_gets_alone(scene):
         np.testing.assert_allclose(batch.colour[i], alone.colour[0], atol=1e-9)
 
 
+def test_a_given_rim_ratio_stands_for_the_one_the_full_rims_measure(scene):
+    """``rim_ratio`` (the rim radius over the expected one, measured on other balls of the frame) replaces the
+    measurement: the full rims, fitted at the expected radius, keep their centres, the reported radii are
+    that ratio, and the partly seen balls' fits at that radius land where they did."""
+    frame, img, cloth, radius = scene
+    starts = _starts(frame)
+    batch = refine_centres(img, starts, radius, cloth, valley_scale=0.94)
+    ratio = float(batch.radius[0] / radius[0])
+    assert ratio != 1.0
+    got = refine_centres(img, starts, radius, cloth, valley_scale=0.94, rim_ratio=ratio)
+    full = batch.edge_fraction >= 16 / 24
+    np.testing.assert_allclose(got.px[full], batch.px[full], atol=1e-9)
+    np.testing.assert_allclose(got.radius, ratio * radius, rtol=1e-12)
+    np.testing.assert_allclose(got.px, batch.px, atol=0.05)
+    other = refine_centres(img, starts, radius, cloth, valley_scale=0.94, rim_ratio=1.25)
+    np.testing.assert_allclose(other.radius, 1.25 * radius, rtol=1e-12)
+    assert np.abs(other.px[~full] - batch.px[~full]).max() > 0.05  # the ratio is used
+
+
 def test_batch_result_does_not_depend_on_the_order_of_the_balls(scene):
     frame, img, cloth, radius = scene
     starts = _starts(frame)

@@ -210,12 +210,9 @@ class ClassicalDetector:
     # ---- core -------------------------------------------------------------------------------------------
     def _votes(self, gray: np.ndarray, near_fg: np.ndarray) -> np.ndarray:
         """Every luminance edge pixel on ``near_fg`` votes along its gradient at ``_vote_steps`` (the
-        loops in ``vision.classical_kernels.vote_kernel``)."""
-        gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
-        gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
-        mag = cv2.magnitude(gx, gy)
+        loops in ``vision.classical_kernels.vote_kernel``, the Sobel gradient taken there)."""
         thr = float(self.settings.edge_threshold)
-        return vote_kernel(gx, gy, mag, near_fg, thr, self._vote_steps, np.float32(1.0 / (4 * thr)))
+        return vote_kernel(gray, near_fg, thr, self._vote_steps, np.float32(1.0 / (4 * thr)))
 
     def _mark(self, stage: str) -> None:
         """Add the time since the previous mark to ``stage`` in ``stage_ms``."""
@@ -463,18 +460,10 @@ class ClassicalDetector:
         colour = np.zeros((len(px), 3))
         if s.refine:
             self._mark("output")
-            # Near a pocket the hole is dark: there darkness does not mean "ball".
-            res = refine_centres(
-                frame, px, radius_px, self.cloth, dark_counts=dark_counts, toward_camera=toward,
-                valley_scale=s.valley_scale,
-            )  # fmt: skip
+            px, colour, radius_px, support = self._refine(
+                frame, px, radius_px, dark_counts, toward, peak, n, two_starts
+            )
             self._mark("refine")
-            px, colour, radius_px, support = res.px, res.colour, res.radius, res.support
-            if two_starts:
-                # Of the two starts of a vote peak, the shifted one unless the other found clearly more of the rim.
-                px, colour, radius_px, support = settle_starts(
-                    px, colour, radius_px, support, peak, n, TWO_STARTS_MARGIN
-                )
         pos = self._ball_px_to_table(px)
         # Inside the playing field (a pocket mouth allowed); a vote peak inside a larger blob (an arm, the cue,
         # a cluster) must show a ball's rim; of two candidates within a radius of each other, the more confident.
@@ -483,6 +472,47 @@ class ClassicalDetector:
         )
         px, colour = px[sel], colour[sel]
         return Detections(px, pos[sel], radius_px[sel], confidence[sel], self._classify(colour), colour)
+
+    def _refine(
+        self,
+        frame: np.ndarray,
+        px: np.ndarray,
+        radius_px: np.ndarray,
+        dark_counts: np.ndarray,
+        toward: np.ndarray,
+        peak: np.ndarray,
+        n: int,
+        two_starts: bool,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Centres, colours, rim radii and rim support of the ``n`` candidates refined from their starts (rows
+        ``n`` on: the vote peaks' second starts, ``refine_starts``). Near a pocket the hole is dark: there darkness
+        does not mean "ball" (``dark_counts``). A vote peak's second start is refined only where its first found
+        less than ``1 - TWO_STARTS_MARGIN`` of the rim: elsewhere it could not find clearly more (support is at
+        most 1), so the first start's result stands either way."""
+        s = self.settings
+        res = refine_centres(
+            frame, px[:n], radius_px[:n], self.cloth, dark_counts=dark_counts[:n], toward_camera=toward[:n],
+            valley_scale=s.valley_scale,
+        )  # fmt: skip
+        if not two_starts:
+            return res.px, res.colour, res.radius, res.support
+        alt = np.flatnonzero(res.support[peak] + TWO_STARTS_MARGIN < 1.0)
+        if len(alt) == 0:
+            return res.px, res.colour, res.radius, res.support
+        rows = n + alt
+        # the rim radius as this frame shows it, measured on the first starts' full rims
+        ratio = float(res.radius[0] / radius_px[0])
+        res2 = refine_centres(
+            frame, px[rows], radius_px[rows], self.cloth, dark_counts=dark_counts[rows], toward_camera=toward[rows],
+            valley_scale=s.valley_scale, rim_ratio=ratio,
+        )  # fmt: skip
+        # Of the two starts of a vote peak, the shifted one unless the other found clearly more of the rim.
+        out: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] = settle_starts(
+            np.concatenate((res.px, res2.px)), np.concatenate((res.colour, res2.colour)),
+            np.concatenate((res.radius, res2.radius)), np.concatenate((res.support, res2.support)), peak[alt], n,
+            TWO_STARTS_MARGIN,
+        )  # fmt: skip
+        return out
 
     def _view_geometry(self, on_cloth: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``vision.parallax.view_geometry(self.calibration, on_cloth)`` by the compiled mapping directly."""

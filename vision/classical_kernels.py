@@ -11,44 +11,73 @@ import numpy as np
 from vision.blob_kernels import blob_labels, blob_stats
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _reflect(i: int, n: int) -> int:
+    """Index ``i`` (one off the ends at most) of a row of ``n`` mirrored at the end pixels (OpenCV's default
+    border, BORDER_REFLECT_101)."""
+    if i < 0:
+        return min(1, n - 1)
+    if i >= n:
+        return max(n - 2, 0)
+    return i
+
+
+@numba.njit(cache=True, nogil=True)
+def sobel_3x3(gray: np.ndarray, y: int, x: int) -> tuple[np.float32, np.float32]:
+    """``cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)`` and ``(0, 1)`` of a uint8 image at one pixel (the border
+    mirrored as OpenCV does): integer sums, exact in float32."""
+    h, w = gray.shape
+    ya, yb = _reflect(y - 1, h), _reflect(y + 1, h)
+    xa, xb = _reflect(x - 1, w), _reflect(x + 1, w)
+    p00, p01, p02 = np.int32(gray[ya, xa]), np.int32(gray[ya, x]), np.int32(gray[ya, xb])
+    p10, p12 = np.int32(gray[y, xa]), np.int32(gray[y, xb])
+    p20, p21, p22 = np.int32(gray[yb, xa]), np.int32(gray[yb, x]), np.int32(gray[yb, xb])
+    gx = (p02 + 2 * p12 + p22) - (p00 + 2 * p10 + p20)
+    gy = (p20 + 2 * p21 + p22) - (p00 + 2 * p01 + p02)
+    return np.float32(gx), np.float32(gy)
+
+
 @numba.njit(cache=True, nogil=True)
 def vote_kernel(
-    gx: np.ndarray,
-    gy: np.ndarray,
-    mag: np.ndarray,
+    gray: np.ndarray,
     near_fg: np.ndarray,
     threshold: float,
     steps: np.ndarray,
     wgt_scale: np.float32,
 ) -> np.ndarray:
-    """The vote accumulator (float32, the image's shape) of the edge pixels (``mag`` over ``threshold``)
-    on ``near_fg``: each votes its weight min(mag ``wgt_scale``, 1) at ``steps`` along its unit gradient
-    (float32 arithmetic, rounded half to even), the votes falling off the image dropped. The sums run in
-    float64 in the order ``np.bincount`` took them (step by step, edge pixels in row-major order)."""
-    h, w = mag.shape
+    """The vote accumulator (float32, the image's shape) of the edge pixels on ``near_fg`` of the uint8
+    ``gray``: those whose Sobel gradient (``sobel_3x3``) has a magnitude over ``threshold`` (float32, as
+    ``cv2.magnitude`` computes it), each voting its weight min(magnitude ``wgt_scale``, 1) at ``steps`` along
+    its unit gradient (float32 arithmetic, rounded half to even), the votes falling off the image dropped.
+    The gradient is taken only where ``near_fg`` is set. The sums run in float64 in the order
+    ``np.bincount`` took them (step by step, edge pixels in row-major order)."""
+    h, w = gray.shape
     thr = np.float32(threshold)
     one = np.float32(1.0)
+    cap = 0
+    for y in range(h):
+        for x in range(w):
+            if near_fg[y, x] != 0:
+                cap += 1
+    xs = np.empty(cap, np.float32)
+    ys = np.empty(cap, np.float32)
+    ux = np.empty(cap, np.float32)
+    uy = np.empty(cap, np.float32)
+    wg = np.empty(cap)
     n = 0
     for y in range(h):
         for x in range(w):
-            if mag[y, x] > thr and near_fg[y, x] != 0:
+            if near_fg[y, x] == 0:
+                continue
+            gx, gy = sobel_3x3(gray, y, x)
+            m = np.float32(np.sqrt(gx * gx + gy * gy))
+            if m > thr:
+                xs[n] = x
+                ys[n] = y
+                ux[n] = gx / m
+                uy[n] = gy / m
+                wg[n] = min(m * wgt_scale, one)
                 n += 1
-    xs = np.empty(n, np.float32)
-    ys = np.empty(n, np.float32)
-    ux = np.empty(n, np.float32)
-    uy = np.empty(n, np.float32)
-    wg = np.empty(n)
-    i = 0
-    for y in range(h):
-        for x in range(w):
-            m = mag[y, x]
-            if m > thr and near_fg[y, x] != 0:
-                xs[i] = x
-                ys[i] = y
-                ux[i] = gx[y, x] / m
-                uy[i] = gy[y, x] / m
-                wg[i] = min(m * wgt_scale, one)
-                i += 1
     acc = np.zeros(h * w)
     cell = np.empty(n, np.int64)
     for s in steps:

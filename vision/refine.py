@@ -92,10 +92,13 @@ def refine_centres(
     n_samples: int = 20,
     iterations: int = 2,
     valley_scale: float = 1.0,
+    rim_ratio: float | None = None,
 ) -> RefineResult:
     """Refined centres of balls near ``centres`` (N x 2 image px) of expected rim radii ``radii`` (px), all
     balls at once. ``dark_counts``: where darkness (below the cloth model's ``dark_k``) means ball, not a
-    pocket's hole; ``toward_camera``: unit image vectors toward the camera (rims a nearer ball may hide).
+    pocket's hole; ``toward_camera``: unit image vectors toward the camera (rims a nearer ball may hide);
+    ``rim_ratio``: the rim radius as the frame shows it over the expected one, where already measured on other
+    balls (``RefineResult.radius / radii`` of an earlier call), else measured on these balls' full rims.
     """
     centres = np.array(centres, dtype=np.float64).reshape(-1, 2)
     radii = np.ascontiguousarray(radii, dtype=np.float64).reshape(-1)
@@ -113,6 +116,7 @@ def refine_centres(
         np.ascontiguousarray(frame_bgr), centres, radii, _score_array(cloth), dark,
         np.float32(-kb / (1.0 - cloth.dark_k)), np.float32((cloth.dark_k * 1.6 - 1.0) / kb), valley_ok,
         rays.dirs, rays.rho, rays.lo, rays.hi, rays.i_in, rays.i_out, rays.n_inner, iterations, float(valley_scale),
+        float(rim_ratio or 0.0),
     )  # fmt: skip
     return RefineResult(px, frac, ratio * radii, support, colour)
 

@@ -249,11 +249,13 @@ def refine_kernel(
     n_inner: int,
     iterations: int,
     valley_scale: float,
+    rim_ratio: float,
 ) -> tuple[np.ndarray, np.ndarray, float, np.ndarray, np.ndarray]:
     """Refined centres (N, 2), edge fractions, the rim-radius ratio, support and inner-disc colours of
     the balls at ``centres`` (see ``vision.refine.refine_centres``). ``mat``: the 4 x 4 float32 score
     matrix (rows: brightness term, two chroma terms, grey; last column an offset); ``valley_ok`` (N, R):
-    rays where a valley may count."""
+    rays where a valley may count; ``rim_ratio``: the rim radius over the expected one where known (> 0: from
+    the other balls of the frame), else measured on the full rims here."""
     n = centres.shape[0]
     n_rays = dirs.shape[0]
     n_s = rho.shape[0]
@@ -263,7 +265,7 @@ def refine_kernel(
     sy = cy.copy()
     frac = np.zeros(n)
     support = np.zeros(n)
-    ratio = 1.0
+    ratio = rim_ratio if rim_ratio > 0.0 else 1.0
     score = np.empty((n, n_rays, n_s), np.float32)
     gray = np.empty((n, n_rays, n_s), np.float32)
     inner = np.zeros((n, 3), np.int64)
@@ -363,7 +365,7 @@ def refine_kernel(
                     cnt += 1
             r_obs[n_full] = tot / cnt / radii[b]
             n_full += 1
-        if n_full:
+        if n_full and rim_ratio <= 0.0:
             ratio = min(max(_median_sorted(r_obs[:n_full]), 0.8), 1.4)
         # Valleys of brightness one radius out: rim points against a frozen neighbour.
         for b in range(n):
