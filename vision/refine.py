@@ -100,25 +100,40 @@ def refine_centres(
     ``rim_ratio``: the rim radius as the frame shows it over the expected one, where already measured on other
     balls (``RefineResult.radius / radii`` of an earlier call), else measured on these balls' full rims.
     """
-    centres = np.array(centres, dtype=np.float64).reshape(-1, 2)
+    centres = np.ascontiguousarray(centres, dtype=np.float64).reshape(-1, 2)
     radii = np.ascontiguousarray(radii, dtype=np.float64).reshape(-1)
     n = len(centres)
     if n == 0:
         return RefineResult(np.zeros((0, 2)), np.zeros(0), np.zeros(0), np.zeros(0), np.zeros((0, 3)))
     rays = _rays(n_rays, n_samples)
     dark = np.ones(n, bool) if dark_counts is None else np.ascontiguousarray(dark_counts, dtype=bool)
-    if toward_camera is None:
-        valley_ok = np.ones((n, n_rays), bool)
-    else:
-        valley_ok = (np.asarray(toward_camera, dtype=np.float64) @ rays.dirs.T) < 0.3
+    toward = _NO_TOWARD if toward_camera is None else np.ascontiguousarray(toward_camera, dtype=np.float64)
     kb = cloth.bright_k - 1.0
+    floats = np.array([-kb / (1.0 - cloth.dark_k), (cloth.dark_k * 1.6 - 1.0) / kb, valley_scale, rim_ratio or 0.0])
+    floats[:2] = floats[:2].astype(np.float32)  # float32 values, as the kernel computes with them
     px, frac, ratio, support, colour = refine_kernel(
-        np.ascontiguousarray(frame_bgr), centres, radii, _score_array(cloth), dark,
-        np.float32(-kb / (1.0 - cloth.dark_k)), np.float32((cloth.dark_k * 1.6 - 1.0) / kb), valley_ok,
-        rays.dirs, rays.rho, rays.lo, rays.hi, rays.i_in, rays.i_out, rays.n_inner, iterations, float(valley_scale),
-        float(rim_ratio or 0.0),
-    )  # fmt: skip
+        np.ascontiguousarray(frame_bgr),
+        centres,
+        radii,
+        _score_array(cloth),
+        dark,
+        toward,
+        rays.dirs,
+        rays.rho,
+        _ints(n_rays, n_samples, iterations),
+        floats,
+    )
     return RefineResult(px, frac, ratio * radii, support, colour)
+
+
+_NO_TOWARD = np.zeros((0, 2))
+
+
+@functools.lru_cache(maxsize=8)
+def _ints(n_rays: int, n_samples: int, iterations: int) -> np.ndarray:
+    """The kernel's integer arguments: the ray pattern's sample indices and the iterations."""
+    rays = _rays(n_rays, n_samples)
+    return np.array([rays.lo, rays.hi, rays.i_in, rays.i_out, rays.n_inner, iterations], np.int64)
 
 
 def _score_array(cloth: ClothModel) -> np.ndarray:

@@ -237,25 +237,25 @@ def refine_kernel(
     radii: np.ndarray,
     mat: np.ndarray,
     dark_counts: np.ndarray,
-    dark_gain: np.float32,
-    dark_below: np.float32,
-    valley_ok: np.ndarray,
+    toward: np.ndarray,
     dirs: np.ndarray,
     rho: np.ndarray,
-    lo: int,
-    hi: int,
-    i_in: int,
-    i_out: int,
-    n_inner: int,
-    iterations: int,
-    valley_scale: float,
-    rim_ratio: float,
+    ints: np.ndarray,
+    floats: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, float, np.ndarray, np.ndarray]:
     """Refined centres (N, 2), edge fractions, the rim-radius ratio, support and inner-disc colours of
     the balls at ``centres`` (see ``vision.refine.refine_centres``). ``mat``: the 4 x 4 float32 score
-    matrix (rows: brightness term, two chroma terms, grey; last column an offset); ``valley_ok`` (N, R):
-    rays where a valley may count; ``rim_ratio``: the rim radius over the expected one where known (> 0: from
-    the other balls of the frame), else measured on the full rims here."""
+    matrix (rows: brightness term, two chroma terms, grey; last column an offset); ``toward`` (N, 2): unit
+    image vectors toward the camera (a valley counts only on rays pointing less than 0.3 that way), or no
+    rows (every ray). ``ints``: the ray pattern's sample indices lo, hi, i_in, i_out, n_inner (``_Rays``) and the
+    iterations; ``floats``: the dark gain and threshold (float32 values), the valley scale and the rim radius
+    over the expected one where known (> 0: from the other balls of the frame), else measured on the full
+    rims here. (Few arguments: each costs the call a little.)"""
+    lo, hi, i_in, i_out, n_inner, iterations = ints[0], ints[1], ints[2], ints[3], ints[4], ints[5]
+    dark_gain = np.float32(floats[0])
+    dark_below = np.float32(floats[1])
+    valley_scale = floats[2]
+    rim_ratio = floats[3]
     n = centres.shape[0]
     n_rays = dirs.shape[0]
     n_s = rho.shape[0]
@@ -271,6 +271,11 @@ def refine_kernel(
     inner = np.zeros((n, 3), np.int64)
     ok = np.zeros((n, n_rays), np.bool_)
     valley = np.zeros((n, n_rays), np.bool_)
+    valley_ok = np.ones((n, n_rays), np.bool_)
+    if toward.shape[0] == n:
+        for b in range(n):
+            for k in range(n_rays):
+                valley_ok[b, k] = toward[b, 0] * dirs[k, 0] + toward[b, 1] * dirs[k, 1] < 0.3
     pos_idx = np.empty((n, n_rays))
     v_pos = np.empty((n, n_rays))
     full = np.zeros(n, np.bool_)
