@@ -280,25 +280,24 @@ class ClassicalDetector:
         for roi in rois:
             singles.extend(roi.singles)
         singles = _unique_singles(singles)
-        pts = [np.array([s.centre for s in singles]).reshape(-1, 2)]
-        strength = [np.array([s.strength for s in singles], dtype=np.float64)]
-        blob = [np.ones(len(singles), bool)]
+        pts = np.array([s.centre for s in singles], dtype=np.float64).reshape(-1, 2)
+        strength = np.array([s.strength for s in singles], dtype=np.float64)
         self._mark("fine")
         rois = [roi for roi in rois if roi.has_big]
-        if rois:
-            ref = self._ideal_votes
-            masked = len(singles) >= 3
-            if masked:
-                # This frame's own balls: their vote peaks say what a ball looks like here (contrast, blur).
-                ref = float(np.clip(self._single_peaks(singles), 0.25 * ref, ref))
-            peaks = [self._roi_peaks(roi, masked, ref) for roi in rois]
-            maxima = np.concatenate([pk[0] for pk in peaks])
-            p, stg = self._select_peaks(maxima, np.concatenate([pk[1] for pk in peaks]), ref)
-            pts.append(p)
-            strength.append(stg)
-            blob.append(np.zeros(len(p), bool))
-            self._mark("votes")
-        return np.concatenate(pts).reshape(-1, 2), np.concatenate(strength), np.concatenate(blob)
+        if not rois:
+            return pts, strength, np.ones(len(singles), bool)
+        ref = self._ideal_votes
+        masked = len(singles) >= 3
+        if masked:
+            # This frame's own balls: their vote peaks say what a ball looks like here (contrast, blur).
+            ref = float(np.clip(self._single_peaks(singles), 0.25 * ref, ref))
+        peaks = [self._roi_peaks(roi, masked, ref) for roi in rois]
+        maxima = np.concatenate([pk[0] for pk in peaks])
+        p, stg = self._select_peaks(maxima, np.concatenate([pk[1] for pk in peaks]), ref)
+        self._mark("votes")
+        blob = np.zeros(len(singles) + len(p), bool)
+        blob[: len(singles)] = True
+        return np.concatenate((pts, p.reshape(-1, 2))), np.concatenate((strength, stg)), blob
 
     def _window_singles(
         self, frame: np.ndarray, ox: np.ndarray, oy: np.ndarray, own: np.ndarray, cut: np.ndarray
@@ -449,21 +448,22 @@ class ClassicalDetector:
         # the camera: the ball's outline on the cloth plane is stretched that way, and in a rack its camera side
         # is hidden by the nearer ball. It is moved back; where the camera pose is off (a poor calibration)
         # the refinement also starts from the peak itself.
-        two_starts = bool(s.refine and not blob.all() and s.peak_shift > 0 and s.peak_two_starts)
+        peaks = np.count_nonzero(blob) < n  # (a count: the cheapest test of a small array)
+        two_starts = bool(s.refine and peaks and s.peak_shift > 0 and s.peak_two_starts)
         starts, peak, dark_counts = refine_starts(
             np.ascontiguousarray(grid_pts, dtype=np.float64), blob, self.rectifier.px_per_mm,
             self.rectifier.margin_mm, self._camera_mm, s.peak_shift * t.ball_radius_mm, s.peak_shift_max_tan,
             two_starts, self._mouths, self._pocket_reach,
         )  # fmt: skip
         px, radius_px, toward = self._view_geometry(starts)
-        support = np.ones(len(px))
-        colour = np.zeros((len(px), 3))
         if s.refine:
             self._mark("output")
             px, colour, radius_px, support = self._refine(
                 frame, px, radius_px, dark_counts, toward, peak, n, two_starts
             )
             self._mark("refine")
+        else:
+            support, colour = np.ones(len(px)), np.zeros((len(px), 3))
         pos = self._ball_px_to_table(px)
         # Inside the playing field (a pocket mouth allowed); a vote peak inside a larger blob (an arm, the cue,
         # a cluster) must show a ball's rim; of two candidates within a radius of each other, the more confident.
