@@ -119,3 +119,13 @@ def test_masked_median_is_numpys():
         assert n == len(pix)
         if n:
             np.testing.assert_array_equal(got, np.median(pix.astype(np.float64), axis=0))
+
+
+def test_the_chroma_basis_cross_products_are_numpys():
+    """The cloth model's basis takes its cross products written out: ``np.cross``'s values, exactly."""
+    from vision.cloth import _cross
+
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        a, b = rng.normal(size=3) * 100.0, rng.normal(size=3)
+        np.testing.assert_array_equal(_cross(a, b), np.cross(a, b))
