@@ -84,6 +84,29 @@ def test_a_partial_rerun_keeps_the_other_benchmarks_with_their_own_dates(tmp_pat
     assert earlier_results(tmp_path / "nowhere", set()) == []
 
 
+def test_runs_made_on_different_hosts_each_name_their_own(tmp_path):
+    """A partial rerun on another host (a shared machine pool) names each run's processor under its heading,
+    not the newest host for all of them."""
+    out = tmp_path / "measured"
+    out.mkdir()
+    (out / "service.txt").write_text("fps 41.9\n")
+    other = {**MACHINE, "cpu": "Other CPU"}
+    (out / "summary.json").write_text(json.dumps({
+        "date": "2026-11-30 06:00 UTC", "machine": other,
+        "benchmarks": [{"name": "service", "status": "ok", "wall_s": 3.0, "machine": other}],
+    }))  # fmt: skip
+    kept = earlier_results(out, {"rules"})
+    assert kept[0]["machine"] == other
+    rerun = {"name": "rules", "status": "ok", "wall_s": 2.5, "date": "2026-12-01 05:00 UTC", "output": "calls 99\n",
+             "machine": MACHINE}  # fmt: skip
+    text = measured_section([*kept, rerun], out, tmp_path, "2026-12-01 05:00 UTC", MACHINE)
+    assert "machines: each run's under its heading" in text and "Test CPU, 2 cores, 24.0 GiB" not in text
+    assert "`tableref bench service` (3.0 s, ok, 2026-11-30 06:00 UTC, Other CPU, 2 cores)" in text
+    assert "`tableref bench rules` (2.5 s, ok, 2026-12-01 05:00 UTC, Test CPU, 2 cores)" in text
+    same = measured_section([{**rerun, "machine": other}], out, tmp_path, "2026-12-01 05:00 UTC", other)
+    assert "machine: Other CPU, 2 cores, 24.0 GiB, Linux, Python 3.11.7." in same
+
+
 def test_plots_are_well_formed_svg():
     bars = ET.fromstring(times_svg(RESULTS))
     assert bars.tag.endswith("svg") and len([e for e in bars.iter() if e.tag.endswith("rect")]) == 3
