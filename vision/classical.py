@@ -19,7 +19,8 @@ Per frame:
    A weaker peak (``min_votes_packed``) is kept where at least three clear ones lie one diameter around
    it: a ball in the middle of a rack shows only valleys to its neighbours. Vote peaks lie beyond the
    ball, away from the camera (``peak_shift`` radii x tan of the view angle, measured on rendered racks):
-   they are moved back, and also refined from where they lie (``peak_two_starts``).
+   they are moved back, and also refined from where they lie (``peak_two_starts``) where the first start
+   found so little of the rim that the second could replace it.
 4. Each peak goes back to the recorded frame, is refined to a fraction of a pixel on the ball's rim
    (``vision.refine``), and is corrected for parallax to the cloth point below the ball centre
    (``vision.parallax``).
