@@ -128,7 +128,7 @@ def refine_centres_numpy(
     # (exact in float32).
     inner = f.reshape(n, n_rays, S * 3)[:, :, : rays.n_inner * 3].sum(axis=1)
     colour = inner.reshape(n, rays.n_inner, 3).sum(axis=1, dtype=np.float64) / (n_rays * rays.n_inner)
-    return RefineResult(np.column_stack([c.real, c.imag]), frac, ratio * radii, support, colour)
+    return RefineResult(np.column_stack([c.real, c.imag]), frac, ratio * radii, support, colour, float(ratio))
 
 
 def _fit_centres(p: np.ndarray, ok: np.ndarray, radius: np.ndarray, guess: np.ndarray) -> np.ndarray:

@@ -104,7 +104,7 @@ def test_a_vote_peaks_second_start_is_refined_only_where_it_could_win(racks, mon
         skipped += int((first.support[peak] + vc.TWO_STARTS_MARGIN >= 1.0).sum())
         every = refine_centres(
             frame, px[n:], radius[n:], det.cloth, dark_counts=dark[n:], toward_camera=toward[n:],
-            valley_scale=s.valley_scale, rim_ratio=float(first.radius[0] / radius[0]),
+            valley_scale=s.valley_scale, rim_ratio=first.rim_ratio,
         )  # fmt: skip
         want = vc.settle_starts(
             np.concatenate((first.px, every.px)), np.concatenate((first.colour, every.colour)),

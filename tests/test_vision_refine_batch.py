@@ -68,7 +68,7 @@ def test_a_given_rim_ratio_stands_for_the_one_the_full_rims_measure(scene):
     frame, img, cloth, radius = scene
     starts = _starts(frame)
     batch = refine_centres(img, starts, radius, cloth, valley_scale=0.94)
-    ratio = float(batch.radius[0] / radius[0])
+    ratio = batch.rim_ratio
     assert ratio != 1.0
     got = refine_centres(img, starts, radius, cloth, valley_scale=0.94, rim_ratio=ratio)
     full = batch.edge_fraction >= 16 / 24

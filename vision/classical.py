@@ -501,11 +501,9 @@ class ClassicalDetector:
         if len(alt) == 0:
             return res.px, res.colour, res.radius, res.support
         rows = n + alt
-        # the rim radius as this frame shows it, measured on the first starts' full rims
-        ratio = float(res.radius[0] / radius_px[0])
         res2 = refine_centres(
             frame, px[rows], radius_px[rows], self.cloth, dark_counts=dark_counts[rows], toward_camera=toward[rows],
-            valley_scale=s.valley_scale, rim_ratio=ratio,
+            valley_scale=s.valley_scale, rim_ratio=res.rim_ratio,  # as the first starts' full rims show it
         )  # fmt: skip
         # Of the two starts of a vote peak, the shifted one unless the other found clearly more of the rim.
         out: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] = settle_starts(

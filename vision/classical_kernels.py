@@ -46,10 +46,10 @@ def vote_kernel(
     wgt_scale: np.float32,
 ) -> np.ndarray:
     """The vote accumulator (float32, the image's shape) of the edge pixels on ``near_fg`` of the uint8
-    ``gray``: those whose Sobel gradient (``sobel_3x3``) has a magnitude over ``threshold`` (float32, as
-    ``cv2.magnitude`` computes it), each voting its weight min(magnitude ``wgt_scale``, 1) at ``steps`` along
-    its unit gradient (float32 arithmetic, rounded half to even), the votes falling off the image dropped.
-    The gradient is taken only where ``near_fg`` is set. The sums run in float64 in the order
+    ``gray``: those whose Sobel gradient (``sobel_3x3``) has a magnitude over ``threshold`` (float32, correctly
+    rounded: ``cv2.magnitude`` is within an ulp of it), each voting its weight min(magnitude ``wgt_scale``, 1)
+    at ``steps`` along its unit gradient (float32 arithmetic, rounded half to even), the votes falling off the
+    image dropped. The gradient is taken only where ``near_fg`` is set. The sums run in float64 in the order
     ``np.bincount`` took them (step by step, edge pixels in row-major order)."""
     h, w = gray.shape
     thr = np.float32(threshold)

@@ -30,6 +30,7 @@ class RefineResult(NamedTuple):
     radius: np.ndarray  # (N,) rim radius as this frame shows it
     support: np.ndarray  # (N,) share of rays that found the rim, against cloth or a frozen neighbour
     colour: np.ndarray  # (N, 3) mean BGR of the inner disc
+    rim_ratio: float = 1.0  # the rim radius as this frame shows it over the expected one (``radius / radii``)
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,7 @@ def refine_centres(
     balls at once. ``dark_counts``: where darkness (below the cloth model's ``dark_k``) means ball, not a
     pocket's hole; ``toward_camera``: unit image vectors toward the camera (rims a nearer ball may hide);
     ``rim_ratio``: the rim radius as the frame shows it over the expected one, where already measured on other
-    balls (``RefineResult.radius / radii`` of an earlier call), else measured on these balls' full rims.
+    balls (``RefineResult.rim_ratio`` of an earlier call), else measured on these balls' full rims.
     """
     centres = np.ascontiguousarray(centres, dtype=np.float64).reshape(-1, 2)
     radii = np.ascontiguousarray(radii, dtype=np.float64).reshape(-1)
@@ -123,7 +124,7 @@ def refine_centres(
         _ints(n_rays, n_samples, iterations),
         floats,
     )
-    return RefineResult(px, frac, ratio * radii, support, colour)
+    return RefineResult(px, frac, ratio * radii, support, colour, float(ratio))
 
 
 _NO_TOWARD = np.zeros((0, 2))
