@@ -60,7 +60,10 @@ class ExtractorSettings:
     shot_end_hold_s: float = 0.25
     start_speed_mm_s: float = 150.0  # a ball set moving faster than this between shots is struck
     review_below: float = 0.5
-    ghost_below: float = 0.5  # a track whose detections average a lower confidence is not a ball
+    # a track whose detections average a lower confidence is not a ball: the cue's tip and the player's hand
+    # average 0.53-0.59 in the rendered suites, a ball at least 0.61 (half hidden); a ball known at its place
+    # (rack, operator) is vouched for at 0.75 whatever its detections
+    ghost_below: float = 0.6
     rest_radius_mm: float = 2.5
     rest_smooth_s: float = 0.5  # a resting ball's reported position: the mean of its samples this far either side
     unseen_strike_s: float = 1.0  # a striker may be out of sight for this long before its first contact
@@ -585,9 +588,18 @@ class EventExtractor:
             if b.waypoint is not None:
                 br.new.start_t, br.new.start_p = b.waypoint[0], b.waypoint[1].copy()
             return  # back in sight after moving unseen; its start was already accounted for
+        late = 2 * dt if crept is not None else dt  # a creep's start is known to a frame or so
+        if b.last_event_t is not None and t_s - 3 * dt <= b.last_event_t <= t_s + late:
+            return  # already explained (a contact found from the hitter's side, or a chain)
         striker = self._unseen_striker(b, t_s, a, new.vel(t_s))
-        if striker is not None and speed >= self.s.start_speed_mm_s and self.balls[striker].waypoint is None:
-            # struck too fast to be seen (or under the player's arm), it hit this ball's cluster
+        if (
+            striker is not None
+            and speed >= self.s.start_speed_mm_s
+            and self.balls[striker].waypoint is None
+            and not self._hitter(b, br, a, t_s, crept, moving_only=True)
+        ):
+            # struck too fast to be seen (or under the player's arm), it hit this ball's cluster; not where a
+            # ball seen moving reaches it then (what vanished was something else: a hand, the cue's tip)
             self._hit_by_unseen(self.balls[striker], b, t_s, out)
             return
         if not self.shot_active and br.t_hi - br.t_lo > 4 * dt and speed >= self.s.start_speed_mm_s:
@@ -612,9 +624,31 @@ class EventExtractor:
             else:
                 out.append(self._event("disturbed", t_s, ball=b.id, pos=_pt(a), confidence=0.7, shot=None))
             return
-        late = 2 * dt if crept is not None else dt  # a creep's start is known to a frame or so
-        if b.last_event_t is not None and t_s - 3 * dt <= b.last_event_t <= t_s + late:
-            return  # already explained (a contact found from the hitter's side, or a chain)
+        best = self._hitter(b, br, a, t_s, crept)
+        if best is None:
+            hit = self._hit_at_stroke(b, br, a, new, t_s)
+            if hit is not None:
+                striker, t_c, pos, t_stroke = hit
+                self._contact(striker, b.id, t_c, pos, 0.75, out)
+                if t_stroke is not None:
+                    self._retime_shot_start(striker, t_stroke, out)
+                return
+            out.append(self._event("disturbed", t_s, ball=b.id, pos=_pt(a), confidence=0.45))
+            return
+        _, other, t_c, conf = best
+        o = self.balls[other]
+        pb = self._path_before(o, t_c)
+        q = pb[0].at(t_c) if pb is not None else a
+        mid = (np.asarray(q) + a) / 2
+        self._contact(other, b.id, t_c, mid, conf, out)
+
+    def _hitter(
+        self, b: _Ball, br: _Break, a: np.ndarray, t_s: float, crept: float | None, moving_only: bool = False
+    ) -> tuple[float, str, float, float] | None:
+        """The ball that set ``b`` off from ``a`` at about ``t_s``, as (score, its id, contact time, confidence):
+        a moving ball whose incoming path reaches one diameter from ``a`` then, or (unless ``moving_only``) a
+        frozen neighbour just hit or starting. None if no ball explains it."""
+        dt = self._dt
         D = self.table.ball_diameter_mm
         best: tuple[float, str, float, float] | None = None  # (score, other, t, conf)
         for o in self.balls.values():
@@ -640,7 +674,7 @@ class EventExtractor:
                 conf = 0.95 if score < 1.5 else 0.7
                 if best is None or score < best[0]:
                     best = (score, o.id, t_s if crept is not None else root, conf)
-            else:
+            elif not moving_only:
                 d = float(np.linalg.norm(path.at(t_s) - a))
                 recent = o.last_event_t is not None and abs(o.last_event_t - t_s) <= 2.5 * dt
                 starting = o.seg.kind == "move" and abs(o.seg.start_t - t_s) <= 2.5 * dt
@@ -649,22 +683,7 @@ class EventExtractor:
                     score = 2.0 + (d - D) / self.s.frozen_tol_mm
                     if best is None or score < best[0]:
                         best = (score, o.id, max(te, br.t_lo - dt), 0.8)
-        if best is None:
-            hit = self._hit_at_stroke(b, br, a, new, t_s)
-            if hit is not None:
-                striker, t_c, pos, t_stroke = hit
-                self._contact(striker, b.id, t_c, pos, 0.75, out)
-                if t_stroke is not None:
-                    self._retime_shot_start(striker, t_stroke, out)
-                return
-            out.append(self._event("disturbed", t_s, ball=b.id, pos=_pt(a), confidence=0.45))
-            return
-        _, other, t_c, conf = best
-        o = self.balls[other]
-        pb = self._path_before(o, t_c)
-        q = pb[0].at(t_c) if pb is not None else a
-        mid = (np.asarray(q) + a) / 2
-        self._contact(other, b.id, t_c, mid, conf, out)
+        return best
 
     def _creep_start(self, b: _Ball, br: _Break) -> float | None:
         """When a ball set off slowly really left its place: it creeps off while the tracker still holds it at
