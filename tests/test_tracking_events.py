@@ -276,3 +276,43 @@ def test_a_faint_blob_is_not_a_ball() -> None:
     assert {e.ball for e in pred if e.ball is not None} == {"cue"}
     assert {r.ball for r in pipe.track_rows()} == {"cue"}
     assert [e.type for e in pred if e.type == "shot_start"] == ["shot_start"]
+
+
+@pytest.mark.parametrize("fps", [60.0, 30.0])
+def test_ball_hit_into_a_near_cushion_touches_it_before_it_is_seen_moving(fps: float) -> None:
+    # The object ball rests 25 mm off the left-pyramid cushion and is hit into it at 45 degrees and 4.5 m/s:
+    # it touches the cushion 8 ms after the hit, before the next frame, and is first seen coming away.
+    R, D = TABLE.ball_radius_mm, TABLE.ball_diameter_mm
+    obj = np.array((2400.0, R + 25.0))
+    u = np.array((1.0, -1.0)) / np.sqrt(2.0)
+    cue = obj - D * u - 600 * u
+    balls = {"cue": (float(cue[0]), float(cue[1])), "3": (float(obj[0]), float(obj[1]))}
+    sim = simulate_shot(TABLE, balls, "cue", (float(4500 * u[0]), float(4500 * u[1])), fps=fps)
+    hit = next(e for e in sim.events if e.type == "contact")
+    touch = next(e for e in sim.events if e.type == "cushion")
+    assert touch.ball == "3" and touch.cushion == "left-pyramid" and (touch.t or 0) - (hit.t or 0) < 1 / fps
+    pred = _observe(sim, balls)
+    got = [e for e in pred if e.type == "cushion" and e.ball == "3" and e.cushion == "left-pyramid"]
+    assert len(got) == 1 and abs((got[0].t or 0) - (touch.t or 0)) <= 1 / fps
+    assert (hit.t or 0) <= (got[0].t or 0)
+
+
+def test_ball_hit_away_from_a_near_cushion_does_not_touch_it() -> None:
+    # The same ball hit along the cushion it rests 25 mm off, slightly away from it (2 degrees: the cue ball
+    # comes in along the cushion too): no touch of that cushion.
+    R, D = TABLE.ball_radius_mm, TABLE.ball_diameter_mm
+    obj = np.array((2400.0, R + 25.0))
+    u = np.array((np.cos(np.radians(2.0)), np.sin(np.radians(2.0))))
+    cue = obj - D * u - 600 * u
+    balls = {"cue": (float(cue[0]), float(cue[1])), "3": (float(obj[0]), float(obj[1]))}
+    sim = simulate_shot(TABLE, balls, "cue", (float(4500 * u[0]), float(4500 * u[1])))
+    hit = next(e for e in sim.events if e.type == "contact")
+    assert hit.balls == ("cue", "3")
+
+    def soon(events: list[Event]) -> list[Event]:  # cushion touches in the first 0.2 s after the hit
+        return [e for e in events if e.type == "cushion" and 0 <= (e.t or 0) - (hit.t or 0) < 0.2]
+
+    assert soon(sim.events) == []
+    pred = _observe(sim, balls)
+    assert soon(pred) == []
+    assert any(e.type == "contact" and e.balls == ("cue", "3") for e in pred)

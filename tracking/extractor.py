@@ -67,6 +67,7 @@ class ExtractorSettings:
     rest_radius_mm: float = 2.5
     rest_smooth_s: float = 0.5  # a resting ball's reported position: the mean of its samples this far either side
     unseen_strike_s: float = 1.0  # a striker may be out of sight for this long before its first contact
+    bounce_angle_deg: float = 30.0  # a hit ball's rebound off a cushion it touched before it was seen moving
     push_angle_deg: float = 20.0  # a ball pushed by a frozen neighbour leaves within this of their line of centres
     rest_touch_plateau_mm: float = 1.0  # a stopping ball is against the cushion within this of where it rests
     slow_start_frames: float = 4.0  # how far before its last resting sample a ball's start is looked for
@@ -563,6 +564,11 @@ class EventExtractor:
         return 0.0 if p is None or not b.xy else float(np.linalg.norm(b.xy[-1] - p))
 
     def _explain_start(self, b: _Ball, br: _Break, out: list[Event]) -> None:
+        self._explain_set_off(b, br, out)
+        if br.t_hi - br.t_lo <= 2.5 * self._dt:
+            self._bounce_off_start(b, br, out)
+
+    def _explain_set_off(self, b: _Ball, br: _Break, out: list[Event]) -> None:
         dt = self._dt
         a = br.new.start_p
         new = self._fit(b, br.new.idx, head=True)
@@ -641,6 +647,75 @@ class EventExtractor:
         q = pb[0].at(t_c) if pb is not None else a
         mid = (np.asarray(q) + a) / 2
         self._contact(other, b.id, t_c, mid, conf, out)
+
+    def _bounce_off_start(self, b: _Ball, br: _Break, out: list[Event]) -> None:
+        """A ball hit from rest toward a cushion a few centimetres away touches it before it is first seen moving
+        (at 3 m/s a ball covers 50 mm in a frame): the hit sends it along the line of centres, into the cushion,
+        yet its first path moves away from it. The touch is where that path, run back, meets the cushion (one
+        radius from the nose); the hit's direction mirrored in the cushion must be the path's, within
+        ``bounce_angle_deg`` (the cushion takes normal speed away and spin bends the rebound)."""
+        a = br.new.start_p
+        hit = next(
+            (
+                (k, tt)
+                for k, tt in reversed(self._contacts)
+                if b.id in k and br.t_lo - 3 * self._dt <= tt <= br.t_hi + self._dt
+            ),
+            None,
+        )
+        if hit is None:
+            return
+        (other,) = hit[0] - {b.id}
+        pb = self._path_before(self.balls[other], hit[1])
+        if pb is None:
+            return
+        u = a - pb[0].at(hit[1])
+        u = u / max(float(np.linalg.norm(u)), 1e-9)  # the way the hit sends it
+        good = [i for i in br.new.idx if b.sid[i] >= 0]
+        for skip in (0, 1):  # the first sample may be the blurred frame of the bounce, or before it
+            if len(good) - skip < 3:
+                return
+            sel = good[skip : skip + self.s.window]
+            path = fit_path(np.array([b.ts[j] for j in sel]), np.array([b.xy[j] for j in sel]))
+            if self._bounce_before(b, a, u, hit[1], path, b.ts[sel[0]], out):
+                return
+
+    def _bounce_before(
+        self, b: _Ball, a: np.ndarray, u: np.ndarray, t_hit: float, new: PathFit, t_first: float, out: list[Event]
+    ) -> bool:
+        """``_bounce_off_start`` for the path ``new``, first seen at ``t_first``: True if it found the touch."""
+        R = self.table.ball_radius_mm
+        v = new.vel(t_first)
+        speed = float(np.linalg.norm(v))
+        if speed < self.s.start_speed_mm_s:
+            return False
+        cos_max = math.cos(math.radians(self.s.bounce_angle_deg))
+        for cu in self.table.cushions.values():
+            n = np.array(cu.inward)
+            if float(u @ n) >= 0.0 or float(v @ n) <= 0.0:
+                continue  # not sent into it, or not coming away from it
+            root = solve_root(_gap_to_cushion(new, cu, R), t_hit - 0.5 * self._dt, t_first)
+            if root is None:
+                continue
+            p = new.at(root)
+            if not (0.0 <= cu.along(_pt(p)) <= cu.length_mm):
+                continue
+            mirrored = u - 2.0 * float(u @ n) * n
+            if float(mirrored @ v) < cos_max * speed:
+                continue
+            # Run back, the path reaches the cushion too early (the cushion took normal speed away, so the rebound
+            # leaves at a flatter angle); run forward from the hit at the speed it left with, too late (it came in
+            # faster): the mean of the two (within a frame on the suites' cases).
+            gap_a = float((a - np.array(cu.start)) @ n) - R
+            ahead = t_hit + max(gap_a, 0.0) / (-float(u @ n) * speed)
+            root = min(max(0.5 * (root + ahead), t_hit), t_first)
+            p = new.at(root)
+            if not any(bb == b.id and abs(tt - root) < 3 * self._dt for bb, tt in self._cushion_times):
+                self._cushion_times.append((b.id, root))
+                touch = _pt(p - n * R)
+                out.append(self._event("cushion", root, ball=b.id, cushion=cu.name, pos=touch, confidence=0.75))
+            return True
+        return False
 
     def _hitter(
         self, b: _Ball, br: _Break, a: np.ndarray, t_s: float, crept: float | None, moving_only: bool = False
