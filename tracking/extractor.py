@@ -7,7 +7,8 @@ where the ball comes to rest, or where it leaves the table. Every such *break* i
 
 - a resting ball set moving: by a moving ball whose incoming path is one diameter from it, or by a frozen
   neighbour that was itself just hit (a chain through a cluster); with no ball in play it starts a shot
-  (fast) or is ``disturbed`` (slow, or unexplained during a shot);
+  (fast) or is ``disturbed`` (slow, or unexplained during a shot); a ball hit into a cushion a few centimetres
+  away bounced off it before it was first seen moving (its first path comes away from that cushion);
 - a moving ball's kink: by a cushion (the incoming path one radius from the nose line, moving into it), a
   pocket jaw, or another ball one diameter away; the event time is solved on the incoming paths;
 - a vanished ball: ``pot`` (the tracker confirmed it gone in a mouth) or ``off_table``; the pot time is
@@ -564,6 +565,7 @@ class EventExtractor:
         return 0.0 if p is None or not b.xy else float(np.linalg.norm(b.xy[-1] - p))
 
     def _explain_start(self, b: _Ball, br: _Break, out: list[Event]) -> None:
+        """A resting ball set moving: what set it off, then a cushion it touched before it was seen moving."""
         self._explain_set_off(b, br, out)
         if br.t_hi - br.t_lo <= 2.5 * self._dt:
             self._bounce_off_start(b, br, out)
