@@ -316,3 +316,31 @@ def test_ball_hit_away_from_a_near_cushion_does_not_touch_it() -> None:
     pred = _observe(sim, balls)
     assert soon(pred) == []
     assert any(e.type == "contact" and e.balls == ("cue", "3") for e in pred)
+
+
+def test_struck_ball_blurred_out_at_a_hit_keeps_its_id_at_30_fps() -> None:
+    # 30 fps: the cue ball hits ball 1 (resting) just before a frame, in which it is not detected at all (a blur)
+    # while ball 1 has barely moved; in the next frame the cue ball is a weak detection (0.46) where it bent
+    # off, ball 1 a clear one. Each keeps its id (the weak one is the hidden cue ball's, its path ran into ball 1).
+    fps = 30.0
+    balls = {"cue": (864.0, 900.0), "1": (1500.0, 930.0)}
+    sim = simulate_shot(TABLE, balls, "cue", (3500.0, 0.0), fps=fps)
+    hit = next(e for e in sim.events if e.type == "contact")
+    raw = detections_from_truth(sim, np.random.default_rng(2), dropout=0.0)
+    k = next(i for i, (t, _) in enumerate(raw) if t > (hit.t or 0))
+    assert np.hypot(*(np.array(sim.frames[k][1]["1"]) - np.array(balls["1"]))) < 3.0
+    ci = list(sim.frames[0][1]).index("cue")
+    pipe = Pipeline(table=TABLE, known_ids=balls)
+    for i, (t, d) in enumerate(raw):
+        pos, conf, cue = d.pos_mm.copy(), d.confidence.copy(), d.is_cue.copy()
+        if i == k:
+            keep = np.arange(len(pos)) != ci
+            pos, conf, cue = pos[keep], conf[keep], cue[keep]
+        elif i == k + 1:
+            conf[ci] = 0.46
+        pipe.step_detections(_Dets(pos, conf, cue), i, t)
+    pipe.finish()
+    rows = {(r.frame, r.ball): (r.x, r.y) for r in pipe.track_rows()}
+    for i in range(k + 1, k + 8):
+        for b in ("cue", "1"):
+            assert np.hypot(*(np.array(rows[(i, b)]) - np.array(sim.frames[i][1][b]))) < 5.0, (i, b)

@@ -413,13 +413,19 @@ class Tracker:
             # a hidden ball comes back only on a confident detection, and one that vanished into a pocket mouth
             # only there (the cue or a hand over the table makes weak ball-like blobs); but a moving ball missed
             # for a frame or two and seen weakly inside its statistical gate (a dark ball running into the
-            # player's shadow) is that ball
+            # player's shadow), or within reach where its path ran into a resting ball (it hit it, blurred, and
+            # bent off: the ball it hit takes the other detection), is that ball
             brief = np.array(
                 [st == TrackState.OCCLUDED and not tr.resting and t - tr.last_t <= s.weak_resume_s
                  and float(np.hypot(*tr.kf.x[2:4])) >= s.weak_resume_speed_mm_s
                  for st, tr in zip(states, tracks, strict=True)]
             )  # fmt: skip
-            cost[occluded[:, None] & weak[None, :] & ~(brief[:, None] & inside)] = big
+            touched = np.array(
+                [b and len(rest_q) > 0 and bool(_paths_through(tr.last_meas, tr.kf.x[:2][None, :], rest_q, D + 5.0)[0])
+                 for b, tr in zip(brief, tracks, strict=True)]
+            )  # fmt: skip
+            resumes = brief[:, None] & (inside | (kink & touched[:, None]))
+            cost[occluded[:, None] & weak[None, :] & ~resumes] = big
             for i in np.flatnonzero(occluded):
                 d_pk = self._from_pocket_run(tracks[i], z)
                 if d_pk is not None:
