@@ -2,12 +2,14 @@
 
 One Kalman filter per ball (``tracking.kalman``). Each frame:
 
-1. predict every moving track to the frame's timestamp; a resting track stays on its anchor;
+1. predict every moving track to the frame's timestamp (a hidden one bounces off the cushions); a resting
+   track stays on its anchor;
 2. build a cost matrix tracks x detections in two tiers: inside the statistical gate the cost is the
    squared Mahalanobis distance (or, for a resting ball, the distance to its anchor in sigmas); outside
    it, a detection the ball could have reached at the top speed (a kink: collision or cushion) is
    allowed at a high fixed cost plus its distance, so a ball that reverses at 10 m/s is not lost but
-   a nearer statistical match always wins;
+   a nearer statistical match always wins (a ball hidden for frames while rolling is looked for only as
+   far as twice its own run);
 3. solve the assignment with ``scipy.optimize.linear_sum_assignment``;
 4. update the matched tracks, re-seed those matched through the kink tier, and move the rest to
    ``occluded``, from which they leave as ``potted`` (vanished in a pocket mouth and stayed gone for
