@@ -85,6 +85,7 @@ class TrackerSettings:
     cushion_restitution: float = 0.7
     bounce_sigma_mm_s: float = 300.0  # the bounced velocity's added uncertainty (restitution's spread, spin)
     hidden_speedup: float = 2.0  # a ball hidden for frames while rolling is found within this times its run
+    touch_reach_mm: float = 5.0  # a path passing a resting ball within a diameter plus this may have touched it
     weak_resume_s: float = 0.1  # a moving ball hidden this briefly resumes on a weak detection where it is predicted
     weak_resume_speed_mm_s: float = 200.0  # ... if it was moving at least this fast (not a ball just seen again)
     cloth_slack_mm: float = 12.0  # detections this far outside the cushion noses still count (noise)
@@ -413,7 +414,7 @@ class Tracker:
                 reach[i] = min(reach[i], self._reacquire_radius(tr, t))
             if states[i] == TrackState.OCCLUDED and not tr.resting and gap > 1.5 * self._frame_dt:
                 # hidden for frames while rolling: no faster than it went (a ball only slows down between
-                # collisions), give or take a collision's kick; not across the table to a blob in a pocket's jaws
+                # collisions), give or take a collision's kick; not across the table to a blob (the player's hand)
                 speed = float(np.hypot(*tr.kf.x[2:4]))
                 reach[i] = min(reach[i], s.hidden_speedup * speed * gap + 2.0 * self.table.ball_diameter_mm)
         # the statistical tier: a resting ball's distance from its anchor in sigmas, a moving one's Mahalanobis
@@ -454,10 +455,9 @@ class Tracker:
                  and float(np.hypot(*tr.kf.x[2:4])) >= s.weak_resume_speed_mm_s
                  for st, tr in zip(states, tracks, strict=True)]
             )  # fmt: skip
-            touched = np.array(
-                [b and len(rest_q) > 0 and bool(_paths_through(tr.last_meas, tr.kf.x[:2][None, :], rest_q, D + 5.0)[0])
-                 for b, tr in zip(brief, tracks, strict=True)]
-            )  # fmt: skip
+            touched = np.zeros(len(tracks), bool)
+            hidden = np.flatnonzero(brief)
+            touched[hidden] = self._collisions_ahead([tracks[i] for i in hidden], rest_q, D + s.touch_reach_mm)
             resumes = brief[:, None] & (inside | (kink & touched[:, None]))
             cost[occluded[:, None] & weak[None, :] & ~resumes] = big
             for i in np.flatnonzero(occluded):
@@ -556,13 +556,15 @@ class Tracker:
             through = _paths_through(tr.last_meas, z[cols], q, width)
             cost[i, cols[through & long_enough]] = big
 
-    def _collisions_ahead(self, trs: list[_Track], rest_q: np.ndarray) -> list[bool]:
+    def _collisions_ahead(self, trs: list[_Track], rest_q: np.ndarray, reach: float | None = None) -> list[bool]:
         """For each of ``trs`` (not at rest): does the straight path from where it was last seen to where it is
-        predicted now run into a resting ball (``rest_q``: the resting balls' anchors)? Its prediction lies on
-        one, or the path passes one (tested exactly only where a ball is near the path at all)."""
+        predicted now run into a resting ball (``rest_q``: the resting balls' anchors), its centre passing within
+        ``reach`` of one (default: squarely, a diameter less the tunnel tolerance)? Its prediction lies on one, or
+        the path passes one (tested exactly only where a ball is near the path at all)."""
         if not len(rest_q) or not trs:
             return [False] * len(trs)
-        reach = self.table.ball_diameter_mm - self.s.tunnel_tol_mm
+        if reach is None:
+            reach = self.table.ball_diameter_mm - self.s.tunnel_tol_mm
         p = np.array([tr.kf.x[:2] for tr in trs], dtype=float).reshape(-1, 2)
         a = np.array([tr.last_meas for tr in trs], dtype=float).reshape(-1, 2)
         on = np.hypot(rest_q[None, :, 0] - p[:, 0:1], rest_q[None, :, 1] - p[:, 1:2]).min(axis=1) < reach
