@@ -167,3 +167,28 @@ def test_ball_nudged_into_a_slow_creep_leaves_its_anchor_but_a_biased_one_stays(
     moving = [f.t for f in out if f.t >= t0 and not f.by_id()["1"].resting]
     assert moving and moving[0] - t0 <= 10 / 60
     assert all(f.by_id()["2"].resting for f in out[40:])
+
+
+def test_ball_struck_unseen_is_followed_on_weak_blurred_detections() -> None:
+    # The cue ball, struck at 4.5 m/s, vanishes in its blur for two frames and comes back 226 mm on: its
+    # velocity is unknown then (it may have hit something unseen). From there every other frame it is seen
+    # only as a weak streak (confidence 0.45): those are still it, as fast as it may be going.
+    fps = 60.0
+    a, other = np.array([600.0, 1100.0]), np.array([2680.0, 410.0])
+    u = np.array([0.82, -0.57]) / np.hypot(0.82, -0.57)
+    tracker = Tracker(TABLE, known_ids={"cue": tuple(a), "1": tuple(other)})
+    t0 = 1.0
+    out = []
+    for i in range(90):
+        t = i / fps
+        p = a + u * 4500.0 * max(t - t0, 0.0)
+        k = round((t - t0) * fps)
+        if t < t0 + 1e-9:
+            z, conf = np.array([p, other]), np.array([0.95, 0.95])
+        elif k < 3 or (k % 2 == 0 and k > 3):
+            z, conf = np.array([other]), np.array([0.95])
+        else:
+            z, conf = np.array([p, other]), np.array([0.7 if k == 3 else 0.45, 0.95])
+        out.append((k, p, tracker.step(i, t, z, conf)))
+    seen = [(p, f.by_id()["cue"]) for k, p, f in out if 3 < k <= 19 and k % 2 == 1]
+    assert seen and all(b.meas is not None and np.hypot(*(np.array(b.pos) - p)) < 10.0 for p, b in seen)

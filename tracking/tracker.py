@@ -455,12 +455,13 @@ class Tracker:
         if occluded.any():
             # a hidden ball comes back only on a confident detection, and one that vanished into a pocket mouth
             # only there (the cue or a hand over the table makes weak ball-like blobs); but a moving ball missed
-            # for a frame or two and seen weakly inside its statistical gate (a dark ball running into the
-            # player's shadow), or within reach where its path ran into a resting ball (it hit it, blurred, and
-            # bent off: the ball it hit takes the other detection), is that ball
+            # for a frame or two (or one whose speed is unknown: set off unseen) and seen weakly inside its
+            # statistical gate (a dark ball running into the player's shadow, a fast one blurred), or within reach
+            # where its path ran into a resting ball (it hit it, blurred, and bent off: the ball it hit takes the
+            # other detection), is that ball
             brief = np.array(
                 [st == TrackState.OCCLUDED and not tr.resting and t - tr.last_t <= s.weak_resume_s
-                 and float(np.hypot(*tr.kf.x[2:4])) >= s.weak_resume_speed_mm_s
+                 and _speed_bound(tr.kf) >= s.weak_resume_speed_mm_s
                  for st, tr in zip(states, tracks, strict=True)]
             )  # fmt: skip
             touched = np.zeros(len(tracks), bool)
@@ -1031,6 +1032,12 @@ def _near_paths(a: np.ndarray, ends: np.ndarray, q: np.ndarray, width: float) ->
 
 def _pt(a: np.ndarray) -> tuple[float, float]:
     return (float(a[0]), float(a[1]))
+
+
+def _speed_bound(kf: KalmanFilter) -> float:
+    """How fast the filter's ball may be going: its speed, or, where its velocity is not known (set off
+    unseen), one standard deviation of that velocity."""
+    return max(float(np.hypot(kf.x[2], kf.x[3])), float(np.sqrt(max(kf.P[2, 2], kf.P[3, 3]))))
 
 
 def _distances(p: np.ndarray, z: np.ndarray) -> np.ndarray:
