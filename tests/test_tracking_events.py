@@ -442,3 +442,36 @@ def test_a_ball_nudged_into_a_creep_is_hit_by_the_slow_ball_that_reached_it() ->
     contacts = [e for e in pipe.sorted_events() if e.type == "contact"]
     assert [e.balls for e in contacts] == [("cue", "1")]
     assert abs((contacts[0].t or 0.0) - t_c) <= 1 / 60
+
+
+@pytest.mark.parametrize("fps", [60.0, 30.0])
+def test_ball_hit_beside_a_cushion_touches_it_before_it_is_seen_again(fps: float) -> None:
+    # The cue ball runs at 1.5 m/s along the left cushion, 5 mm off it, and clips ball 1 (line of centres at
+    # 37 degrees to its path): the hit sends it at 0.72 m/s into the cushion, 7 ms away, and it comes back
+    # off it before the next frame. Its kink is the contact; the cushion touch is found too, within a frame.
+    R, D = TABLE.ball_radius_mm, TABLE.ball_diameter_mm
+    rng = np.random.default_rng(2)
+    n = np.array([0.8, 0.6])
+    y0 = R + 5.0
+    t_s, t_c = 0.3, 0.7 + 0.1 / fps
+    c_hit = np.array([400.0 + 1500.0 * (t_c - t_s), y0])
+    one = c_hit + D * n
+    v_after = np.array([1500.0, 0.0]) - 1200.0 * n  # (540, -720): into the cushion
+    t_touch = t_c + 5.0 / 720.0
+    v_back = np.array([v_after[0], -0.7 * v_after[1]])
+    dets = []
+    for i in range(int(1.3 * fps)):
+        t = i / fps
+        if t < t_c:
+            c, b = np.array([400.0 + 1500.0 * max(t - t_s, 0.0), y0]), one
+        else:
+            c = c_hit + v_after * (min(t, t_touch) - t_c) + v_back * max(t - t_touch, 0.0)
+            b = one + 1200.0 * n * (t - t_c)
+        pos = np.array([c, b, [2800.0, 1400.0]]) + rng.normal(0, 0.8, (3, 2))
+        dets.append((t, _Dets(pos, np.full(3, 0.9), np.array([True, False, False]))))
+    ev = _run(dets, {"cue": (400.0, y0), "1": (float(one[0]), float(one[1])), "2": (2800.0, 1400.0)})
+    contacts = [e for e in ev if e.type == "contact"]
+    cushions = [e for e in ev if e.type == "cushion"]
+    assert [e.balls for e in contacts] == [("cue", "1")] and abs((contacts[0].t or 0.0) - t_c) <= 1 / fps
+    assert [(e.ball, e.cushion) for e in cushions] == [("cue", "left-house")]
+    assert abs((cushions[0].t or 0.0) - t_touch) <= 1 / fps

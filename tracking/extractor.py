@@ -1008,6 +1008,33 @@ class EventExtractor:
             sb = float(np.linalg.norm(old.vel(tc)))
             first, second = (b.id, name) if sb >= so else (name, b.id)
             self._contact(first, second, tc, pc, conf, out)
+            if pb is not None and new.n >= 2:
+                self._bounce_after_hit(b, old, pb[0], pb[1], tc, new, br, out)
+
+    def _bounce_after_hit(
+        self,
+        b: _Ball,
+        old: PathFit,
+        other: PathFit,
+        other_moving: bool,
+        tc: float,
+        new: PathFit,
+        br: _Break,
+        out: list[Event],
+    ) -> None:
+        """A ball hit beside a cushion (``old``: its path into the hit at ``tc``; ``other``: the other ball's)
+        goes into the cushion before it is seen again: the hit adds to its velocity the other's along their line
+        of centres (equal masses), and where that sends it into the cushion while ``new`` comes away from it, it
+        touched it (``_bounce_before``)."""
+        p, q = old.at(tc), other.at(tc)
+        n = (q - p) / max(float(np.linalg.norm(q - p)), 1e-9)
+        v = old.vel(tc)
+        v_o = other.vel(tc) if other_moving else np.zeros(2)
+        v_after = v + float((v_o - v) @ n) * n
+        speed = float(np.linalg.norm(v_after))
+        good = [i for i in br.new.idx if b.sid[i] >= 0]
+        if speed >= self.s.start_speed_mm_s and good:
+            self._bounce_before(b, p, v_after / speed, tc, new, b.ts[good[0]], out)
 
     def _kisses(self, t: float, out: list[Event]) -> None:
         """Touches too thin to bend either path visibly (two balls rolling side by side, a feathered cut): over
