@@ -7,7 +7,6 @@ import pytest
 
 from calibration.table import TableModel
 from tracking.ids import RUSSIAN_PYRAMID_RACK_ORDER, rack_ids
-from tracking.kalman import FilterSettings
 from tracking.tracker import Tracker, TrackerSettings, TrackState
 
 TABLE = TableModel()
@@ -155,8 +154,7 @@ def test_ball_nudged_into_a_slow_creep_leaves_its_anchor_but_a_biased_one_stays(
     # for good (a shadow, the cue over the ball) is not a creep: that ball stays at rest.
     rng = np.random.default_rng(11)
     a, b = np.array([1500.0, 700.0]), np.array([2200.0, 900.0])
-    noisy = TrackerSettings(filter=FilterSettings(meas_sigma_mm=3.0), anchor_gate_mm=12.0)
-    tracker = Tracker(TABLE, noisy, known_ids={"1": tuple(a), "2": tuple(b)})
+    tracker = Tracker(TABLE, TrackerSettings(anchor_gate_mm=12.0), known_ids={"1": tuple(a), "2": tuple(b)})
     t0, v0, decel = 1.0, 60.0, 100.0
     frames = []
     for i in range(150):

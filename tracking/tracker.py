@@ -78,7 +78,6 @@ class TrackerSettings:
     # last few (a ball nudged at a few cm/s creeps off its place: one frame's step is within the noise)
     creep_samples: int = 6
     creep_mm: float = 2.5
-    creep_settled_s: float = 0.5  # ... once it has rested this long
     creep_step_mm: float = 1.0  # ... the newer half of them this much farther out than the older (not a fixed bias)
     pot_confirm_s: float = 0.35  # gone this long after vanishing in a pocket mouth -> potted
     late_pot_confirm_s: float = 1.0  # a ball resting in the mouth that vanishes (hanging ball falls)
@@ -180,7 +179,6 @@ class _Track:
     prev_t: float | None = None
     left_anchor: np.ndarray | None = None  # where it rested before it was last set moving
     crept_t: float | None = None  # when it was last found creeping off its place
-    rested_t: float | None = None  # when it last came to rest
     vouched: bool = False  # it took a known ball's id at its known place (rack or operator): not a ghost
     recent: deque[tuple[float, float, float]] = field(default_factory=lambda: deque(maxlen=64))
 
@@ -724,10 +722,6 @@ class Tracker:
         k = self.s.creep_samples
         if tr.anchor is None or len(tr.recent) < k - 1:
             return False
-        if tr.rested_t is not None and t - tr.rested_t < self.s.creep_settled_s:
-            return False  # just come to rest: the end of its roll, slower than the rest test can tell from rest
-        if float(np.linalg.norm(zc - tr.last_meas)) > 2.0 * self.s.filter.meas_sigma_mm:
-            return False  # a jump, not a creep: struck (the gate's call once it is beyond it)
         pts = np.array([[x, y] for _, x, y in list(tr.recent)[-(k - 1) :]] + [list(zc)])
         if t - tr.recent[-(k - 1)][0] > (k + 0.5) * self._frame_dt:
             return False  # not seen in every frame: a hidden ball coming back is the gate's call
@@ -806,7 +800,6 @@ class Tracker:
         mean = a.mean(axis=0)
         if np.max(np.linalg.norm(a - mean, axis=1)) <= self.s.rest_radius_mm:
             tr.resting = True
-            tr.rested_t = t
             tr.anchor = mean
             tr.anchor_n = len(a)
             tr.kf.x = np.array([mean[0], mean[1], 0.0, 0.0])
