@@ -379,8 +379,6 @@ def noise_settings(
         filter=replace(tr.filter, meas_sigma_mm=sigma_mm),
         rest_radius_mm=max(tr.rest_radius_mm, 2.0 * sigma_mm),
         anchor_gate_mm=max(tr.anchor_gate_mm, 4.0 * sigma_mm),
-        creep_mm=max(tr.creep_mm, 0.8 * sigma_mm),
-        creep_step_mm=max(tr.creep_step_mm, sigma_mm / 3.0),
     )
     ex = replace(
         ex,

@@ -17,9 +17,7 @@ One Kalman filter per ball (``tracking.kalman``). Each frame:
 
 A resting ball is *anchored*: its position is the running mean of its detections, its velocity zero,
 and only a detection within ``anchor_gate_mm`` keeps it at rest, so it neither drifts nor trades places
-with a frozen neighbour. It starts moving when a detection lies beyond that gate, or when its detections
-creep steadily off its place (a ball nudged to a few centimetres a second may stop before any one of them
-leaves a gate sized for a noisy camera).
+with a frozen neighbour. It starts moving when a detection lies beyond that gate.
 
 No I/O and no clock: time comes in with every frame.
 """
@@ -74,11 +72,6 @@ class TrackerSettings:
     rest_window_s: float = 0.25  # a ball whose detections stay within rest_radius for this long rests
     rest_radius_mm: float = 2.5
     anchor_gate_mm: float = 5.0  # a resting ball's detection farther than this sets it moving
-    # ... and so do creep_samples detections in a row farther than creep_mm, each farther along one way than the
-    # last few (a ball nudged at a few cm/s creeps off its place: one frame's step is within the noise)
-    creep_samples: int = 6
-    creep_mm: float = 2.5
-    creep_step_mm: float = 1.0  # ... the newer half of them this much farther out than the older (not a fixed bias)
     pot_confirm_s: float = 0.35  # gone this long after vanishing in a pocket mouth -> potted
     late_pot_confirm_s: float = 1.0  # a ball resting in the mouth that vanishes (hanging ball falls)
     reacquire_radius_mm: float = 150.0  # a hidden resting ball reappearing within this keeps its id
@@ -178,7 +171,6 @@ class _Track:
     prev_meas: np.ndarray | None = None
     prev_t: float | None = None
     left_anchor: np.ndarray | None = None  # where it rested before it was last set moving
-    crept_t: float | None = None  # when it was last found creeping off its place
     vouched: bool = False  # it took a known ball's id at its known place (rack or operator): not a ghost
     recent: deque[tuple[float, float, float]] = field(default_factory=lambda: deque(maxlen=64))
 
@@ -681,12 +673,9 @@ class Tracker:
         dt = max(t - tr.last_t, 1e-6)
         if tr.resting and tr.anchor is not None and tier == 0:
             # Anchored: the running mean of the detections (capped so a slow creep is still followed).
-            if self._creeping(tr, zc, t):
-                self._release(tr, zc, t)
-            else:
-                tr.anchor_n = min(tr.anchor_n + 1, 60)
-                tr.anchor = tr.anchor + (zc - tr.anchor) / tr.anchor_n
-                tr.kf.x = np.array([tr.anchor[0], tr.anchor[1], 0.0, 0.0])
+            tr.anchor_n = min(tr.anchor_n + 1, 60)
+            tr.anchor = tr.anchor + (zc - tr.anchor) / tr.anchor_n
+            tr.kf.x = np.array([tr.anchor[0], tr.anchor[1], 0.0, 0.0])
         elif tier == 1 or (tr.resting and tr.anchor is not None):
             # A kink or a resting ball set moving: restart the filter from the last two detections, or, for a
             # ball unseen for frames before its kink (struck into a blur, it hit the rack), with its velocity
@@ -714,41 +703,6 @@ class Tracker:
         if not tr.resting:
             self._check_rest(tr, t)
 
-    def _creeping(self, tr: _Track, zc: np.ndarray, t: float) -> bool:
-        """Has the resting ball ``tr`` (anchored), seen now at ``zc``, crept off its anchor? Its last
-        ``creep_samples`` detections (this one the newest) all lie beyond ``creep_mm`` from the anchor, on one side
-        (each within 45 degrees of their mean offset), the newer half ``creep_step_mm`` farther out than the older half
-        (a detection biased by a shadow or the cue over the ball sits off its place but does not move on)."""
-        k = self.s.creep_samples
-        if tr.anchor is None or len(tr.recent) < k - 1:
-            return False
-        pts = np.array([[x, y] for _, x, y in list(tr.recent)[-(k - 1) :]] + [list(zc)])
-        if t - tr.recent[-(k - 1)][0] > (k + 0.5) * self._frame_dt:
-            return False  # not seen in every frame: a hidden ball coming back is the gate's call
-        off = pts - tr.anchor
-        dist = np.hypot(off[:, 0], off[:, 1])
-        if dist.min() <= self.s.creep_mm:
-            return False
-        u = off.mean(axis=0) / max(float(np.linalg.norm(off.mean(axis=0))), 1e-9)
-        along = off @ u
-        h = k // 2
-        return bool(
-            (along >= dist * math.cos(math.pi / 4)).all()
-            and along[-h:].mean() - along[:h].mean() >= self.s.creep_step_mm
-        )
-
-    def _release(self, tr: _Track, zc: np.ndarray, t: float) -> None:
-        """Set the resting ball ``tr`` moving from its anchor at the velocity of its creeping detections."""
-        k = self.s.creep_samples
-        ts = np.array([rt for rt, _, _ in list(tr.recent)[-(k - 1) :]] + [t])
-        pts = np.array([[x, y] for _, x, y in list(tr.recent)[-(k - 1) :]] + [list(zc)])
-        vel = np.polyfit(ts - t, pts, 1)[0]
-        tr.left_anchor = tr.anchor.copy() if tr.anchor is not None else None
-        reseed(tr.kf, zc, vel, self.s.filter)
-        tr.resting = False
-        tr.anchor = None
-        tr.crept_t = t
-
     def _maybe_confirm(self, tr: _Track, t: float) -> None:
         """A new ball becomes public at once in the first moments of the video. Later a ball cannot appear
         from nowhere: it is a hidden ball coming back (it takes that ball's id), or one placed on the table
@@ -775,8 +729,6 @@ class Tracker:
             tr.id = self._claim_id(tr)
 
     def _check_rest(self, tr: _Track, t: float) -> None:
-        if tr.crept_t is not None and t - tr.crept_t < self.s.rest_window_s:
-            return  # a creep is slower than the rest test's noise allowance: its samples since it set off decide
         # The samples within the window: the newest ones (``recent`` is in time order). Read from the newest back,
         # with their bounding box: once it is wider than the rest circle's diameter (and a micron), no centre has
         # them all within the radius, so the test below would fail: a moving ball leaves after two or three.
