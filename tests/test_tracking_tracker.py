@@ -171,3 +171,39 @@ def test_ball_struck_unseen_is_followed_on_weak_blurred_detections() -> None:
         out.append((k, p, tracker.step(i, t, z, conf)))
     seen = [(p, f.by_id()["cue"]) for k, p, f in out if 3 < k <= 19 and k % 2 == 1]
     assert seen and all(b.meas is not None and np.hypot(*(np.array(b.pos) - p)) < 10.0 for p, b in seen)
+
+
+def test_ball_hidden_as_it_hits_a_resting_ball_keeps_its_id_when_both_come_back_weak() -> None:
+    # 30 fps, the kiss of the suite's kiss-s3: the cue ball at 3.4 m/s clips ball 1 in a blur. In the frame of
+    # the hit only one blob is seen, on ball 1 and pulled toward the cue ball, so ball 1 takes it and starts
+    # moving. Next frame both come back as weak streaks (under 0.55): ball 1 along the line of centres, the cue
+    # ball off at right angles. The cue ball's path ran into where ball 1 rested, so the weak detection past
+    # the hit is still the cue ball's; ball 1 does not take it.
+    fps, D = 30.0, TABLE.ball_diameter_mm
+    b = np.array([1500.0, 600.0])
+    u = np.array([0.0, -1.0])
+    n = np.array([np.sin(np.radians(40.0)), -np.cos(np.radians(40.0))])  # line of centres at 40 degrees
+    c = b - D * n  # the cue ball's centre at the hit
+    v, t_hit = 3400.0, 1.0 + 2.3 / fps
+    start = c - u * v * (t_hit - 1.0)  # it rests there for a second, then runs into ball 1
+    tangent = u - (u @ n) * n  # sin 40 degrees long
+    tracker = Tracker(TABLE, known_ids={"cue": tuple(start), "1": tuple(b)})
+    out = {}
+    for i in range(int(t_hit * fps) + 7):  # to six frames past the hit (before either reaches a cushion)
+        t = i / fps
+        s = t - t_hit
+        cue = start if t <= 1.0 else c + (u if s < 0 else tangent) * v * s
+        one = b if s < 0 else b + n * v * (u @ n) * s
+        if s < -0.5 / fps:
+            z, conf = np.array([cue, one]), np.array([0.7, 0.94])
+        elif s < 0.5 / fps:
+            z, conf = np.array([b + 15.0 * (cue - b) / np.hypot(*(cue - b))]), np.array([0.7])
+        else:
+            z, conf = np.array([cue, one]), np.array([0.54, 0.58])
+        out[i] = (cue, one, tracker.step(i, t, z, conf).by_id())
+    after = [k for k in out if (k / fps) - t_hit > 0.5 / fps]
+    assert after
+    for k in after:
+        cue, one, ids = out[k]
+        assert np.hypot(*(np.array(ids["cue"].pos) - cue)) < 15.0, k
+        assert np.hypot(*(np.array(ids["1"].pos) - one)) < 15.0, k

@@ -171,6 +171,7 @@ class _Track:
     prev_meas: np.ndarray | None = None
     prev_t: float | None = None
     left_anchor: np.ndarray | None = None  # where it rested before it was last set moving
+    left_t: float = -math.inf  # when it was last set moving
     vouched: bool = False  # it took a known ball's id at its known place (rack or operator): not a ghost
     recent: deque[tuple[float, float, float]] = field(default_factory=lambda: deque(maxlen=64))
 
@@ -458,7 +459,13 @@ class Tracker:
             )  # fmt: skip
             touched = np.zeros(len(tracks), bool)
             hidden = np.flatnonzero(brief)
-            touched[hidden] = self._collisions_ahead([tracks[i] for i in hidden], rest_q, D + s.touch_reach_mm)
+            # the balls it may have hit: those resting, and those just set moving (from where they rested)
+            struck_q = np.array(
+                [tr.left_anchor for tr in tracks
+                 if not tr.resting and tr.left_anchor is not None and t - tr.left_t <= s.weak_resume_s]
+            ).reshape(-1, 2)  # fmt: skip
+            touch_q = np.vstack([rest_q, struck_q])
+            touched[hidden] = self._collisions_ahead([tracks[i] for i in hidden], touch_q, D + s.touch_reach_mm)
             resumes = brief[:, None] & (inside | (kink & touched[:, None]))
             cost[occluded[:, None] & weak[None, :] & ~resumes] = big
             for i in np.flatnonzero(occluded):
@@ -685,6 +692,7 @@ class Tracker:
             reseed(tr.kf, zc, None if unseen else (zc - base) / dt, self.s.filter)
             if tr.resting and tr.anchor is not None:
                 tr.left_anchor = tr.anchor.copy()
+                tr.left_t = t
             tr.resting = False
             tr.anchor = None
         else:
