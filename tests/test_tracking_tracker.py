@@ -207,3 +207,39 @@ def test_ball_hidden_as_it_hits_a_resting_ball_keeps_its_id_when_both_come_back_
         cue, one, ids = out[k]
         assert np.hypot(*(np.array(ids["cue"].pos) - cue)) < 15.0, k
         assert np.hypot(*(np.array(ids["1"].pos) - one)) < 15.0, k
+
+
+def test_ball_hit_away_unseen_does_not_take_the_hitter_stopped_behind_it() -> None:
+    # 30 fps, the suite's cluster-pot-s4: ball 2 at 3.5 m/s hits a lone resting ball 1 almost full (10 degrees).
+    # In the next frame ball 1 is gone in its blur and only ball 2 is seen, almost stopped one diameter behind
+    # ball 1's place. That detection is nearer to where ball 1 rested than to where ball 2 was last seen, but a
+    # struck ball leaves along the line of centres, away from the hitter: it is ball 2's. (In the suite the
+    # swap made ball 1's pot a pot of ball 2.)
+    fps, D = 30.0, TABLE.ball_diameter_mm
+    b = np.array([1200.0, 700.0])
+    u = np.array([-0.62, -0.78]) / np.hypot(-0.62, -0.78)
+    a = np.radians(10.0)
+    n = np.array([u[0] * np.cos(a) - u[1] * np.sin(a), u[0] * np.sin(a) + u[1] * np.cos(a)])
+    c = b - D * n  # ball 2's centre at the hit
+    v, t_hit = 3500.0, 1.0 + 2.6 / fps
+    start = c - u * v * (t_hit - 1.0)
+    tangent = u - (u @ n) * n
+    tracker = Tracker(TABLE, known_ids={"2": tuple(start), "1": tuple(b)})
+    out = {}
+    for i in range(int(t_hit * fps) + 6):
+        t = i / fps
+        s = t - t_hit
+        two = start if t <= 1.0 else c + (u if s < 0 else tangent) * v * s
+        one = b if s < 0 else b + n * v * (u @ n) * s
+        if s < 0 or s > 1.0 / fps:
+            z, conf = np.array([two, one]), np.array([0.8, 0.95])
+        else:
+            z, conf = np.array([two]), np.array([0.8])  # ball 1 lost in its blur
+        out[i] = (two, one, tracker.step(i, t, z, conf).by_id())
+    after = [k for k in out if k / fps > t_hit]
+    assert len(after) >= 4
+    for k in after:
+        two, one, ids = out[k]
+        assert np.hypot(*(np.array(ids["2"].pos) - two)) < 15.0, k
+        if k / fps - t_hit > 1.0 / fps:
+            assert np.hypot(*(np.array(ids["1"].pos) - one)) < 15.0, k

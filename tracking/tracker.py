@@ -85,6 +85,7 @@ class TrackerSettings:
     cushion_restitution: float = 0.7
     bounce_sigma_mm_s: float = 300.0  # the bounced velocity's added uncertainty (restitution's spread, spin)
     hidden_speedup: float = 2.0  # a ball hidden for frames while rolling is found within this times its run
+    backward_kick: float = 0.3  # a struck ball takes no step back along its hitter's run (cosine below -this)
     touch_reach_mm: float = 5.0  # a path passing a resting ball within a diameter plus this may have touched it
     weak_resume_s: float = 0.1  # a moving ball hidden this briefly resumes on a weak detection where it is predicted
     weak_resume_speed_mm_s: float = 200.0  # ... if it was moving at least this fast (not a ball just seen again)
@@ -437,6 +438,13 @@ class Tracker:
         kink = ~inside & (d_last <= reach[:, None])
         cost[kink] = s.kink_cost + d_last[kink] / sig
         tier = kink.astype(int)
+        # where the balls set moving just now rested
+        left_q = np.array(
+            [tr.left_anchor for tr in tracks
+             if not tr.resting and tr.left_anchor is not None and t - tr.left_t <= s.weak_resume_s]
+        ).reshape(-1, 2)  # fmt: skip
+        hitters = [i for i, hit in zip(free, ahead, strict=True) if hit]
+        self._forbid_backward_kicks(tracks, z, hitters, np.vstack([rest_q, left_q]), cost, big)
         weak = conf < s.new_track_confidence
         resting = np.array([tr.resting for tr in tracks])
         if resting.any():
@@ -460,11 +468,7 @@ class Tracker:
             touched = np.zeros(len(tracks), bool)
             hidden = np.flatnonzero(brief)
             # the balls it may have hit: those resting, and those just set moving (from where they rested)
-            struck_q = np.array(
-                [tr.left_anchor for tr in tracks
-                 if not tr.resting and tr.left_anchor is not None and t - tr.left_t <= s.weak_resume_s]
-            ).reshape(-1, 2)  # fmt: skip
-            touch_q = np.vstack([rest_q, struck_q])
+            touch_q = np.vstack([rest_q, left_q])
             touched[hidden] = self._collisions_ahead([tracks[i] for i in hidden], touch_q, D + s.touch_reach_mm)
             resumes = brief[:, None] & (inside | (kink & touched[:, None]))
             cost[occluded[:, None] & weak[None, :] & ~resumes] = big
@@ -563,6 +567,53 @@ class Tracker:
             long_enough = np.hypot(*(z[cols] - tr.last_meas).T) >= D
             through = _paths_through(tr.last_meas, z[cols], q, width)
             cost[i, cols[through & long_enough]] = big
+
+    def _forbid_backward_kicks(
+        self,
+        tracks: list[_Track],
+        z: np.ndarray,
+        hitters: list[int],
+        places: np.ndarray,
+        cost: np.ndarray,
+        big: float,
+    ) -> None:
+        """A lone resting ball hit by a moving one leaves along the line of centres, away from the hitter: it does
+        not take a detection behind its place, back toward where the hitter came from (that is the hitter, seen
+        just after the hit). ``hitters``: the rows of moving tracks whose paths run into a resting ball. Only the
+        first ball on each hitter's path counts, and only if no other ball rested touching it (``places``: where
+        the resting balls rest and those just set moving rested; in a cluster the hit goes on through the chain,
+        and its balls may leave in any direction)."""
+        if not hitters or not len(z):
+            return
+        D = self.table.ball_diameter_mm
+        width = D - self.s.tunnel_tol_mm
+        rows = [i for i, o in enumerate(tracks) if o.resting and o.anchor is not None]
+        q = np.array([tracks[i].anchor for i in rows], dtype=float).reshape(-1, 2)
+        kicks: dict[int, list[np.ndarray]] = {}  # resting row -> the directions of the balls running into it
+        for k in hitters:
+            tr = tracks[k]
+            v = tr.kf.x[2:4]
+            speed = _norm2(v[0], v[1])
+            if speed <= 0.0:
+                continue
+            u = v / speed
+            w = q - tr.last_meas
+            along = w @ u
+            beside = np.abs(w[:, 0] * u[1] - w[:, 1] * u[0]) < width
+            run = _norm2(*(tr.kf.x[:2] - tr.last_meas))
+            on_path = beside & (along > 0.0) & (along < run + D)
+            if not on_path.any():
+                continue
+            first = int(np.flatnonzero(on_path)[np.argmin(along[on_path])])
+            gaps = np.hypot(*(places - q[first]).T)
+            if ((gaps > 0.0) & (gaps <= D + self.s.frozen_tol_mm)).any():
+                continue
+            kicks.setdefault(rows[first], []).append(u)
+        for i, dirs in kicks.items():
+            d = z - tracks[i].anchor
+            ahead = np.array(dirs) @ d.T  # (hitters x detections): how far along each hitter's run
+            back = (ahead < -self.s.backward_kick * np.hypot(d[:, 0], d[:, 1])[None, :]).all(axis=0)
+            cost[i, back & (cost[i] < big) & (np.hypot(d[:, 0], d[:, 1]) > self.s.anchor_gate_mm)] = big
 
     def _collisions_ahead(self, trs: list[_Track], rest_q: np.ndarray, reach: float | None = None) -> list[bool]:
         """For each of ``trs`` (not at rest): does the straight path from where it was last seen to where it is
