@@ -243,3 +243,27 @@ def test_ball_hit_away_unseen_does_not_take_the_hitter_stopped_behind_it() -> No
         assert np.hypot(*(np.array(ids["2"].pos) - two)) < 15.0, k
         if k / fps - t_hit > 1.0 / fps:
             assert np.hypot(*(np.array(ids["1"].pos) - one)) < 15.0, k
+
+
+def test_ball_struck_away_is_not_taken_by_a_blob_seen_once_before() -> None:
+    # 30 fps, the suite's cluster-frame-s1 at 10.5 s: the cue tip, seen once as a ball-like blob 220 mm behind
+    # ball 4, strikes it; two frames later ball 4 is seen 126 mm on. A track seen once has no velocity, so its
+    # statistical gate is as wide as a break's speed; it must not take the struck ball's detection through that
+    # gate while ball 4 is left at its place.
+    fps = 30.0
+    p, other = np.array([2875.0, 1700.0]), np.array([1000.0, 500.0])
+    tracker = Tracker(TABLE, known_ids={"4": tuple(p), "7": tuple(other)})
+    run = {34: (126.0, -7.0), 35: (152.0, -26.0), 36: (158.0, -44.0), 37: (164.0, -62.0)}
+    out = {}
+    for i in range(38):
+        t = i / fps
+        if i in run:
+            z, conf = np.array([p + run[i], other]), np.array([0.7 if i == 34 else 0.99, 0.99])
+        elif i == 31:
+            z, conf = np.array([p, other, p - (220.0, 0.0)]), np.array([0.99, 0.99, 0.7])  # the cue tip
+        else:
+            z, conf = np.array([p, other]), np.array([0.99, 0.99])
+        out[i] = tracker.step(i, t, z, conf).by_id()
+    for i, step in run.items():
+        four = out[i]["4"]
+        assert not four.resting and np.hypot(*(np.array(four.pos) - (p + step))) < 15.0, i

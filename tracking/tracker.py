@@ -428,7 +428,16 @@ class Tracker:
         rest_q = np.array([tr.anchor for tr in tracks if tr.resting and tr.anchor is not None]).reshape(-1, 2)
         free = [i for i in range(len(tracks)) if not anchored[i]]
         ahead = self._collisions_ahead([tracks[i] for i in free], rest_q)
-        gauged = [i for i, hit in zip(free, ahead, strict=True) if not hit]
+        # A ball seen once with its velocity unknown (a tentative track not at a known place) has a gate as wide as
+        # a break's speed: it is matched by distance alone, in the kink tier, where a known ball's kink (a resting
+        # ball struck away) comes before it. Else the cue tip, seen once beside the struck ball, takes its detection.
+        blind = [
+            tracks[i].state == TrackState.TENTATIVE
+            and tracks[i].hits == 1
+            and _speed_bound(tracks[i].kf) >= s.filter.init_speed_sigma_mm_s
+            for i in free
+        ]
+        gauged = [i for i, hit, b in zip(free, ahead, blind, strict=True) if not hit and not b]
         if gauged:
             m2 = mahalanobis_sq_many([tracks[i].kf for i in gauged], z)
             ok = m2 <= s.gate_chi2
