@@ -130,6 +130,7 @@ class Pipeline:
         self.streak_count = 0
         # id: its last detection's confidence, class and colour
         self._looks: dict[str, tuple[float, Any, np.ndarray | None]] = {}
+        self._held: list[TrackerFrame] = []  # tracker frames not yet given to the extractor (see step_detections)
         self._launches: LaunchWatch | None = None
 
     # ---- feeding ----------------------------------------------------------------------------------------
@@ -260,10 +261,39 @@ class Pipeline:
         colour = getattr(dets, "colour", None)
         tf = self.tracker.step(index, float(t), dets.pos_mm, dets.confidence, is_cue, colour)
         self.last = tf
-        if self.keep_tracks:
-            ghost = self.extractor.s.ghost_below
-            self._rows.extend((index, float(t), b) for b in tf.balls if b.quality >= ghost)
-        new = self.extractor.update(tf)
+        if tf.relabel:
+            self._relabel_held(dict(tf.relabel), tf.relabel_since)
+        self._held.append(tf)
+        if self.tracker.checking_burst:
+            return []  # a burst's ids may yet change: its frames wait (a few frames) before events are read
+        return self._release_held()
+
+    def _relabel_held(self, names: dict[str, str], since: float) -> None:
+        """The tracker corrected ids (a burst's balls, ``tracking.tracker._Burst``): the frames held since then
+        take the right ones, and so do the looks and launches kept by id."""
+
+        def rename(f: TrackerFrame) -> TrackerFrame:
+            return replace(
+                f,
+                balls=tuple(replace(b, id=names.get(b.id, b.id)) for b in f.balls),
+                losses=tuple(replace(x, id=names.get(x.id, x.id)) for x in f.losses),
+                reappeared=tuple(replace(x, id=names.get(x.id, x.id)) for x in f.reappeared),
+            )
+
+        self._held = [rename(f) if f.t >= since else f for f in self._held]
+        self._looks = {names.get(k, k): v for k, v in self._looks.items()}
+        if self._launches is not None:
+            self._launches.rename(names)
+
+    def _release_held(self) -> list[Event]:
+        """The held tracker frames, oldest first, to tracks.csv's rows and the event extractor."""
+        held, self._held = self._held, []
+        new: list[Event] = []
+        for tf in held:
+            if self.keep_tracks:
+                ghost = self.extractor.s.ghost_below
+                self._rows.extend((tf.frame, tf.t, b) for b in tf.balls if b.quality >= ghost)
+            new.extend(self.extractor.update(tf))
         self.events.extend(new)
         return new
 
@@ -308,9 +338,10 @@ class Pipeline:
             return []
         self._finished = True
         t_end = self.last.t if self.last is not None else 0.0
-        new = self.extractor.finish(self.tracker.finish(t_end))
-        self.events.extend(new)
-        return new
+        new = self._release_held()
+        last = self.extractor.finish(self.tracker.finish(t_end))
+        self.events.extend(last)
+        return new + last
 
     # ---- reading ----------------------------------------------------------------------------------------
     @property
@@ -339,6 +370,7 @@ class Pipeline:
     # ---- operator corrections ---------------------------------------------------------------------------
     def rename_ball(self, old: str, new: str) -> None:
         """The ball called ``old`` is ``new`` (a holder of ``new`` takes ``old``): from now on."""
+        self._release_held()  # under the ids they had when they were seen
         holder = any(b.id == new for b in (self.last.balls if self.last else ()))
         self._looks.clear()
         self.tracker.rename(old, new)
@@ -346,6 +378,7 @@ class Pipeline:
 
     def assign_ids(self, wanted: dict[str, tuple[float, float]]) -> dict[str, str]:
         """Each wanted id goes to the ball nearest its position (one-to-one): from now on."""
+        self._release_held()
         mapping = self.tracker.assign_ids(wanted)
         self._looks.clear()
         self._rename_extractor(mapping)

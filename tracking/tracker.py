@@ -13,7 +13,11 @@ One Kalman filter per ball (``tracking.kalman``). Each frame:
 3. solve the assignment with ``scipy.optimize.linear_sum_assignment``;
 4. update the matched tracks, re-seed those matched through the kink tier, and move the rest to
    ``occluded``, from which they leave as ``potted`` (vanished in a pocket mouth and stayed gone for
-   ``pot_confirm_s``) or ``off_table`` (vanished beyond the field), or come back with the same id.
+   ``pot_confirm_s``) or ``off_table`` (vanished beyond the field), or come back with the same id;
+5. after a burst (a rack or cluster broken up: several resting balls set moving at once), check the ids of
+   its balls two and three frames on, when each path run back to the burst leads to where its ball rested
+   (``_Burst``); corrected ids come out in ``TrackerFrame.relabel``, for the frames since the burst, which
+   a reader holds back while ``checking_burst``.
 
 A resting ball is *anchored*: its position is the running mean of its detections, its velocity zero,
 and only a detection within ``anchor_gate_mm`` keeps it at rest, so it neither drifts nor trades places
@@ -98,6 +102,11 @@ class TrackerSettings:
     unseen_kink_frames: float = 2.5  # a kink after this many frames unseen: the ball's velocity is unknown
     placed_confidence: float = 0.75  # a ball placed between shots is seen clearly (a bridge hand at rest is not)
     tunnel_tol_mm: float = 10.0  # a path passing this much less than a diameter from a still ball goes through it
+    burst_min_balls: int = 3  # this many resting balls set moving in one frame: a rack or cluster broken up
+    burst_join_frames: float = 1.5  # balls set moving this soon after are part of it
+    burst_check_frames: float = 3.0  # their ids are checked this long after (two clear frames of each path)
+    burst_last_frames: float = 4.0  # ... and in every frame up to this long after (later, the balls collide)
+    burst_margin_mm: float = 15.0  # ids change only if each changed ball's path leads back this much better
 
 
 @dataclass(frozen=True)
@@ -148,9 +157,22 @@ class TrackerFrame:
     balls: tuple[BallObs, ...]
     losses: tuple[Loss, ...] = ()
     reappeared: tuple[Reappearance, ...] = ()
+    # ids corrected in this frame, (old, new) pairs, for every frame since ``relabel_since`` (see ``_Burst``)
+    relabel: tuple[tuple[str, str], ...] = ()
+    relabel_since: float = 0.0
 
     def by_id(self) -> dict[str, BallObs]:
         return {b.id: b for b in self.balls}
+
+
+@dataclass
+class _Burst:
+    """Resting balls set moving together: a rack or a cluster broken up. In the frame it bursts the balls are
+    blurred and crowded, and the tracker may give a ball its neighbour's detection; two frames later each path,
+    run back to the moment of the burst, shows where its ball rested, and so which ball it is."""
+
+    t0: float  # the time of the last frame before the burst (every ball of it at rest)
+    anchors: dict[int, np.ndarray]  # track key -> where that track's ball rested
 
 
 @dataclass
@@ -207,6 +229,7 @@ class Tracker:
         self._shot_active = False
         self._frame_dt_est: float | None = None
         self._shot_flip_t: float | None = None  # when shot_active last turned on (this tracker's clock)
+        self._burst: _Burst | None = None
         pockets = list(table.pockets.values())
         # the pockets' mouth centres, outward normals and mouth widths as arrays (the cloth test's screen)
         self._mouths = (
@@ -248,6 +271,7 @@ class Tracker:
         z, conf, cue = z[keep], conf[keep], cue[keep]
         col = None if col is None or len(col) != len(keep) else col[keep]
         self._colour = col
+        t_prev = self._t
         dt = 0.0 if self._t is None else max(t - self._t, 1e-6)
         if dt > 0:
             self._frame_dt_est = dt if self._frame_dt_est is None else 0.9 * self._frame_dt_est + 0.1 * dt
@@ -299,6 +323,8 @@ class Tracker:
                 self._tracks[-1].quality = float(conf[c])
                 self._tracks[-1].colour = None if col is None else col[c].copy()
 
+        relabel = self._watch_burst(t, t_prev)
+
         balls = []
         for tr in self._tracks:
             if tr.state not in (TrackState.CONFIRMED, TrackState.OCCLUDED) or tr.id is None:
@@ -316,7 +342,86 @@ class Tracker:
                     round(max(tr.quality, VOUCHED_QUALITY) if tr.vouched else tr.quality, 3),
                 )
             )
-        return TrackerFrame(frame, t, tuple(balls), tuple(losses), tuple(reappeared))
+        since = relabel[0] if relabel is not None else 0.0
+        pairs = relabel[1] if relabel is not None else ()
+        return TrackerFrame(frame, t, tuple(balls), tuple(losses), tuple(reappeared), pairs, since)
+
+    @property
+    def checking_burst(self) -> bool:
+        """Are the ids of a burst's balls still to be checked? Their frames since it may yet be relabelled."""
+        return self._burst is not None
+
+    def _watch_burst(self, t: float, t_prev: float | None) -> tuple[float, tuple[tuple[str, str], ...]] | None:
+        """Notes a burst (``_Burst``), adds the balls that join it, and checks its ids when their paths show
+        them: returns (the time from which, the (old, new) id pairs) where ids changed."""
+        s = self.s
+        left = {
+            tr.key: tr.left_anchor
+            for tr in self._tracks
+            if tr.id is not None
+            and tr.state in ACTIVE
+            and not tr.resting
+            and tr.left_t == t
+            and tr.left_anchor is not None
+        }
+        b = self._burst
+        if b is None:
+            if t_prev is not None and len(left) >= s.burst_min_balls:
+                self._burst = _Burst(t_prev, dict(left))
+            return None
+        dt = self._frame_dt
+        if t - b.t0 <= s.burst_join_frames * dt + 1e-9:
+            b.anchors.update(left)
+        if t - b.t0 < s.burst_check_frames * dt - 1e-6:
+            return None
+        if t - b.t0 >= s.burst_last_frames * dt - 1e-6:
+            self._burst = None  # the last check
+        return self._check_burst(b, t)
+
+    def _check_burst(self, b: _Burst, t: float) -> tuple[float, tuple[tuple[str, str], ...]] | None:
+        """Each ball of the burst seen in this frame and the one before (both after it): its path run back to
+        the burst's moment (searched over the frame interval it happened in) against where the burst's balls
+        rested, assigned one to one (least total distance); ids change where that assignment beats the present
+        one by ``burst_margin_mm`` for each ball it changes."""
+        dt = self._frame_dt
+        members = [
+            tr
+            for tr in self._tracks
+            if tr.key in b.anchors
+            and tr.id is not None
+            and tr.state == TrackState.CONFIRMED
+            and tr.last_t == t
+            and tr.prev_t is not None
+            and tr.prev_t > b.t0 + 0.5 * dt
+        ]
+        if len(members) < 2:
+            return None
+        z = np.array([tr.last_meas for tr in members])
+        v = np.array([(tr.last_meas - tr.prev_meas) / max(tr.last_t - (tr.prev_t or 0.0), 1e-6) for tr in members])
+        a = np.array([b.anchors[tr.key] for tr in members])
+        best: tuple[float, np.ndarray, np.ndarray] | None = None
+        for tb in np.linspace(b.t0, b.t0 + dt, 9):
+            back = z - v * (t - tb)
+            cost = _distances(back, a)
+            r, c = linear_sum_assignment(cost)
+            total = float(cost[r, c].sum())
+            if best is None or total < best[0]:
+                best = (total, c, cost)
+        assert best is not None
+        _, c, cost = best
+        changed = np.flatnonzero(c != np.arange(len(members)))
+        if not len(changed):
+            return None
+        now = float(np.trace(cost))
+        if now - float(cost[np.arange(len(members)), c].sum()) < self.s.burst_margin_mm * len(changed):
+            return None
+        old = [str(tr.id) for tr in members]  # every member has an id (filtered above)
+        pairs = tuple((old[k], old[int(c[k])]) for k in changed)
+        for k in changed:
+            members[k].id = old[int(c[k])]
+            members[k].left_anchor = a[int(c[k])].copy()
+            b.anchors[members[k].key] = a[int(c[k])].copy()
+        return b.t0 + 0.5 * dt, pairs
 
     def _bounce(self, tr: _Track) -> None:
         """A hidden rolling ball predicted through a cushion bounced off it: its prediction mirrored in the
