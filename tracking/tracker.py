@@ -728,9 +728,10 @@ class Tracker:
             kicks.setdefault(rows[first], []).append(u)
         for i, dirs in kicks.items():
             d = z - tracks[i].anchor
-            ahead = np.array(dirs) @ d.T  # (hitters x detections): how far along each hitter's run
-            back = (ahead < -self.s.backward_kick * np.hypot(d[:, 0], d[:, 1])[None, :]).all(axis=0)
-            cost[i, back & (cost[i] < big) & (np.hypot(d[:, 0], d[:, 1]) > self.s.anchor_gate_mm)] = big
+            step = np.hypot(d[:, 0], d[:, 1])
+            forward = np.array(dirs) @ d.T  # (hitters x detections): each step along each hitter's run
+            back = (forward < -self.s.backward_kick * step[None, :]).all(axis=0)
+            cost[i, back & (cost[i] < big) & (step > self.s.anchor_gate_mm)] = big
 
     def _collisions_ahead(self, trs: list[_Track], rest_q: np.ndarray, reach: float | None = None) -> list[bool]:
         """For each of ``trs`` (not at rest): does the straight path from where it was last seen to where it is
