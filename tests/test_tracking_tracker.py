@@ -345,3 +345,17 @@ def test_balls_of_a_rack_broken_at_30_fps_get_their_ids_back_from_their_paths(ch
     assert len(relabels) == 1 and set(relabels[0].relabel) == {("4", "8"), ("13", "4"), ("8", "13")}
     assert 1.20 < relabels[0].relabel_since < 1.234  # from the first frame after the break (1.21 s) on
     assert max(off.values()) < 15.0
+
+
+def test_one_ball_given_twice_in_a_frame_is_taken_by_one_track() -> None:
+    # In a 30 fps break the measurement stage once gave one blurred ball twice (frame-s3 and cluster-frame-s4:
+    # two detections 0.02 mm apart), and two resting balls of the rack both jumped onto it. Two balls' centres
+    # are never nearer than a diameter: detections less than a radius apart are one ball.
+    a, b = np.array([1500.0, 700.0]), np.array([1500.0, 800.0])
+    tracker = Tracker(TABLE, known_ids={"1": tuple(a), "2": tuple(b)})
+    for i in range(60):
+        tracker.step(i, i / 60, np.array([a, b]))
+    p = np.array([1545.0, 750.0])  # 67 mm from each place
+    f = tracker.step(60, 1.0, np.array([p, p + np.array([0.02, 0.0])]), np.array([0.7, 0.7]))
+    on_p = [k for k, o in f.by_id().items() if np.hypot(*(np.array(o.pos) - p)) < 5.0]
+    assert len(on_p) == 1

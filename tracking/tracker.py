@@ -103,7 +103,7 @@ class TrackerSettings:
     placed_confidence: float = 0.75  # a ball placed between shots is seen clearly (a bridge hand at rest is not)
     tunnel_tol_mm: float = 10.0  # a path passing this much less than a diameter from a still ball goes through it
     burst_min_balls: int = 3  # this many resting balls set moving in one frame: a rack or cluster broken up
-    burst_join_frames: float = 1.5  # balls set moving this soon after are part of it
+    burst_join_frames: float = 2.0  # balls set moving this soon after are part of it
     burst_check_frames: float = 3.0  # their ids are checked this long after (two clear frames of each path)
     burst_last_frames: float = 4.0  # ... and in every frame up to this long after (later, the balls collide)
     burst_margin_mm: float = 15.0  # ids change only if each changed ball's path leads back this much better
@@ -268,6 +268,7 @@ class Tracker:
         cue = np.zeros(len(z), bool) if is_cue is None else np.asarray(is_cue, dtype=bool).reshape(-1)
         col = None if colour is None else np.asarray(colour, dtype=float).reshape(-1, 3)
         keep = (conf >= self.s.min_confidence) & np.all(np.isfinite(z), axis=1) & self._on_cloth(z)
+        keep &= ~_same_ball(z, conf, self.table.ball_radius_mm)
         z, conf, cue = z[keep], conf[keep], cue[keep]
         col = None if col is None or len(col) != len(keep) else col[keep]
         self._colour = col
@@ -1157,6 +1158,19 @@ def _near_paths(a: np.ndarray, ends: np.ndarray, q: np.ndarray, width: float) ->
     half = 0.5 * np.hypot(ends[:, :, 0] - a[:, None, 0], ends[:, :, 1] - a[:, None, 1])
     dist = np.hypot(q[None, None, :, 0] - mx[:, :, None], q[None, None, :, 1] - my[:, :, None])
     return (dist < (half + width + 1e-3)[:, :, None]).any(axis=2)
+
+
+def _same_ball(z: np.ndarray, conf: np.ndarray, radius: float) -> np.ndarray:
+    """Detections of a ball another, more confident detection already gives (the two less than a radius apart:
+    two balls' centres are never nearer than a diameter), to be dropped; of equals the later one."""
+    out = np.zeros(len(z), bool)
+    if len(z) < 2:
+        return out
+    d = _distances(z, z)
+    for i, j in zip(*np.nonzero(np.triu(d < radius, 1)), strict=True):
+        if not (out[i] or out[j]):
+            out[j if conf[i] >= conf[j] else i] = True
+    return out
 
 
 def _pt(a: np.ndarray) -> tuple[float, float]:
