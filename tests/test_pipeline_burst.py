@@ -21,7 +21,7 @@ class _Dets:
 
 
 def test_frames_of_a_break_reach_tracks_and_events_under_the_checked_ids() -> None:
-    # frame-s3 at 1080p30 (see tests/test_tracking_tracker.py): ids 4, 8 and 13 rotate in the break's blurred
+    # frame-s3 at 1080p30 (see tests/test_tracking_tracker.py): ids of 4, 8 and 13 are swapped in the break's blurred
     # first frame and are put right two frames later. The frames in between are held (no events come out of
     # them), then written to tracks.csv and read for events under the right ids.
     with open(DATA / "break-30fps-frame-s3.json", encoding="utf-8") as f:
