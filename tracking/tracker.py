@@ -534,7 +534,8 @@ class Tracker:
         # would take the apex's detection; every detection within reach is a kink from where it was last seen)
         inside = anchored[:, None] & (d_anchor <= s.anchor_gate_mm)
         cost = np.where(inside, (d_anchor / sig) ** 2, big)
-        rest_q = np.array([tr.anchor for tr in tracks if tr.resting and tr.anchor is not None]).reshape(-1, 2)
+        rest_rows = [i for i, tr in enumerate(tracks) if tr.resting and tr.anchor is not None]
+        rest_q = np.array([tracks[i].anchor for i in rest_rows], dtype=float).reshape(-1, 2)
         free = [i for i in range(len(tracks)) if not anchored[i]]
         ahead = self._collisions_ahead([tracks[i] for i in free], rest_q)
         # A ball seen once with its velocity unknown (a tentative track not at a known place) has a gate as wide as
@@ -562,7 +563,7 @@ class Tracker:
              if not tr.resting and tr.left_anchor is not None and t - tr.left_t <= s.weak_resume_s]
         ).reshape(-1, 2)  # fmt: skip
         hitters = [i for i, hit in zip(free, ahead, strict=True) if hit]
-        self._forbid_backward_kicks(tracks, z, hitters, np.vstack([rest_q, left_q]), cost, big)
+        self._forbid_backward_kicks(tracks, z, hitters, rest_rows, np.vstack([rest_q, left_q]), cost, big)
         weak = conf < s.new_track_confidence
         resting = np.array([tr.resting for tr in tracks])
         if resting.any():
@@ -691,13 +692,15 @@ class Tracker:
         tracks: list[_Track],
         z: np.ndarray,
         hitters: list[int],
+        rows: list[int],
         places: np.ndarray,
         cost: np.ndarray,
         big: float,
     ) -> None:
         """A lone resting ball hit by a moving one leaves along the line of centres, away from the hitter: it does
         not take a detection behind its place, back toward where the hitter came from (that is the hitter, seen
-        just after the hit). ``hitters``: the rows of moving tracks whose paths run into a resting ball. Only the
+        just after the hit). ``hitters``: the rows of moving tracks whose paths run into a resting ball; ``rows``:
+        the resting tracks' rows, whose anchors open ``places``. Only the
         first ball on each hitter's path counts, and only if no other ball rested touching it (``places``: where
         the resting balls rest and those just set moving rested; in a cluster the hit goes on through the chain,
         and its balls may leave in any direction)."""
@@ -705,8 +708,7 @@ class Tracker:
             return
         D = self.table.ball_diameter_mm
         width = D - self.s.tunnel_tol_mm
-        rows = [i for i, o in enumerate(tracks) if o.resting and o.anchor is not None]
-        q = np.array([tracks[i].anchor for i in rows], dtype=float).reshape(-1, 2)
+        q = places[: len(rows)]  # the resting ones' anchors come first
         kicks: dict[int, list[np.ndarray]] = {}  # resting row -> the directions of the balls running into it
         for k in hitters:
             tr = tracks[k]
