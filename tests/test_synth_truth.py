@@ -192,6 +192,39 @@ def test_written_files_match_the_continuous_truth(compiled: None, name: str, tmp
             assert (a[axis] - v) * (b[axis] - v) <= 0
 
 
+def _contacts_without_parting(tr: Truth) -> list[tuple[str, str, float, float]]:
+    """Pairs with two contact events between which the balls never came apart (centres within a diameter +
+    ``contact_tol_mm``, sampled every millisecond): one touch counted twice."""
+    tol, D = TruthSettings().contact_tol_mm, TABLE.ball_diameter_mm
+    last: dict[frozenset[str], float] = {}
+    out = []
+    for ev in (e for e in tr.events if e.type == "contact"):
+        a, b = ev.balls or ("", "")
+        key, t = frozenset((a, b)), float(ev.t or 0.0)
+        if key in last:
+            ts = np.arange(last[key], t, 0.001)
+            gap = np.linalg.norm(tr.ball_positions(a, ts) - tr.ball_positions(b, ts), axis=1) - D
+            if not np.nanmax(gap, initial=-np.inf) > tol:
+                out.append((a, b, last[key], t))
+        last[key] = t
+    return out
+
+
+def test_a_push_is_one_contact(compiled: None) -> None:
+    """cluster-hit seed 2: the cue ball strikes ball 1 (which hits 2) at 1.18 s and runs on pressed against it,
+    the physics logging a touch every few milliseconds for 0.1 s. It is one contact until the two part, as a
+    referee counts it; the next cue-1 contact is the one at 2.80 s, after they have parted."""
+    tr = truth_of("cluster-hit", 2)
+    cue_1 = [round(e.t or 0.0, 2) for e in tr.events if e.type == "contact" and set(e.balls or ()) == {"cue", "1"}]
+    assert cue_1 == [1.18, 2.8]
+    assert _contacts_without_parting(tr) == []
+
+
+@pytest.mark.parametrize("name", _params())
+def test_a_pair_touches_anew_only_after_parting(compiled: None, name: str) -> None:
+    assert _contacts_without_parting(truth_of(name)) == []
+
+
 def test_pots_cover_every_pocket(compiled: None) -> None:
     pockets = {e.pocket for n in library.names() if n.startswith("pot-") for e in truth_of(n).events if e.type == "pot"}
     assert pockets == set(TABLE.pockets)

@@ -18,8 +18,11 @@ truth. pooltool cannot make a ball jump, so ``off_table`` is never produced: a b
 other than into a pocket is a glitch.
 
 Merging: the physics may report the same pair of balls (or a ball and the same named cushion) touching
-several times within a few milliseconds (frozen balls, rattling jaws); those within ``merge_window_s``
-are one event, at the first touch.
+several times within a few milliseconds (frozen balls, rattling jaws); a run of touches, each within
+``merge_window_s`` of the one before, is one event, at the first touch. Two balls that stay together (a
+frozen pair, one ball pushing another) touch again and again for as long as they do; a pair's touch is a new
+contact only once the two have parted, their centres more than ``contact_tol_mm`` over a diameter apart
+since its last touch.
 """
 
 from __future__ import annotations
@@ -326,9 +329,10 @@ def shot_events(rec: ShotRecord, table: TableModel, st: TruthSettings) -> list[E
         if kind == "ball_ball":
             a, b = ev.ids
             key = (min(a, b), max(a, b))
-            if key in seen_contacts and ev.time - seen_contacts[key] < st.merge_window_s:
-                continue
+            last = seen_contacts.get(key)
             seen_contacts[key] = ev.time
+            if last is not None and (ev.time - last < st.merge_window_s or not _parted(sim, a, b, last, ev.time, st)):
+                continue
             va = float(np.linalg.norm(ev.agents[0].initial.state.rvw[1][:2]))
             vb = float(np.linalg.norm(ev.agents[1].initial.state.rvw[1][:2]))
             if vb > va:
@@ -360,6 +364,19 @@ def shot_events(rec: ShotRecord, table: TableModel, st: TruthSettings) -> list[E
     out.extend(line_crossings(rec, table, st))
     out.append(Event(type="shot_end", t=t0 + sim.duration, shot=k, positions=_rounded(sim.final_positions())))
     return out
+
+
+def _parted(sim: SimulatedShot, a: str, b: str, t0: float, t1: float, st: TruthSettings) -> bool:
+    """Whether balls ``a`` and ``b`` came apart (centres over a diameter + ``contact_tol_mm``) between two of
+    their touches at pooltool times ``t0`` and ``t1`` (sampled every ``check_step_s``)."""
+    ts = np.arange(t0, t1, st.check_step_s)
+    if not len(ts):
+        return False
+    gap = (
+        np.linalg.norm(sim.states_at(a, ts)[0] - sim.states_at(b, ts)[0], axis=1)
+        - 2.0 * sim.ptable.table.ball_radius_mm
+    )
+    return bool(np.nanmax(gap, initial=-np.inf) > st.contact_tol_mm)
 
 
 def line_crossings(rec: ShotRecord, table: TableModel, st: TruthSettings) -> list[Event]:
