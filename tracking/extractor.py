@@ -76,6 +76,15 @@ class ExtractorSettings:
     creep_still_mm: float = 1.5  # a resting ball's detection within this of where it sat has not left yet
     slow_start_wait_s: float = 0.5  # a ball set off too slowly to have left its place yet is watched this long
     start_min_mm: float = 10.0  # a resting ball must get this far from its place to have moved
+    # A ball nudged so softly that the tracker kept it resting (its creep under the rest gate): by the shot's end
+    # its place is this far from where the shot found it, and a moving ball came within a diameter plus
+    # nudge_touch_mm of it, pushing it (within nudge_angle_deg of the line of centres) the way it went.
+    nudge_min_mm: float = 6.0
+    nudge_touch_mm: float = 4.0
+    nudge_angle_deg: float = 40.0
+    nudge_run_frames: float = 4.0
+    nudge_fit_s: float = 0.2
+    nudge_clear_mm: float = 6.0
     short_path_samples: int = 2  # a path this short between two unexplained kinks is a stray measurement
     line_margin_mm: float = 0.75  # a path must start and end this far off a line to cross it
     line_rest_margin_mm: float = 1.5  # ... and start this far off it from rest (a ball resting on the line)
@@ -232,6 +241,7 @@ class EventExtractor:
                 self._close_move(b, self._end_of(b), out)
         self._settle(math.inf, out, force=True)
         if self.shot_active and self._times:
+            self._nudges(out)
             out.append(self._shot_end_event(self._shot_last_t or self._times[-1]))
             self.shot_active = False
         out.sort(key=lambda e: e.t or 0.0)
@@ -1513,8 +1523,85 @@ class EventExtractor:
             self._quiet_since = tf.t
         if tf.t - self._quiet_since >= self.s.shot_end_hold_s:
             self._settle(tf.t, out, force=True)
+            self._nudges(out)
             out.append(self._shot_end_event(self._shot_last_t))
             self.shot_active = False
+
+    def _nudges(self, out: list[Event]) -> None:
+        """Balls the tracker kept resting that end the shot ``nudge_min_mm`` or more from where it found them
+        (the means of their detections over ``shot_end_hold_s``: before the stroke, or once they had settled if
+        they stopped in this shot, and at its end), pushed by a moving ball whose path came to touching
+        distance of that place from the far side: contacts at confidence 0.55 (inferred, never seen), read as
+        the shot ends, before its ``shot_end``."""
+        if self._stroke is None:
+            return
+        t_s = self._stroke[1]
+        D, hold = self.table.ball_diameter_mm, self.s.shot_end_hold_s
+        shot_pairs = {k for k, tt in self._contacts if tt >= t_s - self._dt}
+        for b in list(self.balls.values()):
+            if not (b.on_table and b.segs and b.seg.kind == "rest"):
+                continue
+            if b.seg.start_t < t_s:  # resting since before the stroke
+                since = t_s
+                p0 = self._rest_mean(b, t_s - hold, t_s)
+            else:  # stopped in this shot: where it settled (it may creep a few millimetres as it does)
+                since = b.seg.start_t + self.s.line_settle_s + hold
+                p0 = self._rest_mean(b, since - hold, since)
+            p1 = self._rest_mean(b, b.ts[-1] - hold, b.ts[-1] + 1.0)
+            if p0 is None or p1 is None:
+                continue
+            move = p1 - p0
+            if float(np.hypot(*move)) < self.s.nudge_min_mm:
+                continue
+            best: tuple[float, str, float, np.ndarray] | None = None
+            for m in self.balls.values():
+                if m is b or frozenset((m.id, b.id)) in shot_pairs:
+                    continue
+                hit = self._first_reach(m, p0, D + self.s.nudge_touch_mm, since)
+                if hit is None:
+                    continue
+                t_c, q = hit
+                n = p0 - q
+                cos = float(n @ move) / max(float(np.hypot(*n) * np.hypot(*move)), 1e-9)
+                if cos >= math.cos(math.radians(self.s.nudge_angle_deg)) and (best is None or cos > best[0]):
+                    best = (cos, m.id, t_c, q)
+            if best is not None:
+                _, mid, t_c, q = best
+                self._contact(mid, b.id, t_c, (q + p0) / 2, 0.55, out, chain=False)
+
+    def _rest_mean(self, b: _Ball, lo: float, hi: float) -> np.ndarray | None:
+        """The mean of a resting ball's detections between ``lo`` and ``hi`` (its current rest segment)."""
+        pts = [b.seen[j] for j in b.seg.idx if lo <= b.ts[j] <= hi and j in b.seen]
+        return np.mean(pts, axis=0) if len(pts) >= 3 else None
+
+    def _first_reach(self, m: _Ball, p: np.ndarray, reach: float, since: float) -> tuple[float, np.ndarray] | None:
+        """When ``m``, moving after ``since``, first came within ``reach`` of point ``p``: the time its fitted path
+        was a diameter from ``p`` (the closest point if it never got that near), and where it was then."""
+        clear = self.table.ball_diameter_mm + self.s.nudge_clear_mm
+        i0 = bisect.bisect_left(m.ts, since)
+        idx = [j for j in range(i0, len(m.ts)) if m.sid[j] >= 0 and self._segs[m.sid[j]].kind == "move"]
+        for k, j in enumerate(idx):
+            if float(np.hypot(*(m.xy[j] - p))) > reach:
+                continue
+            # Its straight approach over nudge_fit_s, from samples far enough off the other ball that their images
+            # do not touch (touching balls' edges push their measured centres apart, which would time the touch
+            # late), run on to where it is a diameter from ``p``.
+            far = [i for i in idx[: k + 1] if m.sid[i] == m.sid[j] and float(np.hypot(*(m.xy[i] - p))) > clear]
+            if not far:
+                return None
+            sel = [i for i in far if m.ts[i] >= m.ts[far[-1]] - self.s.nudge_fit_s]
+            if len(sel) < 3:
+                return None
+            f = fit_path(
+                np.array([m.ts[i] for i in sel]), np.array([m.xy[i] for i in sel]), quadratic_from=len(sel) + 1
+            )
+            lo, hi = m.ts[sel[0]], m.ts[j] + self.s.nudge_run_frames * self._dt
+            D = self.table.ball_diameter_mm
+            t_c = solve_root(_gap_to_point(f, p, D), lo, hi)
+            if t_c is None:
+                t_c = closest_time(_gap_to_point(f, p, 0.0), lo, hi)
+            return t_c, f.at(t_c)
+        return None
 
     def _shot_end_event(self, t: float) -> Event:
         positions = {k: _pt(o.rest_pos) for k, o in self.balls.items() if o.on_table and o.rest_pos is not None}
