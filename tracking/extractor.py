@@ -60,6 +60,15 @@ class ExtractorSettings:
     bounce_min_mm_s: float = 15.0  # a V whose sides fall and rise at least this fast is a bounce, not noise
     shot_end_hold_s: float = 0.25
     start_speed_mm_s: float = 150.0  # a ball set moving faster than this between shots is struck
+    # ... unless a hand moved it: a struck ball leaves at its top speed and rolls on (the cloth slows a rolling
+    # ball by 0.1-0.3 m/s2), a pushed one stops almost as soon as the hand lets go. A ball set off between shots
+    # slower than push_max_speed_mm_s that stops within push_stop_s, slowing by push_decel_mm_s2 or more on
+    # average, with no other ball moving, was pushed: ``disturbed``. Its shot start waits to be sure (it comes
+    # out push_stop_s plus the time the tracker takes to call the ball resting after it was set off, or when
+    # another ball moves).
+    push_max_speed_mm_s: float = 800.0
+    push_stop_s: float = 0.4
+    push_decel_mm_s2: float = 500.0
     review_below: float = 0.5
     # a track whose detections average a lower confidence is not a ball: the cue's tip and the player's hand
     # average 0.53-0.59 in the rendered suites, a ball at least 0.61 (half hidden); a ball known at its place
@@ -140,6 +149,17 @@ class _Break:
 
 
 @dataclass
+class _PendingStart:
+    """A ball set off between shots that may yet turn out pushed by hand rather than struck."""
+
+    ball: str
+    t: float  # when it left its place
+    pos: np.ndarray  # where it rested
+    confidence: float
+    speed: float  # as it left
+
+
+@dataclass
 class _Ball:
     id: str
     ts: list[float] = field(default_factory=list)
@@ -187,6 +207,7 @@ class EventExtractor:
         self._rest_sums: dict[int, tuple[int, np.ndarray]] = {}  # rest sid -> (samples, running sums of x, y)
         self._contacts: list[tuple[frozenset[str], float]] = []
         self._deferred: list[Event] = []
+        self._pending: _PendingStart | None = None
         self._cushion_times: list[tuple[str, float]] = []
         self._lines = [(n, 0 if ln.axis == "x" else 1, ln.value_mm) for n, ln in table.lines.items() if n != "back"]
 
@@ -219,6 +240,8 @@ class EventExtractor:
             self._lost(loss, out)
         for re in tf.reappeared:
             self._reappeared(re, out)
+        if self._pending is not None:
+            self._judge_pending(out, force=False)
         self._resolve(out, force=False)
         if self.shot_active:
             self._kisses(tf.t, out)
@@ -230,6 +253,8 @@ class EventExtractor:
     def finish(self, losses: tuple[Loss, ...] = ()) -> list[Event]:
         """End of the stream; ``losses``: the tracker's last decisions (``Tracker.finish``)."""
         out: list[Event] = []
+        if self._pending is not None:
+            self._judge_pending(out, force=True)
         for loss in losses:
             self._lost(loss, out)
         for b in self.balls.values():
@@ -558,6 +583,8 @@ class EventExtractor:
             )
         )
         for _, b, br in ready:
+            if self._pending is not None and self._pending.ball != b.id:
+                self._judge_pending(out, force=True)  # another ball set off or bent: the pending one was struck
             if br.kind == "start":
                 self._explain_start(b, br, out)
             else:
@@ -573,6 +600,25 @@ class EventExtractor:
     @staticmethod
     def _distance_from(b: _Ball, p: np.ndarray | None) -> float:
         return 0.0 if p is None or not b.xy else float(np.linalg.norm(b.xy[-1] - p))
+
+    def _judge_pending(self, out: list[Event], force: bool) -> None:
+        """A ball set off slowly between shots (``_pending``): pushed by hand if it stopped too soon for a struck
+        ball (``push_*`` settings), else the shot it started, from when it left its place, once that is sure."""
+        p = self._pending
+        assert p is not None
+        b = self.balls[p.ball]
+        others = any(o is not b and (o.breaks or (o.segs and o.seg.kind == "move")) for o in self.balls.values())
+        stopped = b.on_table and b.segs and b.seg.kind == "rest" and b.stop_t is not None and b.stop_t > p.t
+        if stopped and not others and not b.breaks:
+            took = max(float(b.stop_t) - p.t, 1e-3)  # type: ignore[arg-type]
+            if took <= self.s.push_stop_s and p.speed / took >= self.s.push_decel_mm_s2:
+                self._pending = None
+                out.append(self._event("disturbed", p.t, ball=b.id, pos=_pt(p.pos), confidence=0.6, shot=None))
+                return
+        now = self._times[-1] if self._times else p.t
+        if force or stopped or others or b.breaks or not b.on_table or now - p.t > 2 * self.s.push_stop_s:
+            self._pending = None
+            self._start_shot(b, p.t, p.pos, p.confidence, out)
 
     def _explain_start(self, b: _Ball, br: _Break, out: list[Event]) -> None:
         """A resting ball set moving: what set it off, then a cushion it touched before it was seen moving."""
@@ -638,7 +684,11 @@ class EventExtractor:
                 first = self._pusher(first, vhat, br.t_lo)
                 fb = self.balls[first]
                 fpos = fb.rest_pos if fb.rest_pos is not None else a
-                self._start_shot(fb, t_s, fpos, 0.95 if new.n >= 3 else 0.6, out)
+                conf = 0.95 if new.n >= 3 else 0.6
+                if first == b.id and speed < self.s.push_max_speed_mm_s and self._pending is None:
+                    self._pending = _PendingStart(b.id, t_s, np.array(fpos, dtype=float), conf, speed)
+                else:
+                    self._start_shot(fb, t_s, fpos, conf, out)
             else:
                 out.append(self._event("disturbed", t_s, ball=b.id, pos=_pt(a), confidence=0.7, shot=None))
             return
