@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import tracking.extractor as extractor
 from api.pipeline import Pipeline
 from calibration.table import TableModel
 from tracking.events import Event
@@ -110,3 +111,30 @@ def test_a_ball_brushed_and_pushed_off_its_place_is_a_contact() -> None:
 )
 def test_a_resting_ball_that_shifts_is_no_contact_without_a_push(pass_y: float, drift: tuple[float, float]) -> None:
     assert _contacts(_scene(pass_y, drift), {"1", "2"}) == []
+
+
+@pytest.mark.parametrize("reached", [True, False])
+def test_a_ball_hit_slowly_in_a_shot_is_a_contact_not_touched_by_hand(reached: bool, monkeypatch) -> None:
+    # The suite's cluster-frame-s2 at 1080p60 (tests/data: every detection of frames 200-320). Ball 4, rolling at
+    # 140 mm/s, hits ball 3 at 4.413 s, which creeps off under 50 mm/s. Run back from its first frames clear of
+    # its place, ball 3's path leaves it 0.25 s before the hit, when no ball is near: ``disturbed`` in a shot,
+    # which the referee calls a touched-ball foul (001 2.1.22(4)). The ball that came to touching distance of
+    # its place on the far side of where it went, by the time it was seen moving, hit it.
+    if not reached:
+        monkeypatch.setattr(extractor.EventExtractor, "_reached_by", lambda self, *a, **k: None)
+    d = json.loads((DATA / "slow-hit-60fps-cluster-frame-s2.json").read_text(encoding="utf-8"))
+    known = {k: tuple(v) for k, v in d["known_ids"].items()}
+    pipe = Pipeline(table=TABLE, known_ids=known, meas_sigma_mm=d["meas_sigma_mm"])
+    for f in d["frames"]:
+        pipe.step_detections(_Dets(f["pos_mm"], f["confidence"]), f["frame"], f["t"])
+    pipe.finish()
+    events = pipe.sorted_events()
+    touched = [e for e in events if e.type == "disturbed" and e.ball == "3"]
+    if not reached:
+        assert len(touched) == 1 and touched[0].shot is not None
+        return
+    assert not touched
+    found = _contacts(events, {"3", "4"})
+    assert [e.balls for e in found] == [("4", "3")]
+    # timed where ball 4's approach reaches a diameter from ball 3's place: 1.25 frames late here
+    assert abs((found[0].t or 0.0) - d["truth_contact_t"]) <= 2 / 60

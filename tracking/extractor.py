@@ -94,6 +94,7 @@ class ExtractorSettings:
     nudge_run_frames: float = 4.0
     nudge_fit_s: float = 0.2
     nudge_clear_mm: float = 6.0
+    nudge_back_s: float = 0.15  # a ball set off with no hitter at its start: one reaching it from this before
     short_path_samples: int = 2  # a path this short between two unexplained kinks is a stray measurement
     line_margin_mm: float = 0.75  # a path must start and end this far off a line to cross it
     line_rest_margin_mm: float = 1.5  # ... and start this far off it from rest (a ball resting on the line)
@@ -247,8 +248,7 @@ class EventExtractor:
             self._kisses(tf.t, out)
         self._settle(tf.t, out, force=False)
         self._check_shot_end(tf, out)
-        out.sort(key=lambda e: e.t or 0.0)
-        return out
+        return _in_shots(out)
 
     def finish(self, losses: tuple[Loss, ...] = ()) -> list[Event]:
         """End of the stream; ``losses``: the tracker's last decisions (``Tracker.finish``)."""
@@ -269,8 +269,7 @@ class EventExtractor:
             self._nudges(out)
             out.append(self._shot_end_event(self._shot_last_t or self._times[-1]))
             self.shot_active = False
-        out.sort(key=lambda e: e.t or 0.0)
-        return out
+        return _in_shots(out)
 
     def smoothed(self, ball: str, t: float) -> tuple[float, float] | None:
         """The ball's position at ``t`` from its segment fits (a resting ball: its segment's mean)."""
@@ -700,6 +699,11 @@ class EventExtractor:
                 self._contact(striker, b.id, t_c, pos, 0.75, out)
                 if t_stroke is not None:
                     self._retime_shot_start(striker, t_stroke, out)
+                return
+            reached = self._reached_by(b, a, new.vel(br.t_hi), t_s - self.s.nudge_back_s, br.t_hi + dt)
+            if reached is not None:
+                striker, t_c, q = reached
+                self._contact(striker, b.id, t_c, (q + a) / 2, 0.55, out)
                 return
             out.append(self._event("disturbed", t_s, ball=b.id, pos=_pt(a), confidence=0.45))
             return
@@ -1619,6 +1623,28 @@ class EventExtractor:
                 _, mid, t_c, q = best
                 self._contact(mid, b.id, t_c, (q + p0) / 2, 0.55, out, chain=False)
 
+    def _reached_by(
+        self, b: _Ball, p: np.ndarray, v: np.ndarray, lo: float, hi: float
+    ) -> tuple[str, float, np.ndarray] | None:
+        """The moving ball whose path first came to touching distance (plus ``nudge_touch_mm``) of ``p``, where
+        ``b`` rested, between ``lo`` and ``hi``, from the side ``b`` then left away from (``v``, within
+        ``nudge_angle_deg``): a slow hit, where the start of ``b``'s creep off its place is too uncertain to
+        look for its hitter at one moment. Its id, the time and where it was (``_first_reach``)."""
+        reach = self.table.ball_diameter_mm + self.s.nudge_touch_mm
+        best: tuple[float, str, float, np.ndarray] | None = None
+        speed = float(np.hypot(*v))
+        for m in self.balls.values():
+            if m is b or speed < 1e-6:
+                continue
+            hit = self._first_reach(m, p, reach, lo)
+            if hit is None or hit[0] > hi:
+                continue
+            n = p - hit[1]
+            cos = float(n @ v) / max(float(np.hypot(*n)) * speed, 1e-9)
+            if cos >= math.cos(math.radians(self.s.nudge_angle_deg)) and (best is None or cos > best[0]):
+                best = (cos, m.id, hit[0], hit[1])
+        return None if best is None else best[1:]
+
     def _rest_mean(self, b: _Ball, lo: float, hi: float) -> np.ndarray | None:
         """The mean of a resting ball's detections between ``lo`` and ``hi`` (its current rest segment)."""
         pts = [b.seen[j] for j in b.seg.idx if lo <= b.ts[j] <= hi and j in b.seen]
@@ -1678,6 +1704,14 @@ class EventExtractor:
             review=conf < self.s.review_below,
             **kw,  # type: ignore[arg-type]
         )
+
+
+def _in_shots(out: list[Event]) -> list[Event]:
+    """The events in time order, without the lines, cushions and contacts of balls moved between shots (by hand:
+    their ``disturbed`` says so; the rules judge such events only within a shot)."""
+    out = [e for e in out if e.shot is not None or e.type not in ("line_cross", "cushion", "contact")]
+    out.sort(key=lambda e: e.t or 0.0)
+    return out
 
 
 def _excursions(off: np.ndarray, margin: float) -> list[tuple[int, float, float]]:
