@@ -107,3 +107,30 @@ def test_row_states_tell_resting_moving_and_near_balls_apart() -> None:
     assert np.allclose(st.err_mm[c], 2.0) and np.allclose(st.err_mm[a], 0.5)
     assert np.all(st.cushion_gap_mm[a] > 600) and np.all(st.cushion_gap_mm[c] > 200)
     assert not st.in_mouth.any()
+
+
+def test_verdicts_on_found_events_are_compared_with_those_on_the_truth(tmp_path: Path) -> None:
+    from api.bench.verdicts import verdict_difference
+    from tracking.events import Event
+
+    (tmp_path / "truth").mkdir()
+    (tmp_path / "truth" / "scenario.json").write_text(json.dumps({"scenario": "x", "seed": 0, "game": "moscow"}))
+    start = {"cue": (900.0, 700.0), "1": (2300.0, 1000.0), "2": (600.0, 1400.0)}
+    truth = [
+        Event(type="shot_start", t=1.0, shot=0, ball="cue", positions=start),
+        Event(type="contact", t=1.5, shot=0, balls=("cue", "1"), pos=(2250.0, 980.0)),
+        Event(type="cushion", t=1.9, shot=0, ball="1", cushion="pyramid", pos=(3500.0, 1100.0)),
+        Event(type="shot_end", t=4.0, shot=0, positions={**start, "cue": (2200.0, 960.0), "1": (3400.0, 1120.0)}),
+    ]
+    assert verdict_difference(tmp_path, truth, truth, TABLE) is None
+    # a slow hit seen as a ball moved with no contact to explain it: the referee calls a touched ball
+    touched = [*truth[:3], Event(type="disturbed", t=2.0, shot=0, ball="2", pos=(600.0, 1400.0)), truth[3]]
+    diff = verdict_difference(tmp_path, touched, truth, TABLE)
+    assert diff is not None and "touched_ball" in diff and diff.startswith("verdict 0")
+    # a line crossing outside any shot: the referee refuses the stream there
+    stray = [Event(type="line_cross", t=0.5, shot=None, ball="2", line="long", direction="+y"), *truth]
+    diff = verdict_difference(tmp_path, stray, truth, TABLE)
+    assert diff is not None and diff.startswith("referee:") and "outside a shot" in diff
+    # a folder that names no game is not refereed
+    (tmp_path / "truth" / "scenario.json").write_text(json.dumps({"scenario": "x", "seed": 0}))
+    assert verdict_difference(tmp_path, touched, truth, TABLE) is None

@@ -17,8 +17,9 @@ median absolute timing error in frames, and the track position error (median, p9
 With ``--suite``: a line per scene as it is scored (``--jobs N``: N worker processes over the scene folders;
 the lines, tables and figures are the same as serially, in name order), then per frame rate the table above,
 the track position error split by the truth ball's state (resting, moving by speed, near a cushion, in a
-pocket mouth, near another ball) and the scenes that carry the most rows over 3 mm. ``--out FILE`` also
-writes the printed report to FILE.
+pocket mouth, near another ball) and the scenes that carry the most rows over 3 mm, and the scenes where the
+referee's calls on the events found differ from its calls on the truth (``api.bench.verdicts``). ``--out
+FILE`` also writes the printed report to FILE.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
+from api.bench.verdicts import verdict_difference
 from api.commands.bench import Tee
 from api.pipeline import Pipeline, timed_frames
 from calibration.table import TableModel
@@ -145,6 +147,7 @@ class SceneResult:
     scores: Scores
     rows: RowStates
     misses: list[str]
+    verdicts: str | None = None  # how the referee's calls on the found events differ from those on the truth
 
     @property
     def speed(self) -> float:
@@ -253,7 +256,8 @@ def score_scene(folder: Path, detector: str, streaks: bool = True) -> SceneResul
     scores.add_tracks(rows, truth_rows)
     states = row_states(table, fps, truth_rows, {(f, b): (x, y) for f, b, x, y in rows})
     misses = miss_lines(0, folder.name, pred_events, truth, 1.0 / fps)
-    return SceneResult(folder.name, fps, n, work, scores, states, misses)
+    calls = verdict_difference(folder, pred_events, truth, table)
+    return SceneResult(folder.name, fps, n, work, scores, states, misses, calls)
 
 
 def _score_scene_args(job: tuple[Path, str, bool]) -> SceneResult:
@@ -370,6 +374,14 @@ def print_worst(results: list[SceneResult], k: int = 8) -> None:
         )
 
 
+def print_verdicts(results: list[SceneResult]) -> None:
+    """How many scenes get the same calls from the referee as their truth does, and what differs in the rest."""
+    differ = [r for r in results if r.verdicts is not None]
+    print(f"referee's calls as on the truth: {len(results) - len(differ)} of {len(results)} scenes")
+    for r in differ:
+        print(f"  {r.name}: {r.verdicts}")
+
+
 def print_scores(title: str, s: Scores, fps: float, speed: float) -> None:
     print(f"\n{title}: {s.shots} shots at {fps:g} fps (tolerance one frame = {1000 / fps:.1f} ms)")
     print(f"{'event':<16}{'F1':>8}{'precision':>11}{'recall':>9}{'truth':>8}{'found':>8}{'median |dt| (frames)':>23}")
@@ -418,6 +430,7 @@ def _run(args: argparse.Namespace) -> int:
             speed = sum(r.frames for r in at) / fps / max(work, 1e-9)
             print_scores(f"synth suite {args.suite}: {len(at)} scenes", scores, fps, 0.0)
             print(f"whole pipeline (detection included): {speed:.2f}x real time over the {len(at)} scenes")
+            print_verdicts(at)
             print_states(_concat([r.rows for r in at]))
             print_worst(at)
         return 0
