@@ -94,6 +94,9 @@ class ExtractorSettings:
     nudge_run_frames: float = 4.0
     nudge_fit_s: float = 0.2
     nudge_clear_mm: float = 6.0
+    regone_hit_s: float = 0.25
+    regone_stop_s: float = 0.6
+    touch_max_speed_mm_s: float = 1500.0
     nudge_back_s: float = 0.15  # a ball set off with no hitter at its start: one reaching it from this before
     short_path_samples: int = 2  # a path this short between two unexplained kinks is a stray measurement
     line_margin_mm: float = 0.75  # a path must start and end this far off a line to cross it
@@ -700,10 +703,20 @@ class EventExtractor:
                 if t_stroke is not None:
                     self._retime_shot_start(striker, t_stroke, out)
                 return
+            if self._still_going(b, t_s, speed):
+                return
             reached = self._reached_by(b, a, new.vel(br.t_hi), t_s - self.s.nudge_back_s, br.t_hi + dt)
             if reached is not None:
                 striker, t_c, q = reached
                 self._contact(striker, b.id, t_c, (q + a) / 2, 0.55, out)
+                return
+            if speed > self.s.touch_max_speed_mm_s:
+                # faster than a hand sends a ball: a ball lost from sight hit it (at 30 fps a 4 m/s ball may
+                # go unseen for 7 frames after a cushion), the one that could have been where its hitter was
+                u = new.vel(t_s) / speed
+                lost = self._lost_hitter(b, a - u * self.table.ball_diameter_mm, t_s)
+                if lost is not None:
+                    self._contact(lost, b.id, t_s, a - u * (self.table.ball_diameter_mm / 2), 0.45, out)
                 return
             out.append(self._event("disturbed", t_s, ball=b.id, pos=_pt(a), confidence=0.45))
             return
@@ -1622,6 +1635,41 @@ class EventExtractor:
             if best is not None:
                 _, mid, t_c, q = best
                 self._contact(mid, b.id, t_c, (q + p0) / 2, 0.55, out, chain=False)
+
+    def _still_going(self, b: _Ball, t_s: float, speed: float) -> bool:
+        """A ball seen setting off in a shot with nothing to have set it off, just after it was hit (within
+        ``regone_hit_s``) or about when it stopped in this shot (within ``regone_stop_s``, slower than a struck
+        ball): the same motion going on (a hit seen in two pieces; a slow rebound or creep the tracker took for
+        rest), not a ball touched by hand."""
+        hit = b.last_event_t is not None and 0.0 <= t_s - b.last_event_t <= self.s.regone_hit_s
+        # (a creep's start, run back from its path, may come before the stop that its rest was dated from)
+        in_shot = self._stroke is not None and b.stop_t is not None and b.stop_t > self._stroke[1]
+        stop = in_shot and abs(t_s - b.stop_t) <= self.s.regone_stop_s  # type: ignore[operator]
+        return hit or (stop and speed < self.s.start_speed_mm_s)
+
+    def _lost_hitter(self, b: _Ball, q: np.ndarray, t_s: float) -> str | None:
+        """The moving ball, last seen within ``unseen_strike_s`` before ``t_s`` (not since), that could have been
+        at ``q`` then: at its last speed it covers the distance (plus two diameters for a bounce on the way).
+        The nearest, in that measure."""
+        best, best_r = None, 1.0
+        for m in self.balls.values():
+            if m is b or not m.on_table or not m.ts:
+                continue
+            i = bisect.bisect_right(m.ts, t_s + 1e-9) - 1
+            if i < 1 or m.sid[i] < 0 or self._segs[m.sid[i]].kind != "move":
+                continue
+            gap = t_s - m.ts[i]
+            if not (0.5 * self._dt < gap <= self.s.unseen_strike_s) or (i < len(m.ts) - 1 and m.ts[i + 1] <= t_s):
+                continue
+            sel = [j for j in self._segs[m.sid[i]].idx if j <= i][-4:]
+            if len(sel) < 2:
+                continue
+            v = (m.xy[sel[-1]] - m.xy[sel[0]]) / max(m.ts[sel[-1]] - m.ts[sel[0]], 1e-6)
+            reach = float(np.hypot(*v)) * gap + 2 * self.table.ball_diameter_mm
+            r = float(np.hypot(*(m.xy[i] - q))) / reach
+            if r < best_r:
+                best, best_r = m.id, r
+        return best
 
     def _reached_by(
         self, b: _Ball, p: np.ndarray, v: np.ndarray, lo: float, hi: float
