@@ -1603,7 +1603,7 @@ class EventExtractor:
         if self._stroke is None:
             return
         t_s = self._stroke[1]
-        D, hold = self.table.ball_diameter_mm, self.s.shot_end_hold_s
+        hold = self.s.shot_end_hold_s
         shot_pairs = {k for k, tt in self._contacts if tt >= t_s - self._dt}
         for b in list(self.balls.values()):
             if not (b.on_table and b.segs and b.seg.kind == "rest"):
@@ -1620,20 +1620,10 @@ class EventExtractor:
             move = p1 - p0
             if float(np.hypot(*move)) < self.s.nudge_min_mm:
                 continue
-            best: tuple[float, str, float, np.ndarray] | None = None
-            for m in self.balls.values():
-                if m is b or frozenset((m.id, b.id)) in shot_pairs:
-                    continue
-                hit = self._first_reach(m, p0, D + self.s.nudge_touch_mm, since)
-                if hit is None:
-                    continue
-                t_c, q = hit
-                n = p0 - q
-                cos = float(n @ move) / max(float(np.hypot(*n) * np.hypot(*move)), 1e-9)
-                if cos >= math.cos(math.radians(self.s.nudge_angle_deg)) and (best is None or cos > best[0]):
-                    best = (cos, m.id, t_c, q)
-            if best is not None:
-                _, mid, t_c, q = best
+            met = {k for k in self.balls if frozenset((k, b.id)) in shot_pairs}
+            pusher = self._reached_by(b, p0, move, since, math.inf, met)
+            if pusher is not None:
+                mid, t_c, q = pusher
                 self._contact(mid, b.id, t_c, (q + p0) / 2, 0.55, out, chain=False)
 
     def _still_going(self, b: _Ball, t_s: float, speed: float) -> bool:
@@ -1672,17 +1662,18 @@ class EventExtractor:
         return best
 
     def _reached_by(
-        self, b: _Ball, p: np.ndarray, v: np.ndarray, lo: float, hi: float
+        self, b: _Ball, p: np.ndarray, v: np.ndarray, lo: float, hi: float, skip: set[str] | None = None
     ) -> tuple[str, float, np.ndarray] | None:
         """The moving ball whose path first came to touching distance (plus ``nudge_touch_mm``) of ``p``, where
         ``b`` rested, between ``lo`` and ``hi``, from the side ``b`` then left away from (``v``, within
         ``nudge_angle_deg``): a slow hit, where the start of ``b``'s creep off its place is too uncertain to
-        look for its hitter at one moment. Its id, the time and where it was (``_first_reach``)."""
+        look for its hitter at one moment, or one the tracker kept resting (``_nudges``). Balls in ``skip`` are
+        not looked at. Its id, the time and where it was (``_first_reach``)."""
         reach = self.table.ball_diameter_mm + self.s.nudge_touch_mm
         best: tuple[float, str, float, np.ndarray] | None = None
         speed = float(np.hypot(*v))
         for m in self.balls.values():
-            if m is b or speed < 1e-6:
+            if m is b or speed < 1e-6 or (skip and m.id in skip):
                 continue
             hit = self._first_reach(m, p, reach, lo)
             if hit is None or hit[0] > hi:
