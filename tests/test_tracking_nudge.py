@@ -21,6 +21,8 @@ import tracking.extractor as extractor
 from api.pipeline import Pipeline
 from calibration.table import TableModel
 from tracking.events import Event
+from tracking.extractor import EventExtractor
+from tracking.tracker import BallObs, TrackerFrame, TrackState
 
 TABLE = TableModel()
 DATA = Path(__file__).parent / "data"
@@ -188,3 +190,43 @@ def _with(**kw: float):
         init(self, *a, **{**k, **kw})  # type: ignore[arg-type]
 
     return patched
+
+
+def _stop_then_creep(restart: float, fps: float = 30.0) -> list[TrackerFrame]:
+    """The tracker's view of a shot: ball 1 struck at 0.5 s (300 mm/s, slowing at 0.5 m/s2) stops at 1.1 s,
+    90 mm on; it is called resting, then seen moving again at ``restart`` at 40 mm/s for 0.4 s (16 mm) and
+    resting again. Ball 2 rests far off throughout. Detections with 0.8 mm noise."""
+    rng = np.random.default_rng(1)
+    out = []
+    for i in range(int(3.5 * fps)):
+        t = i / fps
+        u = min(max(t - 0.5, 0.0), 0.6)
+        creep = 40.0 * min(max(t - restart, 0.0), 0.4)
+        x = 1500.0 + 300.0 * u - 250.0 * u * u + creep
+        meas = (x + rng.normal(0.0, 0.8), 300.0 + rng.normal(0.0, 0.8))
+        rest = not (0.5 < t < 1.1 or restart < t < restart + 0.4)
+        pos = (1590.0 + creep, 300.0) if rest else meas
+        b1 = BallObs("1", pos, meas, (0.0, 0.0), rest, TrackState.CONFIRMED)
+        b2 = BallObs("2", (600.0, 1400.0), (600.0, 1400.0), (0.0, 0.0), True, TrackState.CONFIRMED)
+        out.append(TrackerFrame(i, t, (b1, b2)))
+    return out
+
+
+@pytest.mark.parametrize("clause", [True, False])
+def test_a_ball_that_creeps_on_after_it_stopped_is_not_touched(clause: bool, monkeypatch) -> None:
+    # 0.2 s after it stopped (slower than a struck ball, nothing near), within its shot: the same roll going on,
+    # a creep the tracker took for rest, not a ball touched in the shot (001 2.1.22(4))
+    if not clause:
+        monkeypatch.setattr(EventExtractor, "_still_going", lambda self, *a: False)
+    ex = EventExtractor(TABLE)
+    events = [e for f in _stop_then_creep(1.3) for e in ex.update(f)] + ex.finish()
+    assert [e.ball for e in events if e.type == "shot_start"] == ["1"]
+    dist = [(e.ball, e.shot) for e in events if e.type == "disturbed"]
+    assert dist == ([] if clause else [("1", 0)])
+
+
+def test_a_ball_moved_long_after_it_stopped_is_disturbed() -> None:
+    # 1.1 s after it stopped, its shot over: moved between shots (by hand), reported as such
+    ex = EventExtractor(TABLE)
+    events = [e for f in _stop_then_creep(2.2) for e in ex.update(f)] + ex.finish()
+    assert [(e.ball, e.shot) for e in events if e.type == "disturbed"] == [("1", None)]
