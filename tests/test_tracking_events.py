@@ -499,3 +499,41 @@ def test_ball_hit_beside_a_cushion_touches_it_before_it_is_seen_again(fps: float
     assert [e.balls for e in contacts] == [("cue", "1")] and abs((contacts[0].t or 0.0) - t_c) <= 1 / fps
     assert [(e.ball, e.cushion) for e in cushions] == [("cue", "left-house")]
     assert abs((cushions[0].t or 0.0) - t_touch) <= 1 / fps
+
+
+def test_a_ball_never_seen_still_before_the_stroke_is_among_the_shot_start_positions() -> None:
+    # pot-pyramid-right-s1 at 30 fps: ball 2, half hidden, jitters and is never called resting before the
+    # stroke; the shot's start listed only the balls seen still, its end listed ball 2 too, and the referee
+    # refused the stream there ("ball '2' at shot_end was not on the table")
+    from rules.referee import Referee
+    from tracking.extractor import EventExtractor
+    from tracking.tracker import BallObs, TrackerFrame, TrackState
+
+    rng = np.random.default_rng(2)
+    ex = EventExtractor(TABLE)
+    events: list[Event] = []
+    fps = 30.0
+    for i in range(int(4.0 * fps)):
+        t = i / fps
+        u = min(max(t - 1.0, 0.0), 1.5)
+        cue_x = 1000.0 + 1500.0 * u - 500.0 * u * u
+        moving = 1.0 < t < 2.5
+        cue_m = (cue_x + rng.normal(0.0, 0.5), 600.0 + rng.normal(0.0, 0.5))
+        cue = BallObs(
+            "cue",
+            (2125.0, 600.0) if t >= 2.5 else cue_m,
+            cue_m,
+            (0.0, 0.0),
+            not moving and t > 0.3,
+            TrackState.CONFIRMED,
+        )
+        two_m = (2300.0 + rng.normal(0.0, 2.0), 1200.0 + rng.normal(0.0, 2.0))
+        two = BallObs("2", two_m, two_m, (0.0, 0.0), t >= 2.0, TrackState.CONFIRMED, quality=0.75)
+        events += ex.update(TrackerFrame(i, t, (cue, two)))
+    events += ex.finish()
+    start = next(e for e in events if e.type == "shot_start")
+    assert start.ball == "cue" and set(start.positions or {}) == {"cue", "2"}
+    ref = Referee("moscow", table=TABLE)
+    for n, ev in enumerate(events, start=1):
+        ref.feed(ev, line=n)  # no refusal
+    assert len(ref.finals()) == 1

@@ -234,6 +234,8 @@ class EventExtractor:
             b.on_table = True
             b.potted = False
             if obs.meas is None:
+                if b.rest_pos is None and obs.resting:
+                    b.rest_pos = np.array(obs.pos)  # known at its place (a rack, the operator), not seen yet
                 continue
             if obs.resting:
                 self._add_rest(b, tf.t, np.array(obs.pos), out)
@@ -444,6 +446,9 @@ class EventExtractor:
         self._shot_last_t = t_s
         positions = {k: _pt(o.rest_pos) for k, o in self.balls.items() if o.on_table and o.rest_pos is not None}
         positions.setdefault(b.id, _pt(p))
+        for k, o in self.balls.items():
+            if o.on_table and k not in positions and o.xy:
+                positions[k] = _pt(o.xy[-1])  # never seen still (half hidden, its detections unsteady): where last seen
         ev = self._event("shot_start", t_s, ball=b.id, positions=positions, confidence=conf)
         if out is None:
             self._deferred.append(ev)
