@@ -94,6 +94,8 @@ class ExtractorSettings:
     nudge_run_frames: float = 4.0
     nudge_fit_s: float = 0.2
     nudge_clear_mm: float = 6.0
+    # A ball set off in a shot with nothing seen to set it off is no touched ball if it was hit this recently, or
+    # stopped this near that time (a creep the tracker took for rest), or if it leaves faster than a hand sends one
     regone_hit_s: float = 0.25
     regone_stop_s: float = 0.6
     touch_max_speed_mm_s: float = 1500.0
@@ -1654,7 +1656,7 @@ class EventExtractor:
             if i < 1 or m.sid[i] < 0 or self._segs[m.sid[i]].kind != "move":
                 continue
             gap = t_s - m.ts[i]
-            if not (0.5 * self._dt < gap <= self.s.unseen_strike_s) or (i < len(m.ts) - 1 and m.ts[i + 1] <= t_s):
+            if not 0.5 * self._dt < gap <= self.s.unseen_strike_s:  # its last sample by t_s: unseen since
                 continue
             sel = [j for j in self._segs[m.sid[i]].idx if j <= i][-4:]
             if len(sel) < 2:
