@@ -115,6 +115,17 @@ def test_a_resting_ball_that_shifts_is_no_contact_without_a_push(pass_y: float, 
     assert _contacts(_scene(pass_y, drift), {"1", "2"}) == []
 
 
+def _replay(name: str) -> tuple[dict, list[Event]]:
+    """A recorded suite stretch (tests/data) through a pipeline: the fixture, and the events."""
+    d = json.loads((DATA / name).read_text(encoding="utf-8"))
+    known = {k: tuple(v) for k, v in d["known_ids"].items()}
+    pipe = Pipeline(table=TABLE, known_ids=known, meas_sigma_mm=d["meas_sigma_mm"])
+    for f in d["frames"]:
+        pipe.step_detections(_Dets(f["pos_mm"], f["confidence"]), f["frame"], f["t"])
+    pipe.finish()
+    return d, pipe.sorted_events()
+
+
 @pytest.mark.parametrize("reached", [True, False])
 def test_a_ball_hit_slowly_in_a_shot_is_a_contact_not_touched_by_hand(reached: bool, monkeypatch) -> None:
     # The suite's cluster-frame-s2 at 1080p60 (tests/data: every detection of frames 200-320). Ball 4, rolling at
@@ -124,13 +135,7 @@ def test_a_ball_hit_slowly_in_a_shot_is_a_contact_not_touched_by_hand(reached: b
     # its place on the far side of where it went, by the time it was seen moving, hit it.
     if not reached:
         monkeypatch.setattr(extractor.EventExtractor, "_reached_by", lambda self, *a, **k: None)
-    d = json.loads((DATA / "slow-hit-60fps-cluster-frame-s2.json").read_text(encoding="utf-8"))
-    known = {k: tuple(v) for k, v in d["known_ids"].items()}
-    pipe = Pipeline(table=TABLE, known_ids=known, meas_sigma_mm=d["meas_sigma_mm"])
-    for f in d["frames"]:
-        pipe.step_detections(_Dets(f["pos_mm"], f["confidence"]), f["frame"], f["t"])
-    pipe.finish()
-    events = pipe.sorted_events()
+    d, events = _replay("slow-hit-60fps-cluster-frame-s2.json")
     touched = [e for e in events if e.type == "disturbed" and e.ball == "3"]
     if not reached:
         assert len(touched) == 1 and touched[0].shot is not None
@@ -140,16 +145,6 @@ def test_a_ball_hit_slowly_in_a_shot_is_a_contact_not_touched_by_hand(reached: b
     assert [e.balls for e in found] == [("4", "3")]
     # timed where ball 4's approach reaches a diameter from ball 3's place: 1.25 frames late here
     assert abs((found[0].t or 0.0) - d["truth_contact_t"]) <= 2 / 60
-
-
-def _replay(name: str) -> tuple[dict, list[Event]]:
-    d = json.loads((DATA / name).read_text(encoding="utf-8"))
-    known = {k: tuple(v) for k, v in d["known_ids"].items()}
-    pipe = Pipeline(table=TABLE, known_ids=known, meas_sigma_mm=d["meas_sigma_mm"])
-    for f in d["frames"]:
-        pipe.step_detections(_Dets(f["pos_mm"], f["confidence"]), f["frame"], f["t"])
-    pipe.finish()
-    return d, pipe.sorted_events()
 
 
 @pytest.mark.parametrize("lost", [True, False])
