@@ -28,6 +28,7 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
+from api.capture import open_video
 from api.service.match import MatchService
 from api.store import Message
 from tracking.events import Event, read_jsonl
@@ -442,7 +443,7 @@ _CAP_POS = cv2.CAP_PROP_POS_FRAMES
 
 
 def _open_capture(source: SourceSpec) -> Any:
-    cap = cv2.VideoCapture(int(source.location)) if source.kind == "camera" else cv2.VideoCapture(source.location)
+    cap = cv2.VideoCapture(int(source.location)) if source.kind == "camera" else open_video(source.location)
     if not cap.isOpened():
         raise SourceError(f"cannot open {source.kind} source {source.location}")
     return cap

@@ -4,7 +4,8 @@ Renders a 1080p60 scenario (``--scenario``/``--seed``, default the kiss) into a 
 ``--clip`` (a scenario folder with ``video.mp4`` and ``camera.json``, or a video with ``--calibration``),
 then measures, each ``--repeats`` times, in this one process:
 
-- decode only: every frame read by OpenCV in the caller's thread (the baseline of the ratios);
+- decode only: every frame read by OpenCV in the caller's thread, decoded as analyze decodes (``api.capture``; the
+  baseline of the ratios);
 - detection only: the detector on every frame (the decoding before each call is not counted);
 - tracking + events only: the detections of the detection pass replayed through a new pipeline
   (``step_detections`` and ``finish``), and, on its own row, the smoothed tracks.csv rows it yields;
@@ -36,6 +37,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from api.capture import open_video
 from api.pipeline import Pipeline, video_frames
 
 REPO = Path(__file__).resolve().parent.parent.parent
@@ -76,7 +78,7 @@ def _timed(fn: Callable[[], int]) -> Timing:
 
 
 def _decode_only(video: Path) -> int:
-    cap = cv2.VideoCapture(str(video))
+    cap = open_video(video)
     n = 0
     while True:
         ok, _ = cap.read()
@@ -89,7 +91,7 @@ def _decode_only(video: Path) -> int:
 
 def _detect_only(video: Path, detector: Any, keep: list[_Dets] | None) -> Timing:
     """Only the detector's calls are timed (decoding in between is not)."""
-    cap = cv2.VideoCapture(str(video))
+    cap = open_video(video)
     wall = cpu = th = 0.0
     n = 0
     for frame in video_frames(cap, depth=0):
@@ -169,7 +171,7 @@ def _calibration(video: Path, calibration: str | None) -> Any:
     from calibration.mapping import Calibration
     from calibration.table import TableModel
 
-    cap = cv2.VideoCapture(str(video))
+    cap = open_video(video)
     size = (int(cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT)))
     cap.release()
     if calibration:
@@ -245,7 +247,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             video, _ = _clip_paths(_render(tmp, args.scenario, args.seed, args.fps))
             what = f"{args.scenario} seed {args.seed} rendered"
-        cap = cv2.VideoCapture(str(video))
+        cap = open_video(video)
         fps = float(cap.get(cv2.CAP_PROP_FPS) or 30.0)
         size = (int(cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT)))
         cap.release()

@@ -230,9 +230,10 @@ def score_scene(folder: Path, detector: str, streaks: bool = True) -> SceneResul
     truth."""
     import cv2
 
+    from api.capture import open_video
     from api.commands.analyze import scenario_calibration
 
-    cap = cv2.VideoCapture(str(folder / "video.mp4"))
+    cap = open_video(folder / "video.mp4")
     fps = float(cap.get(cv2.CAP_PROP_FPS) or 30.0)
     size = (int(cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT)))
     truth = read_jsonl(folder / "truth" / "events.jsonl")

@@ -21,6 +21,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from api.capture import open_video
 from api.pipeline import PREFETCH, Pipeline, timed_frames
 from api.report import write_report
 from calibration.mapping import Calibration, CalibrationError
@@ -167,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
     video = Path(args.video)
     if not video.exists():
         raise AnalyzeError(f"no video at {video}")
-    cap = cv2.VideoCapture(str(video))
+    cap = open_video(video)
     if not cap.isOpened():
         raise AnalyzeError(f"cannot open {video} as a video")
     fps = cap.get(cv2.CAP_PROP_FPS) or 30.0
