@@ -225,6 +225,51 @@ def test_a_pair_touches_anew_only_after_parting(compiled: None, name: str) -> No
     assert _contacts_without_parting(truth_of(name)) == []
 
 
+def _cushions_without_leaving(tr: Truth) -> list[tuple[str, str, float]]:
+    """Cushion events of a ball that never came off that cushion since its last touch of it, or since the stroke
+    for a ball frozen to it then (centre within a radius + ``contact_tol_mm`` of it, sampled every millisecond;
+    frozen: within a radius + ``frozen_tol_mm``): one touch counted twice, or a frozen ball's own cushion."""
+    st, R = TruthSettings(), TABLE.ball_radius_mm
+    last: dict[tuple[str, str], float] = {}
+    out = []
+    for ev in tr.events:
+        if ev.type == "shot_start":
+            last = {
+                (b, name): float(ev.t or 0.0)
+                for b, p in (ev.positions or {}).items()
+                for name in {*TABLE.cushions, *(f"jaw:{k}" for k in TABLE.pockets)}
+                if PTABLE.distance_to_cushion(name, np.array(p)) - R <= st.frozen_tol_mm
+            }
+        if ev.type != "cushion":
+            continue
+        key, t = (ev.ball or "", ev.cushion or ""), float(ev.t or 0.0)
+        if key in last:
+            ts = np.arange(last[key], t, 0.001)
+            gap = PTABLE.distances_to_cushion(key[1], tr.ball_positions(key[0], ts)) - R
+            if not np.nanmax(gap, initial=-np.inf) > st.contact_tol_mm:
+                out.append((*key, t))
+        last[key] = t
+    return out
+
+
+def test_a_ball_frozen_to_a_cushion_touches_it_only_once_it_has_left_it(compiled: None) -> None:
+    """frozen-cushion-roll seed 0: the cue ball, frozen to the left cushion (0.3 mm off it), is struck along it
+    and hits ball 1, frozen to the same cushion, which rolls on along it. The physics logs each touching the
+    cushion a few tens of milliseconds into its roll; neither has left it, so neither is a touch (RULES-DIGEST:
+    a frozen ball's touches of its own cushion do not count until it has moved away). Ball 1's touches of the
+    pocket's jaws and of the pyramid cushion past it are."""
+    tr = truth_of("frozen-cushion-roll", 0)
+    touches = [(e.ball, e.cushion) for e in tr.events if e.type == "cushion"]
+    assert ("cue", "left-pyramid") not in touches and ("1", "left-pyramid") not in touches
+    assert touches == [("1", "jaw:pyramid-left"), ("1", "jaw:pyramid-left"), ("1", "pyramid")]
+    assert _cushions_without_leaving(tr) == []
+
+
+@pytest.mark.parametrize("name", _params())
+def test_a_ball_touches_a_cushion_anew_only_after_leaving_it(compiled: None, name: str) -> None:
+    assert _cushions_without_leaving(truth_of(name)) == []
+
+
 def test_pots_cover_every_pocket(compiled: None) -> None:
     pockets = {e.pocket for n in library.names() if n.startswith("pot-") for e in truth_of(n).events if e.type == "pot"}
     assert pockets == set(TABLE.pockets)

@@ -192,8 +192,22 @@ class PhysicsTable:
 
     def distance_to_cushion(self, name: str, p: np.ndarray) -> float:
         """Distance (mm) from a point to the nearest physics segment carrying our cushion ``name``."""
-        ids = [sid for sid in self.segments_mm if cushion_name(sid) == name]
-        return min(self.distance_to_segment(sid, p) for sid in ids)
+        return float(self.distances_to_cushion(name, np.asarray(p, dtype=np.float64)[None])[0])
+
+    def distances_to_cushion(self, name: str, ps: np.ndarray) -> np.ndarray:
+        """``distance_to_cushion`` for each of the points ``ps`` (n, 2)."""
+        out = np.full(len(ps), np.inf)
+        for sid, (kind, pts, radius) in self.segments_mm.items():
+            if cushion_name(sid) != name:
+                continue
+            if kind == "arc":
+                d = np.linalg.norm(ps - pts[0], axis=1) - radius
+            else:
+                a, b = pts
+                u = np.clip((ps - a) @ (b - a) / float(np.dot(b - a, b - a)), 0.0, 1.0)
+                d = np.linalg.norm(ps - (a + u[:, None] * (b - a)), axis=1)
+            out = np.minimum(out, d)
+        return out
 
     @cached_property
     def pockets_mm(self) -> dict[str, tuple[np.ndarray, float]]:

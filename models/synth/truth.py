@@ -22,7 +22,10 @@ several times within a few milliseconds (frozen balls, rattling jaws); a run of 
 ``merge_window_s`` of the one before, is one event, at the first touch. Two balls that stay together (a
 frozen pair, one ball pushing another) touch again and again for as long as they do; a pair's touch is a new
 contact only once the two have parted, their centres more than ``contact_tol_mm`` over a diameter apart
-since its last touch.
+since its last touch. Likewise a ball rolling along a cushion touches it again and again: a touch of a cushion
+(or of a pocket's jaws) is new only once the ball has left it, its centre more than ``contact_tol_mm`` over a
+radius from it; and a ball frozen to a cushion at the stroke (within ``frozen_tol_mm``) is touching it already
+(RULES-DIGEST: a frozen ball's touches of its own cushion do not count until it has moved away).
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ class PhysicsGlitch(ValueError):
 class TruthSettings:
     overlap_tol_mm: float = 0.5
     contact_tol_mm: float = 0.5
+    frozen_tol_mm: float = 1.0  # RULES-DIGEST "Frozen": epsilon_f
     merge_window_s: float = 0.010
     corner_window_s: float = 0.0005
     check_step_s: float = 0.001
@@ -322,7 +326,11 @@ def shot_events(rec: ShotRecord, table: TableModel, st: TruthSettings) -> list[E
         Event(type="shot_start", t=t0, shot=k, ball=sim.stroke.ball, positions=_rounded(sim.start)),
     ]
     seen_contacts: dict[tuple[str, str], float] = {}
-    seen_cushions: dict[tuple[str, str], float] = {}
+    # A ball frozen to a cushion at the stroke is touching it already (RULES-DIGEST: ignore a frozen ball's
+    # touches of its own cushion until it has moved away)
+    seen_cushions: dict[tuple[str, str], float] = {
+        (bid, name): 0.0 for bid, name in _frozen_to_cushions(sim, st) if bid in sim.histories
+    }
     for ev in sim.events:
         kind = str(ev.event_type)
         t = t0 + float(ev.time)
@@ -344,10 +352,12 @@ def shot_events(rec: ShotRecord, table: TableModel, st: TruthSettings) -> list[E
             bid, seg = ev.ids
             name = cushion_name(seg)
             key = (bid, name)
-            if key in seen_cushions and ev.time - seen_cushions[key] < st.merge_window_s:
-                seen_cushions[key] = ev.time
-                continue
+            last = seen_cushions.get(key)
             seen_cushions[key] = ev.time
+            if last is not None and (
+                ev.time - last < st.merge_window_s or not _left_cushion(sim, bid, name, last, ev.time, st)
+            ):
+                continue
             out.append(
                 Event(type="cushion", t=t, shot=k, ball=bid, cushion=name, pos=_pt(sim.position_at(bid, ev.time)))
             )
@@ -377,6 +387,29 @@ def _parted(sim: SimulatedShot, a: str, b: str, t0: float, t1: float, st: TruthS
         - 2.0 * sim.ptable.table.ball_radius_mm
     )
     return bool(np.nanmax(gap, initial=-np.inf) > st.contact_tol_mm)
+
+
+def _left_cushion(sim: SimulatedShot, bid: str, name: str, t0: float, t1: float, st: TruthSettings) -> bool:
+    """Whether ball ``bid`` came off cushion ``name`` (its centre more than ``contact_tol_mm`` over a radius from
+    it) between two of its touches at pooltool times ``t0`` and ``t1``: a ball rolling along a cushion, frozen
+    to it, touches it again and again in the physics, and that is one touch."""
+    ts = np.arange(t0, t1, st.check_step_s)
+    if not len(ts):
+        return False
+    gap = sim.ptable.distances_to_cushion(name, sim.states_at(bid, ts)[0]) - sim.ptable.table.ball_radius_mm
+    return bool(np.nanmax(gap, initial=-np.inf) > st.contact_tol_mm)
+
+
+def _frozen_to_cushions(sim: SimulatedShot, st: TruthSettings) -> list[tuple[str, str]]:
+    """(ball, cushion) for each ball frozen to a cushion segment or jaw at the stroke: its centre within
+    ``frozen_tol_mm`` over a radius of it (RULES-DIGEST: frozen, epsilon_f = 1 mm)."""
+    R = sim.ptable.table.ball_radius_mm
+    names = sorted({cushion_name(sid) for sid in sim.ptable.segments_mm})
+    out: list[tuple[str, str]] = []
+    for bid, xy in sim.start.items():
+        p = np.array([xy], dtype=np.float64)
+        out.extend((bid, n) for n in names if sim.ptable.distances_to_cushion(n, p)[0] - R <= st.frozen_tol_mm)
+    return out
 
 
 def line_crossings(rec: ShotRecord, table: TableModel, st: TruthSettings) -> list[Event]:
