@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,24 +19,13 @@ import pytest
 import tracking.extractor as extractor
 from api.pipeline import Pipeline
 from calibration.table import TableModel
+from tests.replay_support import DATA, Dets, contacts, replay
 from tracking.events import Event
 from tracking.extractor import EventExtractor
 from tracking.tracker import BallObs, TrackerFrame, TrackState
 
 TABLE = TableModel()
-DATA = Path(__file__).parent / "data"
 D = TABLE.ball_diameter_mm
-
-
-class _Dets:
-    def __init__(self, pos: list, conf: list) -> None:
-        self.pos_mm = np.array(pos, dtype=float).reshape(-1, 2)
-        self.confidence = np.array(conf, dtype=float)
-        self.cls = np.zeros(len(conf), np.int64)
-
-
-def _contacts(events: list[Event], pair: set[str]) -> list[Event]:
-    return [e for e in events if e.type == "contact" and set(e.balls or ()) == pair]
 
 
 @pytest.mark.parametrize("nudges", [True, False])
@@ -53,10 +41,10 @@ def test_a_ball_nudged_into_a_creep_is_a_contact(nudges: bool) -> None:
     if not nudges:
         pipe.extractor.s = replace(pipe.extractor.s, nudge_min_mm=1e9)
     for f in d["frames"]:
-        tf_events = pipe.step_detections(_Dets(f["pos_mm"], f["confidence"]), f["frame"], f["t"])
+        tf_events = pipe.step_detections(Dets(f["pos_mm"], f["confidence"]), f["frame"], f["t"])
         assert not any(e.type == "contact" and set(e.balls or ()) == {"10", "4"} and f["t"] < 15.6 for e in tf_events)
     pipe.finish()
-    found = _contacts(pipe.sorted_events(), {"10", "4"})
+    found = contacts(pipe.sorted_events(), {"10", "4"})
     if not nudges:
         assert found == []
         return
@@ -88,7 +76,7 @@ def _scene(pass_y: float, drift: tuple[float, float], fps: float = 60.0, seed: i
         f = min(max((t - 1.0 - t_level) / 0.5, 0.0), 1.0)
         p1 = rest + np.array(drift) * (f * f * (3 - 2 * f))
         pos = np.array([p1, p2, balls["3"]]) + rng.normal(0.0, 1.0, (3, 2))
-        pipe.step_detections(_Dets(pos.tolist(), [0.95, 0.95, 0.95]), i, t)
+        pipe.step_detections(Dets(pos.tolist(), [0.95, 0.95, 0.95]), i, t)
     pipe.finish()
     return pipe.sorted_events()
 
@@ -96,7 +84,7 @@ def _scene(pass_y: float, drift: tuple[float, float], fps: float = 60.0, seed: i
 def test_a_ball_brushed_and_pushed_off_its_place_is_a_contact() -> None:
     # ball 2 passes 1 mm inside touching; ball 1 slides 8 mm away from its path (along their line of centres)
     events = _scene(600.0 + D - 1.0, (0.0, -8.0))
-    found = _contacts(events, {"1", "2"})
+    found = contacts(events, {"1", "2"})
     assert [e.balls for e in found] == [("2", "1")]
     # the touch: ball 2's centre a diameter from ball 1's, 11.6 mm short of level with it (after 288.4 mm)
     t_touch = 1.0 + (400.0 - np.sqrt(400.0**2 - 2 * 150.0 * (300.0 - np.sqrt(D**2 - (D - 1.0) ** 2)))) / 150.0
@@ -112,18 +100,7 @@ def test_a_ball_brushed_and_pushed_off_its_place_is_a_contact() -> None:
     ],
 )
 def test_a_resting_ball_that_shifts_is_no_contact_without_a_push(pass_y: float, drift: tuple[float, float]) -> None:
-    assert _contacts(_scene(pass_y, drift), {"1", "2"}) == []
-
-
-def _replay(name: str) -> tuple[dict, list[Event]]:
-    """A recorded suite stretch (tests/data) through a pipeline: the fixture, and the events."""
-    d = json.loads((DATA / name).read_text(encoding="utf-8"))
-    known = {k: tuple(v) for k, v in d["known_ids"].items()}
-    pipe = Pipeline(table=TABLE, known_ids=known, meas_sigma_mm=d["meas_sigma_mm"])
-    for f in d["frames"]:
-        pipe.step_detections(_Dets(f["pos_mm"], f["confidence"]), f["frame"], f["t"])
-    pipe.finish()
-    return d, pipe.sorted_events()
+    assert contacts(_scene(pass_y, drift), {"1", "2"}) == []
 
 
 @pytest.mark.parametrize("reached", [True, False])
@@ -135,13 +112,13 @@ def test_a_ball_hit_slowly_in_a_shot_is_a_contact_not_touched_by_hand(reached: b
     # its place on the far side of where it went, by the time it was seen moving, hit it.
     if not reached:
         monkeypatch.setattr(extractor.EventExtractor, "_reached_by", lambda self, *a, **k: None)
-    d, events = _replay("slow-hit-60fps-cluster-frame-s2.json")
+    d, events = replay("slow-hit-60fps-cluster-frame-s2.json")
     touched = [e for e in events if e.type == "disturbed" and e.ball == "3"]
     if not reached:
         assert len(touched) == 1 and touched[0].shot is not None
         return
     assert not touched
-    found = _contacts(events, {"3", "4"})
+    found = contacts(events, {"3", "4"})
     assert [e.balls for e in found] == [("4", "3")]
     # timed where ball 4's approach reaches a diameter from ball 3's place: 1.25 frames late here
     assert abs((found[0].t or 0.0) - d["truth_contact_t"]) <= 2 / 60
@@ -155,9 +132,9 @@ def test_a_ball_sent_off_fast_by_a_ball_lost_in_a_blur_is_hit_by_it(lost: bool, 
     # have reached the hitter's place hit it (flagged for review), not a touched ball (001 2.1.22(4)).
     if not lost:
         monkeypatch.setattr(extractor.EventExtractor, "_lost_hitter", lambda self, *a, **k: None)
-    d, events = _replay("lost-hitter-30fps-cushion-first-s2.json")
+    d, events = replay("lost-hitter-30fps-cushion-first-s2.json")
     assert not [e for e in events if e.type == "disturbed" and e.shot is not None]
-    found = _contacts(events, {"cue", "1"})
+    found = contacts(events, {"cue", "1"})
     if not lost:
         assert found == []  # nothing known to have hit it: no contact, and still no touched ball
         return
@@ -172,10 +149,10 @@ def test_a_ball_sent_off_faster_than_a_hand_pushes_is_not_touched(fast_rule: boo
     # at 5.5 m/s with no hitter near, was a touched ball in the shot.
     if not fast_rule:
         monkeypatch.setattr(extractor.ExtractorSettings, "__init__", _with(touch_max_speed_mm_s=1e9))
-    _, events = _replay("hit-unseen-30fps-cushion-first-s0.json")
+    _, events = replay("hit-unseen-30fps-cushion-first-s0.json")
     touched = [e for e in events if e.type == "disturbed" and e.ball == "1"]
     assert (touched == []) == fast_rule
-    assert [e.balls for e in _contacts(events, {"cue", "1"})] == [("cue", "1")]
+    assert [e.balls for e in contacts(events, {"cue", "1"})] == [("cue", "1")]
 
 
 def _with(**kw: float):

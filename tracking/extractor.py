@@ -56,6 +56,10 @@ class ExtractorSettings:
     slow_drop_mm_s: float = 300.0  # a ball slower than this in the mouth fell by the frame it is first missing from
     graze_tol_mm: float = 5.0  # a straight path this close to a nose line (then away) touched it
     tail_off_mm: float = 3.0  # an incoming path's last samples this far off it came after the kink
+    # a ball whose samples over the last hug_s before a touch all lie within hug_mm of touching the cushion rolled
+    # along it (or rested frozen to it): it never left it, so that is no new touch (the truth's rule)
+    hug_s: float = 0.1
+    hug_mm: float = 2.0
     hinge_side: int = 8  # samples either side of a touch fitted to time it (a V of the distance to the nose line)
     bounce_min_mm_s: float = 15.0  # a V whose sides fall and rise at least this fast is a bounce, not noise
     shot_end_hold_s: float = 0.25
@@ -497,6 +501,15 @@ class EventExtractor:
             if all(np.linalg.norm(f.at(b.ts[j]) - b.xy[j]) > self.s.tail_off_mm for j in good[-m:]):
                 return f, b.ts[keep[-1]]
         return None
+
+    def _hugs(self, b: _Ball, cu: Cushion, t: float) -> bool:
+        """Whether ``b`` kept touching ``cu`` (within ``hug_mm``) at every sample over the ``hug_s`` before ``t``:
+        rolling along it, or frozen to it, it did not come to it at ``t``."""
+        lo = bisect.bisect_left(b.ts, t - self.s.hug_s)
+        hi = bisect.bisect_right(b.ts, t)
+        R = self.table.ball_radius_mm
+        offs = [cu.offset(_pt(b.seen.get(i, b.xy[i]))) - R for i in range(lo, hi) if b.sid[i] >= 0]
+        return len(offs) >= max(3, round(self.s.hug_s / self._dt) - 1) and max(abs(o) for o in offs) <= self.s.hug_mm
 
     def _path_before(self, b: _Ball, t: float) -> tuple[PathFit, bool] | None:
         """The ball's path just before ``t``: (fit, moving). None if it has no sample by then."""
@@ -1043,6 +1056,8 @@ class EventExtractor:
                 continue
             root = solve_root(_gap_to_cushion(into, cu, R), lo_c, hi)
             tc = root if root is not None else t_k
+            if self._hugs(b, cu, tc):
+                continue
             pc = into.at(tc) - n * R
             # a centre beyond the segment's end touches the jaw tip there, not the nose line: past the end by
             # a few millimetres the jaw explains it better
@@ -1067,6 +1082,14 @@ class EventExtractor:
             if abs(d - D) > self.s.contact_tol_mm:
                 continue
             root = solve_root(_gap_between(old, path, D), lo, hi)
+            if into is not old and pb[1]:
+                # two rolling balls, and the incoming path took in samples from after the hit (the other ball's
+                # may have too): time it on the paths up to the sample before them
+                pt = self._path_before(o, t_last)
+                if pt is not None:
+                    r2 = solve_root(_gap_between(into, pt[0], D), lo_c, hi)
+                    if r2 is not None and (root is None or r2 < root):  # samples after a hit make it late
+                        root, path = r2, pt[0]
             tc = root if root is not None else t_k
             cands.append((abs(d - D) / self.s.contact_tol_mm, "ball", o.id, tc, (old.at(tc) + path.at(tc)) / 2))
         br.new.start_t, br.new.start_p = t_k, p_k
@@ -1462,6 +1485,8 @@ class EventExtractor:
         if not (0 <= al <= cu.length_mm):
             return
         tc = hinge.t if hinge is not None else ts[k]
+        if self._hugs(b, cu, tc):
+            return
         p = arr[k] - n * (R + off[k])
         self._cushion_times.append((b.id, tc))
         out.append(self._event("cushion", tc, ball=b.id, cushion=cu.name, pos=_pt(p), confidence=0.6))
@@ -1552,6 +1577,8 @@ class EventExtractor:
             else:
                 root = solve_root(_gap_to_cushion(f, cu, R), ts[max(0, k - 3)], ts[k] + self._dt)
                 tc = root if root is not None else ts[k]
+            if self._hugs(b, cu, tc):
+                continue
             self._cushion_times.append((b.id, tc))
             touch = f.at(tc) - np.array(cu.inward) * R
             out.append(self._event("cushion", tc, ball=b.id, cushion=cu.name, pos=_pt(touch), confidence=0.55))

@@ -1,0 +1,40 @@
+"""Recorded detections (tests/data: stretches of the generated suites, as the detector saw them) replayed
+through a tracking pipeline."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from api.pipeline import Pipeline
+from calibration.table import TableModel
+from tracking.events import Event
+
+TABLE = TableModel()
+DATA = Path(__file__).parent / "data"
+
+
+class Dets:
+    """One frame's detections, as the pipeline takes them from a detector."""
+
+    def __init__(self, pos: list, conf: list) -> None:
+        self.pos_mm = np.array(pos, dtype=float).reshape(-1, 2)
+        self.confidence = np.array(conf, dtype=float)
+        self.cls = np.zeros(len(conf), np.int64)
+
+
+def contacts(events: list[Event], pair: set[str]) -> list[Event]:
+    return [e for e in events if e.type == "contact" and set(e.balls or ()) == pair]
+
+
+def replay(name: str) -> tuple[dict, list[Event]]:
+    """A recorded suite stretch (tests/data) through a pipeline: the fixture, and the events."""
+    d = json.loads((DATA / name).read_text(encoding="utf-8"))
+    known = {k: tuple(v) for k, v in d["known_ids"].items()}
+    pipe = Pipeline(table=TABLE, known_ids=known, meas_sigma_mm=d["meas_sigma_mm"])
+    for f in d["frames"]:
+        pipe.step_detections(Dets(f["pos_mm"], f["confidence"]), f["frame"], f["t"])
+    pipe.finish()
+    return d, pipe.sorted_events()
