@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+import tracking.extractor as extractor
 from api.pipeline import Pipeline
 from calibration.table import TableModel
 from tracking.events import Event
@@ -38,3 +39,13 @@ def replay(name: str) -> tuple[dict, list[Event]]:
         pipe.step_detections(Dets(f["pos_mm"], f["confidence"]), f["frame"], f["t"])
     pipe.finish()
     return d, pipe.sorted_events()
+
+
+def settings_with(**kw: float):
+    """An ``ExtractorSettings.__init__`` with ``kw`` in place of its defaults (for ``monkeypatch.setattr``)."""
+    init = extractor.ExtractorSettings.__init__
+
+    def patched(self: extractor.ExtractorSettings, *a: object, **k: object) -> None:
+        init(self, *a, **{**k, **kw})  # type: ignore[arg-type]
+
+    return patched

@@ -19,7 +19,7 @@ import pytest
 import tracking.extractor as extractor
 from api.pipeline import Pipeline
 from calibration.table import TableModel
-from tests.replay_support import DATA, Dets, contacts, replay
+from tests.replay_support import DATA, Dets, contacts, replay, settings_with
 from tracking.events import Event
 from tracking.extractor import EventExtractor
 from tracking.tracker import BallObs, TrackerFrame, TrackState
@@ -148,20 +148,11 @@ def test_a_ball_sent_off_faster_than_a_hand_pushes_is_not_touched(fast_rule: boo
     # ball 1 in a blur at 1.646 s (the contact is found, from the cue ball's side); ball 1's own start, seen
     # at 5.5 m/s with no hitter near, was a touched ball in the shot.
     if not fast_rule:
-        monkeypatch.setattr(extractor.ExtractorSettings, "__init__", _with(touch_max_speed_mm_s=1e9))
+        monkeypatch.setattr(extractor.ExtractorSettings, "__init__", settings_with(touch_max_speed_mm_s=1e9))
     _, events = replay("hit-unseen-30fps-cushion-first-s0.json")
     touched = [e for e in events if e.type == "disturbed" and e.ball == "1"]
     assert (touched == []) == fast_rule
     assert [e.balls for e in contacts(events, {"cue", "1"})] == [("cue", "1")]
-
-
-def _with(**kw: float):
-    init = extractor.ExtractorSettings.__init__
-
-    def patched(self: extractor.ExtractorSettings, *a: object, **k: object) -> None:
-        init(self, *a, **{**k, **kw})  # type: ignore[arg-type]
-
-    return patched
 
 
 def _stop_then_creep(restart: float, fps: float = 30.0) -> list[TrackerFrame]:

@@ -689,8 +689,11 @@ class EventExtractor:
             self._hit_by_unseen(self.balls[striker], b, t_s, out)
             return
         if not self.shot_active and br.t_hi - br.t_lo > 4 * dt and speed >= self.s.start_speed_mm_s:
-            # it ran unseen from its place and its first contact is not known yet: the shot starts with it
-            self._start_shot(b, br.t_lo + 0.5 * dt, a, 0.45, out)
+            # it ran unseen from its place and its first contact is not known yet: the shot starts with it, when
+            # its path run back passes its place (within a diameter: it ran straight from there; a few degrees
+            # off over half a metre is that far), else at its last sight there
+            straight = br.t_lo <= t_s and float(np.linalg.norm(new.at(t_s) - a)) <= self.table.ball_diameter_mm
+            self._start_shot(b, t_s if straight else br.t_lo + 0.5 * dt, a, 0.45, out)
             b.unseen_seg = br.new  # its path starts where it hits something, once that is known
             return
         if not self.shot_active:

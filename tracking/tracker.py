@@ -314,6 +314,8 @@ class Tracker:
                     self._tracks.remove(tr)
                 continue
             tr.state = TrackState.OCCLUDED
+            if not tr.resting:
+                self._rest_hidden(tr, t)
             loss = self._check_loss(tr, t)
             if loss is not None:
                 losses.append(loss)
@@ -935,6 +937,21 @@ class Tracker:
             tr.anchor = mean
             tr.anchor_n = len(a)
             tr.kf.x = np.array([mean[0], mean[1], 0.0, 0.0])
+
+    def _rest_hidden(self, tr: _Track, t: float) -> None:
+        """A ball hidden in the first moments whose last two sightings were at its known starting place (the
+        rack, the operator), within the rest circle of each other, rests there: the player's arm may hide it
+        from then until it is struck, too soon for the rest window to fill."""
+        if not (tr.vouched and len(tr.recent) >= 2 and self._in_warmup(t)):
+            return
+        (_, x1, y1), (_, x2, y2) = tr.recent[-2], tr.recent[-1]
+        mean = np.array([(x1 + x2) / 2, (y1 + y2) / 2])
+        if math.hypot(x1 - x2, y1 - y2) > 2 * self.s.rest_radius_mm or not self._at_known_place(mean, t):
+            return
+        tr.resting = True
+        tr.anchor = mean
+        tr.anchor_n = 2
+        tr.kf.x = np.array([mean[0], mean[1], 0.0, 0.0])
 
     def _adopt_hidden(self, tr: _Track) -> str | None:
         """A new ball that came out of hiding on a straight path from where a hidden ball rested (struck
