@@ -193,3 +193,15 @@ def test_a_ball_moved_long_after_it_stopped_is_disturbed() -> None:
     ex = EventExtractor(TABLE)
     events = [e for f in _stop_then_creep(2.2) for e in ex.update(f)] + ex.finish()
     assert [(e.ball, e.shot) for e in events if e.type == "disturbed"] == [("1", None)]
+
+
+def test_a_ball_hit_beside_another_meets_it_with_no_approach_to_fit() -> None:
+    # The suite's frame-s5 at 1080p60 (tests/data: every detection of frames 2120-2275). The cue ball hits ball 4
+    # at 37.384 s; ball 4 sets off 15 mm short of touching ball 13 and meets it at 37.4349 s, within a millimetre
+    # or two in its first moving frames, and ball 13 creeps off under 0.1 m/s. Ball 4 has no approach to fit
+    # (no frame of it clear of ball 13): it met ball 13 where it was first seen within touching distance, not a
+    # touched ball 13 (001 2.1.22(4)).
+    d, events = replay("beside-60fps-frame-s5.json")
+    assert not [e for e in events if e.type == "disturbed" and e.ball == "13"]
+    found = contacts(events, {"4", "13"})
+    assert [e.balls for e in found] == [("4", "13")] and abs((found[0].t or 0.0) - d["truth_contact_t"]) <= 1 / 60

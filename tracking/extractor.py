@@ -1739,11 +1739,14 @@ class EventExtractor:
             # do not touch (touching balls' edges push their measured centres apart, which would time the touch
             # late), run on to where it is a diameter from ``p``.
             far = [i for i in idx[: k + 1] if m.sid[i] == m.sid[j] and float(np.hypot(*(m.xy[i] - p))) > clear]
-            if not far:
-                return None
-            sel = [i for i in far if m.ts[i] >= m.ts[far[-1]] - self.s.nudge_fit_s]
+            sel = [i for i in far if m.ts[i] >= m.ts[far[-1]] - self.s.nudge_fit_s] if far else []
             if len(sel) < 3:
-                return None
+                # no approach to fit: set off from rest within reach of it (hit beside it), it met it when first
+                # seen there
+                seg = self._segs[m.sid[j]]
+                before = _seg_before(m, seg)
+                beside = k < 3 and idx[0] in seg.idx and before is not None and before.kind == "rest"
+                return (m.ts[j], m.xy[j]) if beside else None
             f = fit_path(
                 np.array([m.ts[i] for i in sel]), np.array([m.xy[i] for i in sel]), quadratic_from=len(sel) + 1
             )
