@@ -205,3 +205,14 @@ def test_a_ball_hit_beside_another_meets_it_with_no_approach_to_fit() -> None:
     assert not [e for e in events if e.type == "disturbed" and e.ball == "13"]
     found = contacts(events, {"4", "13"})
     assert [e.balls for e in found] == [("4", "13")] and abs((found[0].t or 0.0) - d["truth_contact_t"]) <= 1 / 60
+
+
+def test_a_ball_that_runs_on_from_one_hit_into_the_next_hits_it() -> None:
+    # The suite's frame-short-s3 at 1080p60 (tests/data: every detection of frames 620-690). The cue ball hits
+    # ball 9 at 11.0850 s and ball 10 at 11.1049 s: one frame of it between the two hits, so no path of it runs
+    # into ball 10 to fit. It turned at the first hit and was next seen within touching distance of ball 10's
+    # place as ball 10 set off: it hit ball 10, not a touched ball (001 2.1.22(4)).
+    d, events = replay("onward-60fps-frame-short-s3.json")
+    assert not [e for e in events if e.type == "disturbed"]
+    found = contacts(events, {"cue", "10"})
+    assert [e.balls for e in found] == [("cue", "10")] and abs((found[0].t or 0.0) - d["truth_contact_t"]) <= 1 / 60

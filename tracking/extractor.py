@@ -1741,12 +1741,8 @@ class EventExtractor:
             far = [i for i in idx[: k + 1] if m.sid[i] == m.sid[j] and float(np.hypot(*(m.xy[i] - p))) > clear]
             sel = [i for i in far if m.ts[i] >= m.ts[far[-1]] - self.s.nudge_fit_s] if far else []
             if len(sel) < 3:
-                # no approach to fit: set off from rest within reach of it (hit beside it), it met it when first
-                # seen there
-                seg = self._segs[m.sid[j]]
-                before = _seg_before(m, seg)
-                beside = k < 3 and idx[0] in seg.idx and before is not None and before.kind == "rest"
-                return (m.ts[j], m.xy[j]) if beside else None
+                # no approach to fit: it met it when first seen there, if it had just set off
+                return (m.ts[j], m.xy[j]) if self._set_off_beside(m, j, i0) else None
             f = fit_path(
                 np.array([m.ts[i] for i in sel]), np.array([m.xy[i] for i in sel]), quadratic_from=len(sel) + 1
             )
@@ -1757,6 +1753,19 @@ class EventExtractor:
                 t_c = closest_time(_gap_to_point(f, p, 0.0), lo, hi)
             return t_c, f.at(t_c)
         return None
+
+    def _set_off_beside(self, m: _Ball, j: int, i0: int) -> bool:
+        """Whether sample ``j`` is among ``m``'s first three on a leg that began at sample ``i0`` or later, set
+        off from rest or turned by a hit a frame before (hit beside a ball, or running on from one hit into the
+        next): not a ball back in sight after a blur."""
+        seg = self._segs[m.sid[j]]
+        before = _seg_before(m, seg)
+        if before is None:
+            return False
+        first = [i for i in seg.idx if m.sid[i] >= 0]
+        seen = [i for i in before.idx if m.sid[i] >= 0]
+        turned = bool(seen) and m.ts[seen[-1]] >= m.ts[first[0]] - 1.5 * self._dt
+        return first.index(j) < 3 and first[0] >= i0 and (before.kind == "rest" or turned)
 
     def _shot_end_event(self, t: float) -> Event:
         positions = {k: _pt(o.rest_pos) for k, o in self.balls.items() if o.on_table and o.rest_pos is not None}
