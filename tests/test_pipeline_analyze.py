@@ -155,3 +155,20 @@ def test_table_drawing_marks_paths_contacts_and_pots() -> None:
     decoded = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR)
     assert decoded is not None and decoded.shape == img.shape
     json.dumps(ev[0].to_dict())
+
+
+def test_the_referee_leaves_out_a_record_it_cannot_place_and_calls_the_rest() -> None:
+    # The Moscow golden stream with a camera mistake in its first shot: a contact naming ball 3 after it was
+    # potted. The referee leaves that record out (and says so) and calls every shot, as the live service does;
+    # a recorded match is not lost after one bad record.
+    from api.commands.analyze import run_rules
+
+    stream = read_jsonl(Path(__file__).parent / "data" / "rules" / "moscow.events.jsonl")
+    want, problem = run_rules("moscow", TABLE, stream)
+    assert problem is None and len(want) >= 2
+    k = next(i for i, e in enumerate(stream) if e.type == "pot" and e.ball == "3")
+    bad = Event(type="contact", t=stream[k].t, frame=7, shot=stream[k].shot, balls=("cue", "3"), pos=(1.0, 1.0))
+    got, problem = run_rules("moscow", TABLE, [*stream[: k + 1], bad, *stream[k + 1 :]])
+    assert got == want
+    assert problem is not None and "1 record" in problem and "at frame 7" in problem
+    assert "already left the table" in problem

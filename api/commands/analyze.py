@@ -149,18 +149,22 @@ def merge_inputs(events: list[Event], inputs: list[Event]) -> list[Event]:
 
 
 def run_rules(game: str, table: TableModel, stream: list[Event]) -> tuple[list[dict[str, Any]], str | None]:
-    """Verdicts of the rules engine (``rules.referee.Referee``) over the stream, and the reason it stopped
-    early if a record was refused (the verdicts before it are kept)."""
+    """Verdicts of the rules engine (``rules.referee.Referee``) over the stream, and what it refused: a record
+    it cannot place (a ball already gone named again) is left out and the referee carries on with the next, as
+    the live service does; None when it refused nothing."""
     from rules.referee import Referee
 
     ref = Referee(game, table=table)
-    problem = None
+    refused = []
     for n, ev in enumerate(stream, start=1):
         try:
             ref.feed(ev, line=n)
         except ValueError as exc:
-            problem = f"the referee stopped at event {n}: {exc}"
-            break
+            refused.append(f"{ev.type} at frame {ev.frame} (event {n}): {getattr(exc, 'reason', exc)}")
+    problem = None
+    if refused:
+        problem = f"the referee left out {len(refused)} record(s): " + "; ".join(refused[:3])
+        problem += "; ..." if len(refused) > 3 else ""
     return [v.to_dict() for v in ref.finals()], problem
 
 
