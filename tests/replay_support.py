@@ -33,6 +33,7 @@ def contacts(events: list[Event], pair: set[str]) -> list[Event]:
 def replay(name: str) -> tuple[dict, list[Event]]:
     """A recorded suite stretch (tests/data) through a pipeline: the fixture, and the events."""
     d = json.loads((DATA / name).read_text(encoding="utf-8"))
+    assert d["frames"] and d["known_ids"], f"{name}: a fixture needs frames and the balls' known places"
     known = {k: tuple(v) for k, v in d["known_ids"].items()}
     pipe = Pipeline(table=TABLE, known_ids=known, meas_sigma_mm=d["meas_sigma_mm"])
     for f in d["frames"]:
