@@ -44,3 +44,13 @@ def test_a_ball_rolled_along_its_cushion_does_not_touch_it_anew(hugs: bool, monk
     assert len(found) == 1 and abs((found[0].t or 0.0) - d["truth_contact_t"]) <= 0.5 / 60
     touches = [e for e in events if e.type == "cushion" and e.ball == "cue"]
     assert (touches == []) == hugs
+
+
+def test_samples_that_round_to_one_frame_do_not_break_the_kiss_check() -> None:
+    # The suite's frame-s1 at 1080p60 (tests/data: frames 1000-1125, their times rounded to 0.1 ms). The kiss
+    # check keys each ball's samples by frame number, its time over the running frame period; rounded times
+    # put two samples of a ball on one key, and the pairing of two balls' samples read past the end of a window
+    # (IndexError). A jittery camera clock does the same.
+    d, events = replay("jitter-60fps-frame-s1.json")
+    found = contacts(events, {"cue", "5"})
+    assert [e.balls for e in found] == [("cue", "5")] and abs((found[0].t or 0.0) - d["truth_contact_t"]) <= 1 / 60

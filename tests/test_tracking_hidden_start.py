@@ -13,7 +13,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.replay_support import TABLE, contacts, replay
+import tracking.extractor as extractor
+from api.pipeline import Pipeline
+from tests.replay_support import TABLE, Dets, contacts, replay
 from tracking.tracker import Tracker
 
 
@@ -46,3 +48,29 @@ def test_a_struck_ball_first_seen_moving_starts_the_shot_from_its_place(rests: b
     assert len(line) == 1 and abs((line[0].t or 0.0) - 1.0588) <= 1 / 60
     hit = contacts(events, {"cue", "1"})
     assert [e.balls for e in hit] == [("cue", "1")] and abs((hit[0].t or 0.0) - d["truth_contact_t"]) <= 0.5 / 60
+
+
+@pytest.mark.parametrize("stall_rule", [True, False])
+def test_a_blob_seen_far_off_that_stops_dead_is_no_hidden_ball_struck(stall_rule: bool, monkeypatch) -> None:
+    # As in the suite's frame-s1 at 1080p60: ball 6 rests hidden under the player from 1.0 s; at 2.0 s a blob on
+    # the player's hand shows 340 mm from it, takes one 49 mm step away from it (the tracker gives it ball 6's id:
+    # a ball struck under the arm coming out of hiding) and stops dead; the cue ball is struck at 2.5 s. A rolling
+    # ball does not stop within a frame with no ball near: the shot is the cue ball's, not ball 6's.
+    if not stall_rule:
+        monkeypatch.setattr(extractor.EventExtractor, "_stalled", lambda self, *a: False)
+    rng = np.random.default_rng(1)
+    known = {"cue": (1000.0, 600.0), "6": (3000.0, 500.0), "5": (2000.0, 1200.0)}
+    pipe = Pipeline(table=TABLE, known_ids=known, meas_sigma_mm=1.0)
+    blob = [(2664.0, 445.0), (2616.0, 435.0), (2645.0, 426.0)]
+    for i in range(240):
+        t = i / 60
+        pts = [(1000.0 + 2000.0 * max(t - 2.5, 0.0), 600.0), known["5"]]
+        if t < 1.0:
+            pts.append(known["6"])
+        if i >= 120:
+            pts.append(blob[min(i - 120, 2)])
+        z = np.array(pts) + rng.normal(0, 0.6, (len(pts), 2))
+        pipe.step_detections(Dets(z.tolist(), [0.9] * len(pts)), i, t)
+    pipe.finish()
+    starts = [(e.ball, round(e.t or 0.0, 2)) for e in pipe.sorted_events() if e.type == "shot_start"]
+    assert (starts == [("cue", 2.5)]) == stall_rule

@@ -688,6 +688,8 @@ class EventExtractor:
             # ball seen moving reaches it then (what vanished was something else: a hand, the cue's tip)
             self._hit_by_unseen(self.balls[striker], b, t_s, out)
             return
+        if br.t_hi - br.t_lo > 4 * dt and self._stalled(b, br):
+            return  # back in sight far off and at once still: not a ball run from its place (a hand, the cue's tip)
         if not self.shot_active and br.t_hi - br.t_lo > 4 * dt and speed >= self.s.start_speed_mm_s:
             # it ran unseen from its place and its first contact is not known yet: the shot starts with it, when
             # its path run back passes its place (within a diameter: it ran straight from there; a few degrees
@@ -749,6 +751,23 @@ class EventExtractor:
         q = pb[0].at(t_c) if pb is not None else a
         mid = (np.asarray(q) + a) / 2
         self._contact(other, b.id, t_c, mid, conf, out)
+
+    def _stalled(self, b: _Ball, br: _Break) -> bool:
+        """Whether the path ``b`` came back into sight on stopped dead within two frames of its first step, with
+        no ball near: a rolling ball slows by a few m/s2 at most, so its second and third steps keep most of its
+        first's length unless it hits something (a stun shot into a cluster stops it dead beside a ball)."""
+        first = next((i for i in br.new.idx if b.sid[i] >= 0), None)
+        if first is None:
+            return False
+        good = [i for i in range(first, len(b.ts)) if b.sid[i] >= 0][:4]  # its next legs too
+        if len(good) < 3:
+            return False
+        steps = [float(np.linalg.norm(b.xy[k] - b.xy[i])) / max(b.ts[k] - b.ts[i], 1e-6) for i, k in pairwise(good)]
+        if steps[0] < self.s.start_speed_mm_s or max(steps[1:]) >= 0.3 * steps[0]:
+            return False
+        p, reach = b.xy[good[1]], 2 * self.table.ball_diameter_mm
+        near = [o for o in self.balls.values() if o is not b and o.on_table and o.xy]
+        return not any(float(np.hypot(*(o.xy[-1] - p))) < reach for o in near)
 
     def _bounce_off_start(self, b: _Ball, br: _Break, out: list[Event]) -> None:
         """A ball hit from rest toward a cushion a few centimetres away touches it before it is first seen moving
@@ -1184,7 +1203,9 @@ class EventExtractor:
                 nc, xc, ic, travel_c = window(c)
                 if float(np.linalg.norm(a.xy[-1] - c.xy[-1])) > near + max(w * 20.0, 2 * (travel_a + travel_c)):
                     continue  # too far apart now to have been close in the window
-                _, ka, kc = np.intersect1d(na, nc, assume_unique=True, return_indices=True)
+                _, ka, kc = np.intersect1d(
+                    na, nc, return_indices=True
+                )  # (a jittery clock may round two samples to one frame)
                 if len(ka) < self.s.kiss_after + 4:
                     continue
                 ja, jc = ia[ka].tolist(), ic[kc].tolist()
