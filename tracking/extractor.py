@@ -1189,6 +1189,9 @@ class EventExtractor:
                 n = len(b.ts)
                 keep = np.flatnonzero(np.array(b.sid[-w:]) >= 0)
                 frames = np.rint(b.ts_arr[n - w : n][keep] / self._dt).astype(np.int64)
+                # (two samples a jittery clock rounds to one frame: the first stands for it)
+                first = np.concatenate(([True], np.diff(frames) != 0))
+                keep, frames = keep[first], frames[first]
                 xy = b.xy_arr[n - w : n]
                 got = win[b.id] = (frames, xy[keep], keep - w, float(np.linalg.norm(xy[-1] - xy[0])))
             return got
@@ -1203,9 +1206,7 @@ class EventExtractor:
                 nc, xc, ic, travel_c = window(c)
                 if float(np.linalg.norm(a.xy[-1] - c.xy[-1])) > near + max(w * 20.0, 2 * (travel_a + travel_c)):
                     continue  # too far apart now to have been close in the window
-                _, ka, kc = np.intersect1d(
-                    na, nc, return_indices=True
-                )  # (a jittery clock may round two samples to one frame)
+                _, ka, kc = np.intersect1d(na, nc, assume_unique=True, return_indices=True)
                 if len(ka) < self.s.kiss_after + 4:
                     continue
                 ja, jc = ia[ka].tolist(), ic[kc].tolist()
