@@ -669,7 +669,8 @@ class EventExtractor:
             if br.new is b.seg and b.on_table and self._times[-1] - br.t_hi < self.s.slow_start_wait_s:
                 b.breaks.append(br)  # still moving off, slowly: looked at again as it gets farther
             return  # detection jitter (a blurred or half-hidden ball), not a ball set moving (a steady creep is)
-        if br.t_hi - br.t_lo > 4 * dt and b.last_event_t is not None and b.last_event_t >= br.t_lo - dt:
+        unseen = br.t_hi - br.t_lo > 4 * dt  # it left its place out of sight
+        if unseen and b.last_event_t is not None and b.last_event_t >= br.t_lo - dt:
             br.new.start_t = b.last_event_t  # it left its place when it was struck, unseen
             if b.waypoint is not None:
                 br.new.start_t, br.new.start_p = b.waypoint[0], b.waypoint[1].copy()
@@ -688,9 +689,9 @@ class EventExtractor:
             # ball seen moving reaches it then (what vanished was something else: a hand, the cue's tip)
             self._hit_by_unseen(self.balls[striker], b, t_s, out)
             return
-        if br.t_hi - br.t_lo > 4 * dt and self._stalled(b, br):
+        if unseen and self._stalled(b, br):
             return  # back in sight far off and at once still: not a ball run from its place (a hand, the cue's tip)
-        if not self.shot_active and br.t_hi - br.t_lo > 4 * dt and speed >= self.s.start_speed_mm_s:
+        if not self.shot_active and unseen and speed >= self.s.start_speed_mm_s:
             # it ran unseen from its place and its first contact is not known yet: the shot starts with it, when
             # its path run back passes its place (within a diameter: it ran straight from there; a few degrees
             # off over half a metre is that far), else at its last sight there

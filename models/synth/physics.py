@@ -182,13 +182,16 @@ class PhysicsTable:
 
     def distance_to_segment(self, segment_id: str, p: np.ndarray) -> float:
         """Distance (mm) from a point to the cushion surface of a segment (nose line or jaw arc)."""
+        return float(self.segment_distances(segment_id, np.asarray(p, dtype=np.float64)[None])[0])
+
+    def segment_distances(self, segment_id: str, ps: np.ndarray) -> np.ndarray:
+        """``distance_to_segment`` for each of the points ``ps`` (n, 2)."""
         kind, pts, radius = self.segments_mm[segment_id]
-        p = np.asarray(p, dtype=np.float64)
         if kind == "arc":
-            return float(np.linalg.norm(p - pts[0]) - radius)
+            return np.linalg.norm(ps - pts[0], axis=1) - radius
         a, b = pts
-        t = float(np.clip(np.dot(p - a, b - a) / np.dot(b - a, b - a), 0.0, 1.0))
-        return float(np.linalg.norm(p - (a + t * (b - a))))
+        u = np.clip((ps - a) @ (b - a) / float(np.dot(b - a, b - a)), 0.0, 1.0)
+        return np.linalg.norm(ps - (a + u[:, None] * (b - a)), axis=1)
 
     def distance_to_cushion(self, name: str, p: np.ndarray) -> float:
         """Distance (mm) from a point to the nearest physics segment carrying our cushion ``name``."""
@@ -196,18 +199,8 @@ class PhysicsTable:
 
     def distances_to_cushion(self, name: str, ps: np.ndarray) -> np.ndarray:
         """``distance_to_cushion`` for each of the points ``ps`` (n, 2)."""
-        out = np.full(len(ps), np.inf)
-        for sid, (kind, pts, radius) in self.segments_mm.items():
-            if cushion_name(sid) != name:
-                continue
-            if kind == "arc":
-                d = np.linalg.norm(ps - pts[0], axis=1) - radius
-            else:
-                a, b = pts
-                u = np.clip((ps - a) @ (b - a) / float(np.dot(b - a, b - a)), 0.0, 1.0)
-                d = np.linalg.norm(ps - (a + u[:, None] * (b - a)), axis=1)
-            out = np.minimum(out, d)
-        return out
+        ids = [sid for sid in self.segments_mm if cushion_name(sid) == name]
+        return np.min([self.segment_distances(sid, ps) for sid in ids], axis=0)
 
     @cached_property
     def pockets_mm(self) -> dict[str, tuple[np.ndarray, float]]:
