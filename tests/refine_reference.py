@@ -8,6 +8,7 @@ import numpy as np
 
 from vision.cloth import ClothModel
 from vision.refine import RefineResult, _rays, _score_matrix
+from vision.refine_kernels import OWN_RADIUS_TOL
 
 _PARABOLA = np.array([[1.0, 0.5], [-2.0, 0.0], [1.0, -0.5]], np.float32)  # three values -> (curvature, slope)
 
@@ -95,6 +96,12 @@ def refine_centres_numpy(
             every = bool(full.all())
             pf, okf, rf = (pts, ok, radii) if every else (pts[full], ok[full], radii[full])
             cf = _fit_centres(pf, okf, rf, new if every else new[full])
+            # ... and again at the radius a round rim shows (rays missing on one side push a wrong radius's fit
+            # off that side), not a blurred one's
+            own = (np.abs(pf - cf[:, None]) * okf).sum(axis=1) / okf.sum(axis=1)
+            refit = np.abs(own - rf) < OWN_RADIUS_TOL * rf
+            if refit.any():
+                cf[refit] = _fit_centres(pf[refit], okf[refit], own[refit], cf[refit])
             new[full] = cf
             # The rim as this frame shows it (blur, shading) against the radius the calibration predicts:
             # fits on part of the rim (a ball by a pocket's hole or half under an arm) need it right.

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from calibration.table import TableModel
+from tests import refine_reference
 from tests.detect_support import render
 from tests.refine_reference import _fit_centres
 from vision.cloth import ClothModel
@@ -146,3 +147,31 @@ def test_batched_complex_fit_matches_a_per_ball_real_solve():
         ref = _fit_reference(pts[i], ok[i], radius[i], guess[i])
         np.testing.assert_allclose([got[i].real, got[i].imag], ref, atol=1e-9)
     assert np.abs(got - (truth[:, 0] + 1j * truth[:, 1]))[[0, 1, 5, 6, 7, 8]].max() < 0.3
+
+
+@pytest.mark.parametrize("gap_mm", [1.0, 3.0, 6.0])
+def test_a_ball_a_few_millimetres_from_another_is_not_pushed_away_from_it(gap_mm, monkeypatch):
+    """Rays towards a ball close by find no rim (the narrow gap shows no cloth): a circle of the expected
+    radius fitted to the rest of a rim that the frame shows larger (blur, shading) is pushed off that side,
+    away from the neighbour, which makes two balls about to touch look farther apart than they are (contacts
+    timed late). Full rims are refitted at the radius they show."""
+    pairs = [(1200.0, 700.0), (1200.0 + 2 * R + gap_mm, 700.0), (2400.0, 500.0), (2400.0, 500.0 + 2 * R + gap_mm)]
+    frame = render(pairs, size=(1920, 1080), tilt_deg=12.0, k1=-0.03)
+    cloth = ClothModel()
+    rect = TableRectifier(frame.calibration, 0.15)
+    cloth.initialise(rect.rectify(frame.image), rect.surface)
+    radius = ball_radius_px(frame.calibration, ray_cloth_point(frame.calibration, frame.pos))
+    starts = frame.px + np.random.default_rng(3).uniform(-2.0, 2.0, frame.px.shape)
+    others = [1, 0, 3, 2]
+    away = (frame.px - frame.px[others]) / np.linalg.norm(frame.px - frame.px[others], axis=1)[:, None]
+
+    def pushed(px: np.ndarray) -> np.ndarray:
+        return np.einsum("ij,ij->i", px - frame.px, away)
+
+    got = refine_centres(frame.image, starts, radius, cloth, valley_scale=0.94)
+    assert (got.edge_fraction >= 16 / 24).all()  # full rims, with the rays towards the neighbour missing
+    assert np.abs(pushed(got.px)).max() < 0.3
+    # the fit at the expected radius alone (the reference with no refit) is pushed away by about a pixel
+    monkeypatch.setattr(refine_reference, "OWN_RADIUS_TOL", 0.0)
+    before = refine_reference.refine_centres_numpy(frame.image, starts, radius, cloth, valley_scale=0.94)
+    assert pushed(before.px).max() > 0.5

@@ -5,7 +5,10 @@ radius inside to half a radius outside the expected rim. Along each ray a "not c
 from ball to cloth at the rim; the steepest fall, located to a fraction of a pixel, is an edge point. Rays
 that run into a neighbouring ball, an arm or a pocket see no fall to cloth and are dropped. The centre is
 the least-squares fit of a circle of the expected radius to the edge points (Gauss-Newton with
-outlier trimming), or the coarse centre where too few rays, or rays on one side only, found an edge.
+outlier trimming), fitted again at the radius the rim shows where that is round and whole enough (a rim
+the frame shows larger than expected, fitted at the expected radius with the rays towards a ball a few
+millimetres away missing, is pushed away from that ball by a pixel), or the coarse centre where too few
+rays, or rays on one side only, found an edge.
 All balls are done by one compiled kernel (``vision.refine_kernels``); ``tests/refine_reference.py`` holds the
 same steps in numpy and OpenCV array operations, the reference the tests compare it with.
 """

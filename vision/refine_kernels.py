@@ -230,6 +230,23 @@ def _fit_one(
     return cx, cy
 
 
+OWN_RADIUS_TOL = 0.25  # a full rim within this fraction of the expected radius is refitted at its own
+
+
+@numba.njit(cache=True, nogil=True)
+def _mean_radius(px: np.ndarray, py: np.ndarray, ok: np.ndarray, cx: float, cy: float) -> float:
+    """The mean distance of the rim points (px, py) where ``ok`` from (cx, cy)."""
+    tot = 0.0
+    cnt = 0
+    for k in range(len(px)):
+        if ok[k]:
+            dx = px[k] - cx
+            dy = py[k] - cy
+            tot += math.sqrt(dx * dx + dy * dy)
+            cnt += 1
+    return tot / cnt
+
+
 @numba.njit(cache=True, nogil=True)
 def refine_kernel(
     frame: np.ndarray,
@@ -358,17 +375,15 @@ def refine_kernel(
                 ptx[k] = cx[b] + rr * dirs[k, 0]
                 pty[k] = cy[b] + rr * dirs[k, 1]
             fx, fy = _fit_one(ptx, pty, ok[b], radii[b], cx[b], cy[b], scratch)
+            # Fitted again at the radius a round rim shows: a circle of the wrong radius through a rim with rays
+            # missing on one side (towards a ball close by, whose narrow gap hides the rim) is pushed off that
+            # side. (Not a blurred ball's long rim: its fit at the expected radius stays in the middle.)
+            own = _mean_radius(ptx, pty, ok[b], fx, fy)
+            if abs(own - radii[b]) < OWN_RADIUS_TOL * radii[b]:
+                fx, fy = _fit_one(ptx, pty, ok[b], own, fx, fy, scratch)
             px_[b] = fx
             py_[b] = fy
-            tot = 0.0
-            cnt = 0
-            for k in range(n_rays):
-                if ok[b, k]:
-                    dx = ptx[k] - fx
-                    dy = pty[k] - fy
-                    tot += math.sqrt(dx * dx + dy * dy)
-                    cnt += 1
-            r_obs[n_full] = tot / cnt / radii[b]
+            r_obs[n_full] = _mean_radius(ptx, pty, ok[b], fx, fy) / radii[b]
             n_full += 1
         if n_full and rim_ratio <= 0.0:
             ratio = min(max(_median_sorted(r_obs[:n_full]), 0.8), 1.4)
