@@ -21,6 +21,8 @@ from tracking.tracker import TrackerFrame
 @dataclass(frozen=True)
 class LaunchWatchSettings:
     search_frames: float = 3.5  # a resting ball lost this many frames ago or less is looked for
+    # ... and one whose first blurred measurement, a frame or so before it was lost, already broke its rest
+    left_frames: float = 1.5
     follow_s: float = 0.5  # a launched ball is then followed by its streak this long (till it hits something)
     max_reach_mm: float = 800.0  # the search never spreads wider than this around the place
     confidence: float = 0.7  # of a launch measurement: a ball's mass, in line with its place
@@ -44,6 +46,7 @@ class LaunchWatch:
         self.finder = LaunchFinder(calibration)
         self._seen_t: dict[str, float] = {}  # id: when the ball was last detected
         self._launched: dict[str, tuple[tuple[float, float], float, float]] = {}  # id: (place, left it, found)
+        self._rest: dict[str, tuple[tuple[float, float], float]] = {}  # id: (where it last rested, when)
         self.count = 0
 
     def observe(self, tf: TrackerFrame) -> None:
@@ -51,12 +54,15 @@ class LaunchWatch:
         for b in tf.balls:
             if b.meas is not None:
                 self._seen_t[b.id] = tf.t
+            if b.resting:
+                self._rest[b.id] = ((float(b.pos[0]), float(b.pos[1])), tf.t)
         ids = {b.id for b in tf.balls}
         for k in [k for k in self._launched if k not in ids]:
             del self._launched[k]
 
     def rename(self, mapping: dict[str, str]) -> None:
         self._seen_t = {mapping.get(k, k): v for k, v in self._seen_t.items()}
+        self._rest = {mapping.get(k, k): v for k, v in self._rest.items()}
         self._launched = {mapping.get(k, k): v for k, v in self._launched.items()}
 
     def fixes(self, frame_bgr: np.ndarray, last: TrackerFrame, det_pos: np.ndarray, t: float) -> list[LaunchFix]:
@@ -85,11 +91,18 @@ class LaunchWatch:
                     0.5 * speed * dt + 2.0 * r,
                 )
             else:
-                if not b.resting or t - seen > self.s.search_frames * dt:
+                rest = self._rest.get(b.id)
+                if b.resting:
+                    place = (float(b.pos[0]), float(b.pos[1]))
+                elif rest is not None and last.t - rest[1] <= self.s.left_frames * dt:
+                    place = rest[0]  # its first blurred frame broke its rest, and now it is lost
+                else:
+                    continue
+                if t - seen > self.s.search_frames * dt:
                     continue
                 if len(det_pos) and float(np.min(np.hypot(*(det_pos - np.asarray(b.pos)).T))) < r:
-                    continue  # the detector still sees it at its place
-                place, left, near = (float(b.pos[0]), float(b.pos[1])), seen, None
+                    continue  # the detector still sees it at its place (or where its first blur put it)
+                left, near = seen, None
                 if not place_is_clear(frame_bgr, self.cal, place):
                     continue  # hidden (a hand, the cue), not struck away
             reach = self.max_speed * (t - left)

@@ -80,3 +80,36 @@ def test_a_struck_ball_followed_into_a_hit_does_not_take_the_streak_of_the_ball_
     assert len(one_err) >= 4 and max(one_err) < 10.0, one_err
     cue_err = [float(np.hypot(*(rows[(i, "cue")] - stop))) for i in after if (i, "cue") in rows]
     assert cue_err and max(cue_err) < 10.0, cue_err
+
+
+def test_a_ball_whose_first_blurred_frame_broke_its_rest_is_still_looked_for_from_its_place() -> None:
+    """At 30 fps a ball struck hard shows once as a short blur beside its place (its measurement a dozen
+    millimetres off, past the tracker's rest gate: no longer resting), then is gone into a streak the detector
+    misses. The watch looks for that streak from where it rested, as for a ball lost straight from rest."""
+    from api.launch_watch import LaunchWatch
+    from tracking.tracker import BallObs, TrackerFrame, TrackState
+
+    fps = 30.0
+    cal = _calibration()
+    p0, v = np.array([700.0, 900.0]), np.array([4500.0, -600.0])
+    still = (2900.0, 300.0)
+    other = BallObs("1", still, still, (0.0, 0.0), True, TrackState.CONFIRMED)
+    place = (float(p0[0]), float(p0[1]))
+    rested = TrackerFrame(9, 9 / fps, (BallObs("cue", place, place, (0.0, 0.0), True, TrackState.CONFIRMED), other))
+    blur = (place[0] + 12.0, place[1] - 1.5)  # the first blurred frame, measured a dozen millimetres on
+    cue = BallObs("cue", blur, blur, (360.0, -45.0), False, TrackState.CONFIRMED)
+    at = p0 + v * 1.5 / fps  # the frame after: a streak the detector misses
+    frame = _frame(cal, [(tuple(at), tuple(v)), (still, (0.0, 0.0))], fps, 0.5)
+
+    def fixes(left_at: int) -> list:
+        watch = LaunchWatch(cal, 12000.0)
+        watch.observe(rested)
+        left = TrackerFrame(left_at, left_at / fps, (cue, other))
+        watch.observe(left)
+        return watch.fixes(frame, left, np.array([still]), (left_at + 1) / fps)
+
+    found = fixes(10)
+    assert [f.id for f in found] == ["cue"]
+    assert float(np.hypot(*(found[0].pos_mm - at))) < 15.0
+    # a ball that left its rest longer ago (not resting for two frames now) is not looked for from there
+    assert fixes(12) == []
