@@ -31,7 +31,6 @@ from tracking.extractor import EventExtractor, ExtractorSettings
 from tracking.ids import rack_ids
 from tracking.tracker import BallObs, Tracker, TrackerFrame, TrackerSettings
 
-KISS_TOL_MAX_MM = 5.5  # the widest kiss tolerance, whatever the view's noise
 CUE_CLASS = 1  # vision.detections.CUE: the code of a cue ball told apart by colour
 
 
@@ -422,9 +421,7 @@ def noise_settings(
         break_mm=max(ex.break_mm, 1.5 * sigma_mm),
         rest_radius_mm=max(ex.rest_radius_mm, 2.0 * sigma_mm),
         graze_tol_mm=max(ex.graze_tol_mm, 2.0 * sigma_mm),
-        # but a kiss is told from a near miss (which the physics makes as often) only within millimetres
-        kiss_tol_mm=min(max(ex.kiss_tol_mm, 2.0 * sigma_mm), KISS_TOL_MAX_MM),
-    )
+    )  # (but not kiss_tol_mm: a kiss is told from a near miss, which the physics makes as often, within millimetres)
     return tr, ex
 
 
