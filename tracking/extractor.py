@@ -87,6 +87,8 @@ class ExtractorSettings:
     slow_start_frames: float = 4.0  # how far before its last resting sample a ball's start is looked for
     creep_back_s: float = 0.5  # ... and a ball that crept off its place (its detections drifting), this far
     creep_still_mm: float = 1.5  # a resting ball's detection within this of where it sat has not left yet
+    creep_hinge_samples: int = 6  # ... and it was hit where its speed along its new path jumps (these of the path)
+    creep_speedup_mm_s: float = 20.0
     slow_start_wait_s: float = 0.5  # a ball set off too slowly to have left its place yet is watched this long
     start_min_mm: float = 10.0  # a resting ball must get this far from its place to have moved
     # A ball nudged so softly that the tracker kept it resting (its creep under the rest gate): by the shot's end
@@ -888,8 +890,9 @@ class EventExtractor:
     def _creep_start(self, b: _Ball, br: _Break) -> float | None:
         """When a ball set off slowly really left its place: it creeps off while the tracker still holds it at
         rest, so its detections over the last resting samples (up to ``creep_back_s``) drift away from where
-        they sat. Halfway from the last one still at that place (within ``creep_still_mm``) to the next, if the
-        drift after it is steady (each farther off than the one before, give or take the noise); else None."""
+        they sat. If the drift after the last one still at that place (within ``creep_still_mm``) is steady (each
+        farther off than the one before, give or take the noise), where its speed jumped (``_creep_hinge``), or
+        else halfway from that last one to the next; otherwise None."""
         idx = [i for i in br.old.idx if i in b.seen and b.ts[i] >= br.t_lo - self.s.creep_back_s]
         if len(idx) < 6:
             return None
@@ -903,7 +906,32 @@ class EventExtractor:
         drift = d[k:]
         if np.any(np.diff(drift) < -self.s.creep_still_mm):
             return None  # back and forth: noise or a hand, not a ball creeping off
+        hinge = self._creep_hinge(b, br, idx)
+        if hinge is not None:
+            return hinge  # (a ball already creeping when hit drifts from its place long before it)
         return 0.5 * (b.ts[idx[k]] + b.ts[idx[k + 1]])  # it left between the last sample there and the next
+
+    def _creep_hinge(self, b: _Ball, br: _Break, idx: list[int]) -> float | None:
+        """When a slow ball hit while the tracker held it resting (its detections at ``idx`` of the old segment,
+        then the first samples of its path) sped up: the corner of a hinge fitted to how far along its new path
+        it was, the old speed before (none, or a creep already under way) and the new one after. None unless
+        the new speed is clearly more (twice the old, and ``creep_speedup_mm_s`` over it)."""
+        new = [i for i in br.new.idx if b.sid[i] >= 0][: self.s.creep_hinge_samples]
+        if len(new) < 3:
+            return None
+        ts = np.array([b.ts[i] for i in idx + new])
+        ps = np.array([b.seen[i] for i in idx] + [b.xy[i] for i in new])
+        f = self._fit(b, new, head=True)
+        v = f.vel(b.ts[new[0]])
+        speed = float(np.linalg.norm(v))
+        if speed < 1e-6:
+            return None
+        s = (ps - ps[0]) @ (v / speed)
+        lo, hi = ts[2], b.ts[new[0]]
+        h = fit_hinge(ts, s, lo, hi, steps=max(8, int(np.ceil((hi - lo) / (self._dt / 8)))))
+        if h is None or h.after < 2.0 * max(h.before, 0.0) + self.s.creep_speedup_mm_s:
+            return None
+        return h.t
 
     def _pusher(self, ball: str, vhat: np.ndarray, t: float) -> str:
         """The ball struck when ``ball``, frozen to others, set off along ``vhat``: a frozen neighbour squarely
