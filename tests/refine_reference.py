@@ -98,14 +98,14 @@ def refine_centres_numpy(
             cf = _fit_centres(pf, okf, rf, new if every else new[full])
             # ... and again at the radius a round rim shows (rays missing on one side push a wrong radius's fit
             # off that side), not a blurred one's
-            own = (np.abs(pf - cf[:, None]) * okf).sum(axis=1) / okf.sum(axis=1)
+            own = _mean_radius(pf, okf, cf)
             refit = np.abs(own - rf) < OWN_RADIUS_TOL * rf
             if refit.any():
                 cf[refit] = _fit_centres(pf[refit], okf[refit], own[refit], cf[refit])
             new[full] = cf
             # The rim as this frame shows it (blur, shading) against the radius the calibration predicts:
             # fits on part of the rim (a ball by a pocket's hole or half under an arm) need it right.
-            r_obs = sorted(((np.abs(pf - cf[:, None]) * okf).sum(axis=1) / okf.sum(axis=1) / rf).tolist())
+            r_obs = sorted((_mean_radius(pf, okf, cf) / rf).tolist())
             half = len(r_obs) // 2
             med = r_obs[half] if len(r_obs) % 2 else (r_obs[half - 1] + r_obs[half]) * 0.5
             ratio = min(max(med, 0.8), 1.4)
@@ -136,6 +136,11 @@ def refine_centres_numpy(
     inner = f.reshape(n, n_rays, S * 3)[:, :, : rays.n_inner * 3].sum(axis=1)
     colour = inner.reshape(n, rays.n_inner, 3).sum(axis=1, dtype=np.float64) / (n_rays * rays.n_inner)
     return RefineResult(np.column_stack([c.real, c.imag]), frac, ratio * radii, support, colour, float(ratio))
+
+
+def _mean_radius(p: np.ndarray, ok: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Each ball's mean distance of its rim points ``p`` (complex, N x R) where ``ok`` from its centre ``c``."""
+    return (np.abs(p - c[:, None]) * ok).sum(axis=1) / ok.sum(axis=1)
 
 
 def _fit_centres(p: np.ndarray, ok: np.ndarray, radius: np.ndarray, guess: np.ndarray) -> np.ndarray:
