@@ -891,7 +891,11 @@ class Tracker:
         between shots, which must have rested for rest_window_s; anything else (a hand, the cue tip) stays
         tentative and is dropped when it goes. A placed ball is a clear detection: the player's bridge hand, still
         on the cloth before a stroke, is a weak ball-sized blob."""
-        if self._t0 is None or t - self._t0 <= self.s.warmup_s:
+        if (self._t0 is None or t - self._t0 <= self.s.warmup_s) and (
+            tr.quality >= self.s.placed_confidence or not self._off_known_places(tr)
+        ):
+            # (where the starting places are known, a weak blob away from all of them is no ball: the player's
+            # hand at rest beside the cue ball)
             tr.state = TrackState.CONFIRMED
             tr.id = self._claim_id(tr)
             return
@@ -1042,6 +1046,14 @@ class Tracker:
             return False
         q = 0.25 * self.table.ball_radius_mm
         return any(math.hypot(z[0] - p[0], z[1] - p[1]) <= q for p in self.ids.known.values())
+
+    def _off_known_places(self, tr: _Track) -> bool:
+        """The balls' starting places are known and the track was first seen a radius or more from each."""
+        if not self.ids.known:
+            return False
+        first = tr.recent[0][1:] if tr.recent else tuple(tr.last_meas)
+        r = self.table.ball_radius_mm
+        return all(math.hypot(first[0] - p[0], first[1] - p[1]) >= r for p in self.ids.known.values())
 
     def _moving(self) -> bool:
         """Is any public ball in motion (a shot in play, whether or not the extractor has decided so yet)?"""
