@@ -8,7 +8,7 @@ import numpy as np
 
 from vision.cloth import ClothModel
 from vision.refine import RefineResult, _rays, _score_matrix
-from vision.refine_kernels import OWN_RADIUS_TOL
+from vision.refine_kernels import BEYOND_MARGIN, BEYOND_MAX, OWN_RADIUS_TOL
 
 _PARABOLA = np.array([[1.0, 0.5], [-2.0, 0.0], [1.0, -0.5]], np.float32)  # three values -> (curvature, slope)
 
@@ -85,7 +85,9 @@ def refine_centres_numpy(
         d3 = drop.reshape(-1).take(drop3 + col)
         pos_idx = idx + 1 + _sub_sample(d3)  # drop[i] centres on sample i + 1
         io = score.reshape(-1).take(ray0[:, None] + np.minimum(col + in_out, S - 1))
-        ok = ((d3[:, 1] > 0.6) & (io[:, 1] < 0.6) & (io[:, 0] > 0.8)).reshape(n, n_rays)
+        ok = ((d3[:, 1] > 0.6) & (io[:, 1] < np.repeat(_beyond(score, n, n_rays), n_rays)) & (io[:, 0] > 0.8)).reshape(
+            n, n_rays
+        )
         pts = c[:, None] + (r0 + pos_idx.reshape(n, n_rays) * step) * dirs_c
         count = ok.sum(axis=1)
         frac = count / n_rays
@@ -136,6 +138,19 @@ def refine_centres_numpy(
     inner = f.reshape(n, n_rays, S * 3)[:, :, : rays.n_inner * 3].sum(axis=1)
     colour = inner.reshape(n, rays.n_inner, 3).sum(axis=1, dtype=np.float64) / (n_rays * rays.n_inner)
     return RefineResult(np.column_stack([c.real, c.imag]), frac, ratio * radii, support, colour, float(ratio))
+
+
+def _beyond(score: np.ndarray, n: int, n_rays: int) -> np.ndarray:
+    """Per ball, the most a rim point's cloth beyond it may score: 0.6, or the median of the ray ends that score
+    as cloth (under ``BEYOND_MAX``, two thirds of them or more) plus ``BEYOND_MARGIN``, at most ``BEYOND_MAX``."""
+    ends = score[:, -1].reshape(n, n_rays)
+    out = np.full(n, np.float32(0.6), np.float32)
+    for b in range(n):
+        cloth = ends[b][ends[b] < np.float32(BEYOND_MAX)]
+        if 3 * len(cloth) >= 2 * n_rays:
+            level = np.float32(np.median(cloth)) + np.float32(BEYOND_MARGIN)
+            out[b] = min(max(level, np.float32(0.6)), np.float32(BEYOND_MAX))
+    return out
 
 
 def _mean_radius(p: np.ndarray, ok: np.ndarray, c: np.ndarray) -> np.ndarray:

@@ -175,3 +175,27 @@ def test_a_ball_a_few_millimetres_from_another_is_not_pushed_away_from_it(gap_mm
     monkeypatch.setattr(refine_reference, "OWN_RADIUS_TOL", 0.0)
     before = refine_reference.refine_centres_numpy(frame.image, starts, radius, cloth, valley_scale=0.94)
     assert pushed(before.px).max() > 0.5
+
+
+def test_a_ball_where_the_cloth_is_lit_brighter_than_the_model_still_shows_its_whole_rim(monkeypatch):
+    """A corner of the table lit brighter than the rest: the cloth beside a ball there scores near a ball's
+    brightness (pot-pyramid-left-s5: 0.9 on the side away from the shadow). A rim point needs the cloth beyond it
+    to score under the level the cloth around that ball shows (plus a margin, never as high as a ball), not
+    under 0.6: with 0.6 (the reference capped there) the rays on the bright side were lost, no full rim was left,
+    and the ball's detection jumped between its rim's centre and its blob's, 11 mm apart."""
+    balls = [(700.0, 900.0), (3000.0, 400.0), (3200.0, 1300.0)]
+    frame = render(balls, size=(1920, 1080), tilt_deg=12.0, k1=-0.03)
+    img = frame.image.astype(np.float32)
+    img[:, int(frame.px[1][0] - 200) :] *= 1.3  # the two balls at the pyramid end, and the cloth around them
+    img = np.clip(img, 0, 255).astype(np.uint8)
+    cloth = ClothModel()
+    rect = TableRectifier(frame.calibration, 0.15)
+    cloth.initialise(rect.rectify(img), rect.surface)
+    radius = ball_radius_px(frame.calibration, ray_cloth_point(frame.calibration, frame.pos))
+    starts = frame.px + np.random.default_rng(3).uniform(-2.0, 2.0, frame.px.shape)
+    got = refine_centres(img, starts, radius, cloth)
+    assert (got.edge_fraction >= 16 / 24).all()
+    assert np.hypot(*(got.px - frame.px).T).max() < 0.2
+    monkeypatch.setattr(refine_reference, "BEYOND_MAX", 0.6)
+    before = refine_reference.refine_centres_numpy(img, starts, radius, cloth)
+    assert before.edge_fraction[1] < 16 / 24

@@ -147,6 +147,23 @@ def _sub_sample(a: np.float32, b: np.float32, c: np.float32) -> np.float32:
 
 
 @numba.njit(cache=True, nogil=True)
+def _beyond_threshold(score: np.ndarray, ends: np.ndarray, low: np.float32) -> np.float32:
+    """The most a rim point's cloth beyond it may score (``BEYOND_MARGIN``): from the ray ends of one ball's
+    scores (rays x samples) that score as cloth; ``ends``: room for them."""
+    n_rays, n_s = score.shape
+    m = 0
+    for k in range(n_rays):
+        v = score[k, n_s - 1]
+        if v < np.float32(BEYOND_MAX):
+            ends[m] = v
+            m += 1
+    if 3 * m < 2 * n_rays:
+        return low
+    level = np.float32(_median_sorted(ends[:m])) + np.float32(BEYOND_MARGIN)
+    return np.float32(min(max(level, low), np.float32(BEYOND_MAX)))
+
+
+@numba.njit(cache=True, nogil=True)
 def _median_sorted(a: np.ndarray) -> float:
     return _median_of_sorted(np.sort(a))
 
@@ -230,6 +247,12 @@ def _fit_one(
     return cx, cy
 
 
+# A rim point needs the cloth a little beyond it to score under 0.6, or, where the cloth around the ball scores
+# higher (a corner of the table lit brighter than the model's cloth: 0.9), under that level plus
+# BEYOND_MARGIN, and never as high as a ball (one). The level: the median of the ray ends that score as cloth
+# (under one), where two thirds of them or more do (a lone ball: not one beside the player's hand, nor in a rack).
+BEYOND_MARGIN = 0.15
+BEYOND_MAX = 1.0
 OWN_RADIUS_TOL = 0.25  # a full rim within this fraction of the expected radius is refitted at its own
 
 
@@ -314,6 +337,7 @@ def refine_kernel(
     d_rho = rho[1] - rho[0]
     thr_drop = np.float32(0.6)
     thr_in = np.float32(0.8)
+    ends = np.empty(n_rays, np.float32)
     for _ in range(iterations):
         inner[:] = 0
         # Samples, score and grey of every ray (loops over one ball's samples at a time, which vectorise).
@@ -333,6 +357,7 @@ def refine_kernel(
                     inner[b, 2] += int(buf[2, q])
         # The steepest fall of each ray: a rim point against cloth.
         for b in range(n):
+            thr_out = _beyond_threshold(score[b], ends, thr_drop)
             count = 0
             sum_x = 0.0
             sum_y = 0.0
@@ -352,7 +377,7 @@ def refine_kernel(
                 pos_idx[b, k] = idx + 1 + np.float64(_sub_sample(d0, d1, d2))
                 io0 = sr[idx - 1]
                 io1 = sr[min(idx + 4, n_s - 1)]
-                good = d1 > thr_drop and io1 < thr_drop and io0 > thr_in
+                good = d1 > thr_drop and io1 < thr_out and io0 > thr_in
                 ok[b, k] = good
                 if good:
                     count += 1
