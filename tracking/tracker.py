@@ -1029,7 +1029,7 @@ class Tracker:
             # A ball placed back on the table between shots (a respotted ball) takes the id of the ball that
             # left most recently; the operator can correct it.
             return self._lost_recent.pop()
-        first = np.array(tr.recent[0][1:]) if tr.recent else tr.last_meas  # where it was first seen
+        first = _first_seen(tr)
         name = self.ids.claim(first, tr.cue_votes > 0)
         tr.vouched = name in self.ids.known and self._at_known_place(first, tr.recent[0][0] if tr.recent else None)
         return name
@@ -1042,18 +1042,15 @@ class Tracker:
         """In the first moments, a detection within a quarter radius of a ball's known starting place (the rack
         order or the operator's placement) is that ball, however weak the detector's confidence (a ball frozen
         in a cluster has little visible rim)."""
-        if not self._in_warmup(t):
-            return False
-        q = 0.25 * self.table.ball_radius_mm
-        return any(math.hypot(z[0] - p[0], z[1] - p[1]) <= q for p in self.ids.known.values())
+        return self._in_warmup(t) and self._known_gap(z) <= 0.25 * self.table.ball_radius_mm
 
     def _off_known_places(self, tr: _Track) -> bool:
         """The balls' starting places are known and the track was first seen a radius or more from each."""
-        if not self.ids.known:
-            return False
-        first = tr.recent[0][1:] if tr.recent else tuple(tr.last_meas)
-        r = self.table.ball_radius_mm
-        return all(math.hypot(first[0] - p[0], first[1] - p[1]) >= r for p in self.ids.known.values())
+        return bool(self.ids.known) and self._known_gap(_first_seen(tr)) >= self.table.ball_radius_mm
+
+    def _known_gap(self, p: np.ndarray) -> float:
+        """Distance (mm) from ``p`` to the nearest known starting place (infinite where none is known)."""
+        return min((math.hypot(p[0] - q[0], p[1] - q[1]) for q in self.ids.known.values()), default=math.inf)
 
     def _moving(self) -> bool:
         """Is any public ball in motion (a shot in play, whether or not the extractor has decided so yet)?"""
@@ -1202,6 +1199,11 @@ def _same_ball(z: np.ndarray, conf: np.ndarray, radius: float) -> np.ndarray:
         if not (out[i] or out[j]):
             out[j if conf[i] >= conf[j] else i] = True
     return out
+
+
+def _first_seen(tr: _Track) -> np.ndarray:
+    """Where a track was first seen (its oldest sample still kept)."""
+    return np.array(tr.recent[0][1:]) if tr.recent else tr.last_meas
 
 
 def _pt(a: np.ndarray) -> tuple[float, float]:
