@@ -1065,13 +1065,13 @@ class EventExtractor:
             gone = o.ts[rest.idx[-1]]
             # its samples after its rest, but those still within a few millimetres of its place: the first
             # blurred frame of a hard stroke shows it barely moved, then it is gone
-            later = [
-                o.ts[i]
-                for i in range(rest.idx[-1] + 1, len(o.ts))
-                if o.sid[i] >= 0 and float(np.linalg.norm(o.xy[i] - o.rest_pos)) > self.s.start_min_mm
-            ]
+            after = [i for i in range(rest.idx[-1] + 1, len(o.ts)) if o.sid[i] >= 0]
+            away = [float(np.linalg.norm(o.xy[i] - o.rest_pos)) > self.s.start_min_mm for i in after]
+            later = [o.ts[i] for i, off in zip(after, away, strict=True) if off]
             if later and later[0] < t_s - 0.5 * self._dt:
                 continue  # it was seen moving before b started: not unseen
+            if any(not off and o.ts[i] > t_s - 1.5 * self._dt for i, off in zip(after, away, strict=True)):
+                continue  # still seen at its place as b started (seen too seldom to make a rest): not the striker
             if not (t_s - self.s.unseen_strike_s <= gone <= t_s - 1.5 * self._dt):
                 continue
             if float((a - o.rest_pos) @ v) <= 0:
