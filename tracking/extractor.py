@@ -875,7 +875,9 @@ class EventExtractor:
                     score = min(score, 3.0)
                 conf = 0.95 if score < 1.5 else 0.7
                 if best is None or score < best[0]:
-                    best = (score, o.id, t_s if crept is not None else root, conf)
+                    # two estimates of one instant, each from one ball's path: its arrival and the other's
+                    # departure (the hitter's is late, the creeping ball's early, by about half a frame each)
+                    best = (score, o.id, 0.5 * (root + t_s), conf)
             elif not moving_only:
                 d = float(np.linalg.norm(path.at(t_s) - a))
                 recent = o.last_event_t is not None and abs(o.last_event_t - t_s) <= 2.5 * dt
