@@ -137,6 +137,21 @@ def test_a_slow_hit_is_timed_from_both_balls_paths() -> None:
         assert abs((found[0].t or 0.0) - t) <= 0.25 / 60
 
 
+def test_two_balls_that_roll_on_together_after_a_hit_touch_once() -> None:
+    # The suite's cluster-hit-s2 at 1080p60 (tests/data: frames 0-130). The cue ball hits ball 1 and follows it
+    # at 100 mm/s, the two touching or within 0.2 mm of it: one contact, as the truth counts it (a pair touches
+    # anew only once the two have parted). The cue ball's path bends as it slows behind ball 1, and that bend,
+    # at a diameter from ball 1, was taken for a second contact 0.11 s after the first.
+    d, events = replay("together-60fps-cluster-hit-s2.json")
+    found = contacts(events, {"cue", "1"})
+    assert [e.balls for e in found] == [("cue", "1")], events
+    assert abs((found[0].t or 0.0) - d["truth_contact_t"]) <= 1 / 60
+    # two balls that part between two touches touch twice: frame-s2's cue ball hits ball 7 at 18.668 s, the two
+    # run apart, and ball 7 comes back off a cushion and a jaw of the corner pocket into it at 18.995 s
+    _, events = replay("slow-hits-60fps-frame-s2.json")
+    assert [e.balls for e in contacts(events, {"cue", "7"})] == [("cue", "7"), ("7", "cue")]
+
+
 @pytest.mark.parametrize("lost", [True, False])
 def test_a_ball_sent_off_fast_by_a_ball_lost_in_a_blur_is_hit_by_it(lost: bool, monkeypatch) -> None:
     # The suite's cushion-first-s2 at 1080p30 (tests/data: every detection of frames 24-70). The cue ball, struck

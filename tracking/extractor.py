@@ -46,6 +46,7 @@ class ExtractorSettings:
     contact_tol_mm: float = 14.0
     cushion_tol_mm: float = 14.0
     frozen_tol_mm: float = 5.0  # neighbours this close to touching pass a hit on (a chain)
+    parted_mm: float = 2.5  # two balls that touched touch anew only once seen this far apart (over a diameter)
     chain_repeat_s: float = 0.15  # a pair the push through a cluster already went through is not hit again so soon
     jaw_touch_mm: float = 2.0  # a ball stopping this close to a cushion's nose line came to rest against it
     # a potted ball whose fitted path passes within a radius plus this of a jaw touched it: the corner
@@ -1354,6 +1355,9 @@ class EventExtractor:
         for k, tt in self._contacts:
             if k == key and abs(tt - t) <= 2.5 * self._dt:
                 return
+        last = max((tt for k, tt in self._contacts if k == key and tt < t), default=None)
+        if last is not None and not self._parted(self.balls[a], self.balls[b], last, t):
+            return  # the two have stayed together since they last touched (one pushing the other): one contact
         self._contacts.append((key, t))
         self.balls[a].last_event_t = t
         self.balls[b].last_event_t = t
@@ -1361,6 +1365,24 @@ class EventExtractor:
         out.append(self._event("contact", t, balls=(a, b), pos=_pt(pos), confidence=conf))
         if chain:
             self._propagate(a, b, t, out)
+
+    def _parted(self, a: _Ball, b: _Ball, t0: float, t1: float) -> bool:
+        """Whether ``a`` and ``b`` were seen apart (centres more than a diameter and ``parted_mm``) in a frame
+        between ``t0`` and ``t1``, or not seen together at all then (so not known to have stayed together)."""
+
+        def window(o: _Ball) -> tuple[np.ndarray, np.ndarray]:
+            n = len(o.ts)
+            lo, hi = np.searchsorted(o.ts_arr[:n], [t0, t1], side="right")
+            keep = np.array(o.sid[lo:hi], dtype=np.int64) >= 0
+            return np.rint(o.ts_arr[lo:hi][keep] / self._dt).astype(np.int64), o.xy_arr[lo:hi][keep]
+
+        fa, xa = window(a)
+        fb, xb = window(b)
+        _, ia, ib = np.intersect1d(fa, fb, return_indices=True)
+        if len(ia) < 2:
+            return True
+        gaps = np.linalg.norm(xa[ia] - xb[ib], axis=1) - self.table.ball_diameter_mm
+        return bool(gaps.max() > self.s.parted_mm)
 
     def _frozen_cluster(self, ball: str, t: float) -> list[str]:
         """The balls resting at ``t`` that touch ``ball`` directly or through other touching balls."""
