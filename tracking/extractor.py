@@ -1223,12 +1223,9 @@ class EventExtractor:
             got = win.get(b.id)
             if got is None:
                 n = len(b.ts)
-                keep = np.flatnonzero(np.array(b.sid[-w:]) >= 0)
-                frames = np.rint(b.ts_arr[n - w : n][keep] / self._dt).astype(np.int64)
-                # (two samples a jittery clock rounds to one frame: the first stands for it)
-                first = np.concatenate(([True], np.diff(frames) != 0))
-                keep, frames = keep[first], frames[first]
+                kept, frames = self._kept_frames(b, n - w, n)
                 xy = b.xy_arr[n - w : n]
+                keep = kept - (n - w)
                 got = win[b.id] = (frames, xy[keep], keep - w, float(np.linalg.norm(xy[-1] - xy[0])))
             return got
 
@@ -1367,15 +1364,22 @@ class EventExtractor:
         if chain:
             self._propagate(a, b, t, out)
 
+    def _kept_frames(self, b: _Ball, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
+        """The ball's samples ``lo`` to ``hi`` (not rejected outliers), one per frame, as (sample indices, frame
+        numbers): two samples a jittery clock rounds to one frame, the first stands for it."""
+        kept = lo + np.flatnonzero(np.array(b.sid[lo:hi], dtype=np.int64) >= 0)
+        frames = np.rint(b.ts_arr[kept] / self._dt).astype(np.int64)
+        first = np.concatenate(([True], np.diff(frames) != 0))
+        return kept[first], frames[first]
+
     def _parted(self, a: _Ball, b: _Ball, t0: float, t1: float) -> bool:
         """Whether ``a`` and ``b`` were seen apart (centres more than a diameter and ``parted_mm``) in a frame
         between ``t0`` and ``t1``, or not seen together at all then (so not known to have stayed together)."""
 
         def window(o: _Ball) -> tuple[np.ndarray, np.ndarray]:
-            n = len(o.ts)
-            lo, hi = np.searchsorted(o.ts_arr[:n], [t0, t1], side="right")
-            keep = np.array(o.sid[lo:hi], dtype=np.int64) >= 0
-            return np.rint(o.ts_arr[lo:hi][keep] / self._dt).astype(np.int64), o.xy_arr[lo:hi][keep]
+            lo, hi = np.searchsorted(o.ts_arr[: len(o.ts)], [t0, t1], side="right")
+            kept, frames = self._kept_frames(o, int(lo), int(hi))
+            return frames, o.xy_arr[kept]
 
         fa, xa = window(a)
         fb, xb = window(b)
