@@ -8,8 +8,9 @@ cushion-nose rectangle. A ball's position is its centre.
 Pocket model. Each pocket's mouth is the segment between its two jaw tips, which lie on the cushion-nose
 lines. A corner pocket cuts the corner at 45 degrees: its tips are ``c = corner_mouth / sqrt(2)`` from the
 corner along each nose line, so the tip-to-tip width is ``corner_mouth``. A middle pocket's tips are
-``middle_mouth / 2`` either side of ``x = L/2``. Each jaw is modelled as a straight segment of
-``jaw_depth_mm`` from its tip, parallel to the pocket's axis, into the pocket. The drop point (where a ball
+``middle_mouth / 2`` either side of ``x = L/2``. Each jaw is modelled as a straight face of
+``jaw_depth_mm`` from its tip, parallel to the pocket's axis, into the pocket, its corner with the cushion
+nose rounded (``jaw_tip_radius_mm``, a tenth of a ball diameter unless set). The drop point (where a ball
 sits once it is in the pocket) is one ball radius beyond the mouth centre along the axis.
 
 Default mouth widths: Russian pyramid pockets are "narrow": the federation's table specification puts the
@@ -56,6 +57,7 @@ class TableSpec:
     corner_mouth_mm: float = 73.0
     middle_mouth_mm: float = 83.0
     jaw_depth_mm: float = 50.0
+    jaw_tip_radius_mm: float | None = None  # rounding where a jaw meets the cushion nose; None: D / 10
     # 001 2.1.10: the midpoint of a corner jaw's curve, as a distance from the jaw tip toward the pocket
     # measured along the cushion line. A ball frozen to the cushion with its centre at or beyond it is "in".
     jaw_arc_midpoint_mm: float = 20.0
@@ -134,20 +136,58 @@ class Cushion:
 
 @dataclass(frozen=True)
 class Jaw:
-    """One jaw of a pocket, modelled as a segment from its tip into the pocket."""
+    """One jaw of a pocket: a straight face from its tip into the pocket, parallel to the pocket's axis.
+
+    ``tip`` is where the face meets the cushion's nose line if both ran on to a sharp corner (the mouth is
+    measured between the tips). A real jaw, and the physics' jaw, rounds that corner with an arc of
+    ``tip_radius`` tangent to both lines, centred ``tip_centre`` inside the rail: a ball running past the
+    corner at a slant clears it by up to ``tip_radius * (1 / sin(wedge / 2) - 1)`` more than the sharp
+    corner allows (2.8 mm at a middle pocket's right-angled tip for a 6.8 mm rounding, 0.6 mm at a corner
+    pocket's 135-degree one). ``distance`` is to the rounded surface.
+    """
 
     pocket: str
     cushion: str  # the cushion segment this jaw continues
     tip: Point
     inner: Point
+    tip_radius: float = 0.0
+    tip_centre: Point | None = None  # None: a sharp tip
+    nose_normal: Point = (0.0, 0.0)  # the cushion's inward normal, where the arc meets the nose line
+
+    @cached_property
+    def _face_start(self) -> Point:
+        """Where the straight face begins: the arc's end on the face line (the tip when sharp)."""
+        if self.tip_centre is None:
+            return self.tip
+        (ax, ay), (bx, by), (cx, cy) = self.tip, self.inner, self.tip_centre
+        vx, vy = bx - ax, by - ay
+        u = ((cx - ax) * vx + (cy - ay) * vy) / (vx * vx + vy * vy)
+        return (ax + u * vx, ay + u * vy)
+
+    def closest_point(self, p: Point) -> Point:
+        """The point of the jaw's surface (straight face or rounded tip) nearest to ``p``."""
+        (ax, ay), (bx, by) = self._face_start, self.inner
+        vx, vy = bx - ax, by - ay
+        t = min(max(((p[0] - ax) * vx + (p[1] - ay) * vy) / (vx * vx + vy * vy), 0.0), 1.0)
+        best = (ax + t * vx, ay + t * vy)
+        if self.tip_centre is None:
+            return best
+        cx, cy = self.tip_centre
+        r = self.tip_radius
+        # the arc runs from the face's start to the nose line's tangent point (centre + r * nose normal)
+        a = ((ax - cx) / r, (ay - cy) / r)
+        b = self.nose_normal
+        wx, wy = p[0] - cx, p[1] - cy
+        n = math.hypot(wx, wy)
+        ab = a[0] * b[1] - a[1] * b[0]
+        if n > 0 and (a[0] * wy - a[1] * wx) * ab >= 0 and (wx * b[1] - wy * b[0]) * ab >= 0:
+            on_arc = (cx + r * wx / n, cy + r * wy / n)
+        else:
+            on_arc = (cx + r * b[0], cy + r * b[1])
+        return on_arc if math.dist(p, on_arc) < math.dist(p, best) else best
 
     def distance(self, p: Point) -> float:
-        ax, ay = self.tip
-        bx, by = self.inner
-        vx, vy = bx - ax, by - ay
-        t = ((p[0] - ax) * vx + (p[1] - ay) * vy) / (vx * vx + vy * vy)
-        t = min(max(t, 0.0), 1.0)
-        return math.dist(p, (ax + t * vx, ay + t * vy))
+        return math.dist(p, self.closest_point(p))
 
 
 @dataclass(frozen=True)
@@ -243,10 +283,32 @@ class TableModel:
     def _corner_cut_mm(self) -> float:
         return self.spec.corner_mouth_mm / math.sqrt(2.0)
 
+    @property
+    def jaw_tip_radius_mm(self) -> float:
+        r = self.spec.jaw_tip_radius_mm
+        return self.ball_diameter_mm / 10.0 if r is None else r
+
+    def _jaw(self, pocket: str, cushion: str, tip: Point, outward: Point, mouth: Point) -> Jaw:
+        """A jaw face from ``tip`` along ``outward``, its corner with ``cushion``'s nose line rounded."""
+        inner = (tip[0] + outward[0] * self.spec.jaw_depth_mm, tip[1] + outward[1] * self.spec.jaw_depth_mm)
+        r = self.jaw_tip_radius_mm
+        if r <= 0:
+            return Jaw(pocket, cushion, tip, inner)
+        n = self.cushions[cushion].inward
+        to_mouth = np.subtract(mouth, tip)
+        face_n = np.array((-outward[1], outward[0]))  # the face's normal into the rail, away from the mouth
+        face_n *= -np.sign(face_n @ to_mouth)
+        along = np.array((-n[1], n[0]))  # along the nose line, away from the pocket
+        along *= -np.sign(along @ to_mouth)
+        # the centre lies r behind the nose line and r behind the face
+        s = r * (1.0 + float(face_n @ n)) / float(face_n @ along)
+        centre = np.array(tip) - r * np.array(n) + s * along
+        return Jaw(pocket, cushion, tip, inner, r, (float(centre[0]), float(centre[1])), n)
+
     @cached_property
     def pockets(self) -> dict[str, Pocket]:
         L, W, R = self.length_mm, self.width_mm, self.ball_radius_mm
-        c, m, depth = self._corner_cut_mm, self.spec.middle_mouth_mm / 2, self.spec.jaw_depth_mm
+        c, m = self._corner_cut_mm, self.spec.middle_mouth_mm / 2
         s = 1 / math.sqrt(2.0)
         out: dict[str, Pocket] = {}
 
@@ -255,11 +317,8 @@ class TableModel:
             tip_x = (cx + sx * c, cy)  # tip on the long cushion (y = cy)
             tip_y = (cx, cy + sy * c)  # tip on the short cushion (x = cx)
             outward = (-sx * s, -sy * s)
-            jaws = (
-                Jaw(name, cush_x, tip_x, (tip_x[0] + outward[0] * depth, tip_x[1] + outward[1] * depth)),
-                Jaw(name, cush_y, tip_y, (tip_y[0] + outward[0] * depth, tip_y[1] + outward[1] * depth)),
-            )
             mc = ((tip_x[0] + tip_y[0]) / 2, (tip_x[1] + tip_y[1]) / 2)
+            jaws = (self._jaw(name, cush_x, tip_x, outward, mc), self._jaw(name, cush_y, tip_y, outward, mc))
             drop = (mc[0] + outward[0] * R, mc[1] + outward[1] * R)
             out[name] = Pocket(name, "corner", jaws, mc, outward, self.spec.corner_mouth_mm, drop)
 
@@ -270,12 +329,12 @@ class TableModel:
 
         def middle(name: str, y: float, sy: float, side: str) -> None:
             outward = (0.0, -sy)
+            mc = (L / 2, y)
             a, b = (L / 2 - m, y), (L / 2 + m, y)
             jaws = (
-                Jaw(name, f"{side}-house", a, (a[0], a[1] - sy * depth)),
-                Jaw(name, f"{side}-pyramid", b, (b[0], b[1] - sy * depth)),
+                self._jaw(name, f"{side}-house", a, outward, mc),
+                self._jaw(name, f"{side}-pyramid", b, outward, mc),
             )
-            mc = (L / 2, y)
             out[name] = Pocket(name, "middle", jaws, mc, outward, self.spec.middle_mouth_mm, (L / 2, y - sy * R))
 
         middle("middle-left", 0.0, 1, "left")

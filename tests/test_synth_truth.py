@@ -84,6 +84,27 @@ def test_physics_cushions_lie_on_the_table_model_nose_lines() -> None:
                 assert -1e-6 <= cu.along(tuple(p)) <= cu.length_mm + 1e-6
 
 
+def test_the_table_model_jaws_are_the_physics_jaws() -> None:
+    """Where a ball's centre can be, the model's jaw (straight face and rounded tip) is as far away as the
+    physics' jaw segments and tip arcs, to a fraction of a millimetre: what the extractor measures a jaw touch
+    against is what the truth was made with."""
+    rng = np.random.default_rng(5)
+    R = TABLE.ball_radius_mm
+    for name, pk in TABLE.pockets.items():
+        ids = [sid for sid in PTABLE.segments_mm if cushion_name(sid) == f"jaw:{name}"]
+        assert len(ids) == 4  # two faces, two tip arcs
+        checked = 0
+        for p in np.array(pk.mouth_center) + rng.uniform(-80.0, 80.0, (3000, 2)):
+            q = (float(p[0]), float(p[1]))
+            in_field = R <= q[0] <= TABLE.length_mm - R and R <= q[1] <= TABLE.width_mm - R
+            in_mouth = 0 < pk.depth(q) < R and abs(pk.lateral(q)) < pk.mouth_width_mm / 2
+            physics = min(PTABLE.distance_to_segment(sid, p) for sid in ids)
+            if (in_field or in_mouth) and physics < R + 2.0:
+                checked += 1
+                assert min(j.distance(q) for j in pk.jaws) == pytest.approx(physics, abs=0.5)
+        assert checked > 20
+
+
 @pytest.mark.parametrize("name", _params())
 def test_truth_is_true(compiled: None, name: str) -> None:
     tr = truth_of(name)

@@ -65,6 +65,33 @@ def test_cushion_segments_and_pockets() -> None:
     assert T.in_pocket_mouth((C / 2 + 5.0, C / 2 + 5.0)) == "house-left"
 
 
+def test_jaw_tips_are_rounded() -> None:
+    """A jaw meets the cushion nose in an arc of D / 10 = 6.8 mm, tangent to both: a ball slanting past the
+    right-angled tip of a middle pocket clears the sharp corner by r * (sqrt(2) - 1) = 2.82 mm more, past a
+    corner pocket's 135-degree tip by r * (1 / sin(67.5 deg) - 1) = 0.56 mm more."""
+    r = 6.8
+    jaw = T.pockets["middle-left"].jaws[0]  # the face x = 1743 from the tip (1743, 0) into the pocket
+    assert jaw.tip == pytest.approx((1743.0, 0.0)) and jaw.tip_radius == pytest.approx(r)
+    assert jaw.tip_centre == pytest.approx((1743.0 - r, -r))
+    diag = (1 / math.sqrt(2.0), 1 / math.sqrt(2.0))
+    p = (1743.0 - r + (R + r) * diag[0], -r + (R + r) * diag[1])  # a centre touching the arc at 45 degrees
+    assert jaw.distance(p) == pytest.approx(R)
+    assert math.dist(p, jaw.tip) == pytest.approx(R - r * (math.sqrt(2.0) - 1.0))
+    # on the straight face below the arc, and at the nose line's end of the arc
+    assert jaw.distance((1743.0 + R, -30.0)) == pytest.approx(R)
+    assert jaw.closest_point((1743.0 - r, 40.0)) == pytest.approx((1743.0 - r, 0.0))
+    corner = T.pockets["house-left"].jaws[0]  # on the left long cushion, tip (C, 0)
+    clear = r * (1 / math.sin(math.radians(67.5)) - 1.0)
+    assert clear == pytest.approx(0.560, abs=1e-3)
+    ux, uy = corner.tip_centre[0] - corner.tip[0], corner.tip_centre[1] - corner.tip[1]
+    u = math.hypot(ux, uy)
+    assert u == pytest.approx(r + clear)  # the tip lies on the wedge's bisector, r + clear from the centre
+    q = (corner.tip[0] - ux / u * R, corner.tip[1] - uy / u * R)  # R from the sharp tip, along the bisector
+    assert corner.distance(q) == pytest.approx(R + clear)
+    sharp = TableModel(TableSpec(jaw_tip_radius_mm=0.0)).pockets["house-left"].jaws[0]
+    assert sharp.tip_centre is None and sharp.distance(q) == pytest.approx(R)
+
+
 def test_pocket_zone_68_mm_001_2_1_12() -> None:
     # "touches the cushion in the pocket zone: 68 mm (a ball diameter) from the jaw along the cushion".
     tip_x = C  # left-house starts at the house-left jaw tip

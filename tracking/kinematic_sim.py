@@ -287,7 +287,7 @@ def _jaw_touch(
                 else:
                     hi = mid
             q = p0 + (b.p - p0) * lo
-            near = _closest_on(jaw.tip, jaw.inner, q)
+            near = np.array(jaw.closest_point(_pt(q)))
             n = (q - near) / max(float(np.linalg.norm(q - near)), 1e-9)
             vn = float(b.v @ n)
             if vn >= 0:
@@ -301,13 +301,6 @@ def _jaw_touch(
             last[key] = tc
             return True
     return False
-
-
-def _closest_on(a: tuple[float, float], c: tuple[float, float], q: np.ndarray) -> np.ndarray:
-    pa, pc = np.array(a, dtype=float), np.array(c, dtype=float)
-    v = pc - pa
-    u = min(max(float((q - pa) @ v) / float(v @ v), 0.0), 1.0)
-    return pa + u * v
 
 
 def _at(b: _Ball, dt: float, s: SimSettings) -> tuple[float, float]:

@@ -8,7 +8,8 @@ on the right, so ours is pooltool's with the axes swapped: ``(x, y)_ours = 1000 
 house end is pooltool's bottom (``y = 0``) and our left long cushion (``y = 0``) is pooltool's ``x = 0``.
 
 The table comes from ``TableModel``: field size, ball size, corner and middle mouth widths (jaw tip to jaw
-tip), straight jaws parallel to the pocket axis (pooltool's pocket angles 0), jaws ``jaw_depth_mm`` deep.
+tip), straight jaws parallel to the pocket axis (pooltool's pocket angles 0), jaws ``jaw_depth_mm`` deep, jaw
+tips rounded by the table's ``jaw_tip_radius_mm``.
 A ball is *pocketed* when its centre reaches the pocket circle, whose near edge is ``pot_depth_mm`` past the
 mouth line on the pocket axis: a narrow Russian mouth leaves the centre of a ball between the jaws only a
 few millimetres of play, so the circle acts as the fall line behind the mouth.
@@ -107,7 +108,6 @@ class PhysicsSettings:
     pot_depth_fraction: float = 0.5  # pocket circle's near edge, in ball radii past the mouth line
     corner_pocket_radius_mm: float = 40.0
     middle_pocket_radius_mm: float = 45.0
-    jaw_radius_fraction: float = 0.1  # rounding of each jaw tip, in ball diameters
     cushion_height_fraction: float = 0.64  # cushion nose height above the cloth, in ball diameters
     ball_mass_kg: float | None = None  # None: 285 g scaled by the ball's volume
 
@@ -152,12 +152,12 @@ class PhysicsTable:
             corner_pocket_angle=0.0,
             corner_pocket_depth=(self.pot_depth_mm + rc - half_corner) / 1000.0,
             corner_pocket_radius=rc / 1000.0,
-            corner_jaw_radius=st.jaw_radius_fraction * D / 1000.0,
+            corner_jaw_radius=self.table.jaw_tip_radius_mm / 1000.0,
             side_pocket_width=spec.middle_mouth_mm / 1000.0,
             side_pocket_angle=0.0,
             side_pocket_depth=(self.pot_depth_mm + rm) / 1000.0,
             side_pocket_radius=rm / 1000.0,
-            side_jaw_radius=st.jaw_radius_fraction * D / 1000.0,
+            side_jaw_radius=self.table.jaw_tip_radius_mm / 1000.0,
         )
         return Table.from_table_specs(specs)
 
