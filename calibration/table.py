@@ -164,6 +164,16 @@ class Jaw:
         u = ((cx - ax) * vx + (cy - ay) * vy) / (vx * vx + vy * vy)
         return (ax + u * vx, ay + u * vy)
 
+    @property
+    def nose_end(self) -> Point:
+        """Where the rounded tip meets the cushion's nose line: the flat nose ends here (the tip when sharp)."""
+        if self.tip_centre is None:
+            return self.tip
+        return (
+            self.tip_centre[0] + self.tip_radius * self.nose_normal[0],
+            self.tip_centre[1] + self.tip_radius * self.nose_normal[1],
+        )
+
     def closest_point(self, p: Point) -> Point:
         """The point of the jaw's surface (straight face or rounded tip) nearest to ``p``."""
         (ax, ay), (bx, by) = self._face_start, self.inner
@@ -340,6 +350,16 @@ class TableModel:
         middle("middle-left", 0.0, 1, "left")
         middle("middle-right", W, -1, "right")
         return {name: out[name] for name in POCKETS}
+
+    @cached_property
+    def cushion_flats(self) -> dict[str, tuple[float, float]]:
+        """Each cushion's flat nose, as the range of ``along`` between its jaws' rounded tips: a ball touching
+        the nose line beyond it touches a jaw."""
+        out = {}
+        for name, cu in self.cushions.items():
+            ends = [cu.along(j.nose_end) for pk in cu.pockets for j in self.pockets[pk].jaws if j.cushion == name]
+            out[name] = (min(ends), max(ends))
+        return out
 
     @cached_property
     def cushions(self) -> dict[str, Cushion]:

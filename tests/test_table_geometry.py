@@ -88,6 +88,10 @@ def test_jaw_tips_are_rounded() -> None:
     assert u == pytest.approx(r + clear)  # the tip lies on the wedge's bisector, r + clear from the centre
     q = (corner.tip[0] - ux / u * R, corner.tip[1] - uy / u * R)  # R from the sharp tip, along the bisector
     assert corner.distance(q) == pytest.approx(R + clear)
+    # the cushions' flat noses end where the arcs meet them: r * tan(22.5 deg) = 2.82 mm short of a corner
+    # pocket's tip, r short of a middle pocket's
+    lo, hi = T.cushion_flats["left-house"]
+    assert lo == pytest.approx(r * math.tan(math.radians(22.5))) and hi == pytest.approx(1743.0 - C - r)
     sharp = TableModel(TableSpec(jaw_tip_radius_mm=0.0)).pockets["house-left"].jaws[0]
     assert sharp.tip_centre is None and sharp.distance(q) == pytest.approx(R)
 

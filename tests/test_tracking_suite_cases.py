@@ -476,3 +476,28 @@ def test_a_hinge_fit_finds_the_corner_of_a_noisy_v_and_needs_two_samples_a_side(
     assert h is not None
     assert abs(h.t - tc) < 0.25 / FPS and h.before < -60.0 and h.after > 25.0 and abs(h.level - 0.3) < 0.6
     assert fit_hinge(ts[:9], d[:9], 7.5 / FPS, 8 / FPS) is None  # one sample after the corner
+
+
+def test_a_ball_off_the_rounded_tip_of_a_middle_jaw_touched_the_jaw() -> None:
+    """cluster-frame seed 1: ball 6 comes off the left cushion by the middle pocket with its centre 3 mm short
+    of the jaw tip along the nose line. The jaw's corner is rounded (6.8 mm): the nose's flat ends 6.8 mm
+    before the tip, so what it struck was the jaw, not the left-house cushion."""
+    jaw = TABLE.pockets["middle-left"].jaws[0]  # the left-house side, tip (1743, 0)
+    assert jaw.tip_centre is not None
+    a = np.radians(6.0)
+    u = np.array([np.sin(a), np.cos(a)])  # the arc's normal where it is struck
+    hit = np.array(jaw.tip_centre) + (TABLE.ball_radius_mm + jaw.tip_radius) * u
+    assert jaw.tip_centre[0] < hit[0] < jaw.tip[0]  # the centre lies over the rounded part, short of the tip
+    v_in = np.array([-1.0, -0.6]) / np.hypot(1.0, 0.6)
+    v_out = v_in - 2 * float(v_in @ u) * u
+    step = 1500.0 / FPS  # 1.5 m/s; the touch falls half-way between two frames
+    start, end = hit - v_in * step * 24.5, hit + v_out * step * 24.5
+    other = (600.0, 900.0)
+    frames: Frames = [[(_pt(start), 0.9), (other, 0.9)] for _ in range(30)]
+    frames += [[(_pt(hit - v_in * step * (k + 0.5)), 0.9), (other, 0.9)] for k in range(23, -1, -1)]
+    frames += [[(_pt(hit + v_out * step * (k + 0.5)), 0.9), (other, 0.9)] for k in range(24)]
+    frames += [[(_pt(end), 0.9), (other, 0.9)] for _ in range(60)]
+    ev = _events(frames, {"6": _pt(start), "2": other})
+    touches = [e for e in ev if e.type == "cushion"]
+    assert [(e.ball, e.cushion) for e in touches] == [("6", "jaw:middle-left")], ev
+    assert abs((touches[0].t or 0) - 53.5 / FPS) < 0.5 / FPS

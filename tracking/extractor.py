@@ -1117,9 +1117,10 @@ class EventExtractor:
             if self._hugs(b, cu, tc):
                 continue
             pc = into.at(tc) - n * R
-            # a centre beyond the segment's end touches the jaw tip there, not the nose line: past the end by
-            # a few millimetres the jaw explains it better
-            beyond = max(0.0, -al, al - cu.length_mm)
+            # a centre beyond the flat nose touches the rounded jaw tip there, not the nose line: past it by a
+            # few millimetres the jaw explains it better
+            flat_lo, flat_hi = self.table.cushion_flats[cu.name]
+            beyond = max(0.0, flat_lo - al, al - flat_hi)
             cands.append((abs(off) / self.s.cushion_tol_mm + beyond / 4.0, "cushion", cu.name, tc, pc))
         for pk in self.table.pockets.values():
             for jaw in pk.jaws:
