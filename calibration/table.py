@@ -155,7 +155,7 @@ class Jaw:
     nose_normal: Point = (0.0, 0.0)  # the cushion's inward normal, where the arc meets the nose line
 
     @cached_property
-    def _face_start(self) -> Point:
+    def face_start(self) -> Point:
         """Where the straight face begins: the arc's end on the face line (the tip when sharp)."""
         if self.tip_centre is None:
             return self.tip
@@ -176,7 +176,7 @@ class Jaw:
 
     def closest_point(self, p: Point) -> Point:
         """The point of the jaw's surface (straight face or rounded tip) nearest to ``p``."""
-        (ax, ay), (bx, by) = self._face_start, self.inner
+        (ax, ay), (bx, by) = self.face_start, self.inner
         vx, vy = bx - ax, by - ay
         t = min(max(((p[0] - ax) * vx + (p[1] - ay) * vy) / (vx * vx + vy * vy), 0.0), 1.0)
         best = (ax + t * vx, ay + t * vy)

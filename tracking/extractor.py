@@ -32,6 +32,7 @@ import numpy as np
 
 from calibration.table import Cushion, Jaw, Pocket, TableModel
 from tracking.events import Event
+from tracking.rattle import RattleSettings, rattle_touches
 from tracking.tracker import Loss, Reappearance, TrackerFrame
 from tracking.trajectory import Hinge, PathFit, closest_time, fit_hinge, fit_path, intersect_paths, solve_root
 
@@ -53,6 +54,7 @@ class ExtractorSettings:
     # mouths are only 5 mm wider than a ball, so a ball running in straight passes 2.5 mm off both jaws
     jaw_gap_mm: float = 0.5
     jaw_kink_mm: float = 6.0  # a potted ball's last turn within this of a jaw's touching distance was that touch
+    rattle: RattleSettings = field(default_factory=RattleSettings)  # a ball bouncing between the jaw faces
     pot_depth_fraction: float = 0.5  # a ball falls when its centre is this many radii past the mouth line
     slow_drop_mm_s: float = 300.0  # a ball slower than this in the mouth fell by the frame it is first missing from
     graze_tol_mm: float = 5.0  # a straight path this close to a nose line (then away) touched it
@@ -1622,6 +1624,7 @@ class EventExtractor:
                     p_ev = f.at(t_ev)
             if f is not None:
                 self._jaw_touch(b, pk, f, loss.last_t - 2 * dt, t_ev, out)
+            self._rattle(b, pk, t_ev, out)
             if b.segs and b.seg.kind == "move":
                 self._close_move(b, (t_ev, p_ev), out)
             shot = self.shot if self.shot >= 0 else None
@@ -1691,6 +1694,31 @@ class EventExtractor:
             self._cushion_times.append((b.id, tc))
             out.append(self._event("cushion", tc, ball=b.id, cushion=name, pos=_pt(f.at(tc)), confidence=0.6))
             return
+
+    def _rattle(self, b: _Ball, pk: Pocket, t_drop: float, out: list[Event]) -> None:
+        """A ball that rattled between the jaw faces on its way down touched them in turn: the touches of the
+        bouncing fit of its sideways offsets over its last samples between the faces (``tracking.rattle``),
+        those not already found."""
+        R, dt = self.table.ball_radius_mm, self._dt
+        face = pk.depth(pk.jaws[0].face_start)
+        k = len(b.ts)
+        while k > 0 and pk.depth(_pt(b.xy[k - 1])) >= face:
+            k -= 1
+        if len(b.ts) - k < self.s.rattle.min_samples:
+            return
+        ts = np.array(b.ts[k:])
+        xy = np.array(b.xy[k:])
+        lateral = np.array([pk.lateral(_pt(p)) for p in xy])
+        depth = np.array([pk.depth(_pt(p)) for p in xy])
+        play = (pk.mouth_width_mm - 2 * R) / 2
+        across = np.array((-pk.outward[1], pk.outward[0]))
+        for tc, side in rattle_touches(ts, lateral, play, ts[0] - dt, t_drop + 0.5 * dt, self.s.rattle):
+            if any(bb == b.id and abs(tt - tc) <= dt for bb, tt in self._cushion_times):
+                continue
+            self._cushion_times.append((b.id, tc))
+            centre = np.array(pk.mouth_center) + np.array(pk.outward) * float(np.interp(tc, ts, depth))
+            centre += across * side * play
+            out.append(self._event("cushion", tc, ball=b.id, cushion=f"jaw:{pk.name}", pos=_pt(centre), confidence=0.5))
 
     def _reappeared(self, re: Reappearance, out: list[Event]) -> None:
         # A hidden resting ball came back elsewhere: someone moved it.
