@@ -1712,7 +1712,7 @@ class EventExtractor:
         depth = np.array([pk.depth(_pt(p)) for p in xy])
         play = (pk.mouth_width_mm - 2 * R) / 2
         across = np.array((-pk.outward[1], pk.outward[0]))
-        for tc, side in rattle_touches(ts, lateral, play, ts[0] - dt, t_drop + 0.5 * dt, self.s.rattle):
+        for tc, side in rattle_touches(ts, lateral, play, ts[0] - dt, t_drop, self.s.rattle):
             if any(bb == b.id and abs(tt - tc) <= dt for bb, tt in self._cushion_times):
                 continue
             self._cushion_times.append((b.id, tc))
