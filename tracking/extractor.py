@@ -12,7 +12,8 @@ where the ball comes to rest, or where it leaves the table. Every such *break* i
 - a moving ball's kink: by a cushion (the incoming path one radius from the nose line, moving into it), a
   pocket jaw, or another ball one diameter away; the event time is solved on the incoming paths;
 - a vanished ball: ``pot`` (the tracker confirmed it gone in a mouth) or ``off_table``; the pot time is
-  where the path crosses the mouth line.
+  where the path crosses the mouth line; a ball that rattled between the jaw faces on its way down touched
+  them in turn (``tracking.rattle``).
 
 Line crossings are solved on each finished segment. A shot ends when every ball has rested for
 ``shot_end_hold_s``; its time is when the last ball stopped (or dropped). Everything uses the frame

@@ -68,6 +68,8 @@ class _Dets:
 
 def run_kinematic(n: int, fps: float, seed: int, noise: float, dropout: float, verbose: bool) -> tuple[Scores, float]:
     table = TableModel()
+    # the shots' setups from one stream and each shot's detection noise from its own: a change that alters one
+    # shot's outcome (its length, so the noise drawn for it) leaves every other shot as it was
     rng = np.random.default_rng(seed)
     scores = Scores()
     tol = 1.0 / fps
@@ -77,7 +79,8 @@ def run_kinematic(n: int, fps: float, seed: int, noise: float, dropout: float, v
         name = SCENARIOS[k % len(SCENARIOS)]
         setup = make_setup(table, name, rng)
         sim = simulate_shot(table, setup.balls, setup.struck, setup.velocity, fps=fps)
-        dets = detections_from_truth(sim, rng, noise_mm=noise, dropout=dropout, occluders=setup.occluders)
+        noise_rng = np.random.default_rng((seed, k))
+        dets = detections_from_truth(sim, noise_rng, noise_mm=noise, dropout=dropout, occluders=setup.occluders)
         t0 = time.perf_counter()
         pipe = Pipeline(table=table, known_ids=setup.balls)
         for i, (t, d) in enumerate(dets):
