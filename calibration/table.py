@@ -193,7 +193,7 @@ class Jaw:
         if n > 0 and (a[0] * wy - a[1] * wx) * ab >= 0 and (wx * b[1] - wy * b[0]) * ab >= 0:
             on_arc = (cx + r * wx / n, cy + r * wy / n)
         else:
-            on_arc = (cx + r * b[0], cy + r * b[1])
+            on_arc = self.nose_end
         return on_arc if math.dist(p, on_arc) < math.dist(p, best) else best
 
     def distance(self, p: Point) -> float:
