@@ -219,6 +219,12 @@ class Pocket:
         ox, oy = self.outward
         return (p[0] - self.mouth_center[0]) * -oy + (p[1] - self.mouth_center[1]) * ox
 
+    def point(self, depth: float, lateral: float) -> Point:
+        """The point ``depth`` past the mouth line and ``lateral`` off the axis (``depth`` and ``lateral``
+        inverted)."""
+        (ox, oy), (cx, cy) = self.outward, self.mouth_center
+        return (cx + depth * ox - lateral * oy, cy + depth * oy + lateral * ox)
+
 
 @dataclass(frozen=True)
 class Line:

@@ -59,6 +59,8 @@ def test_cushion_segments_and_pockets() -> None:
     assert pk.mouth_center == pytest.approx((C / 2, C / 2))
     assert T.pockets["middle-right"].mouth_center == pytest.approx((1784.5, W))
     assert T.pockets["middle-right"].outward == pytest.approx((0.0, 1.0))
+    q = pk.point(12.0, -1.5)  # the pocket's own frame, inverted
+    assert (pk.depth(q), pk.lateral(q)) == pytest.approx((12.0, -1.5))
     # A centre in the mouth of the middle pocket, and one a radius short of it.
     assert T.in_pocket_mouth((1784.5 + 41.0, 10.0)) == "middle-left"
     assert T.in_pocket_mouth((1784.5, R + 0.5)) is None

@@ -75,15 +75,13 @@ def test_the_pipeline_reports_each_touch_of_a_ball_rattling_down_a_corner_pocket
     from tests.test_tracking_suite_cases import TABLE, Frames, _events, _pt
 
     pk = TABLE.pockets["house-left"]
-    mc, out = np.array(pk.mouth_center), np.array(pk.outward)
-    across = np.array((-out[1], out[0]))
     play = (pk.mouth_width_mm - TABLE.ball_diameter_mm) / 2
     face = pk.depth(pk.jaws[0].face_start)
     ys, walls = _rattle(-1.6, 330.0, 0.75, play, 0.2)
-    start = mc - out * 800.0 + across * ys[0]
-    first = mc + out * (face + 1.0) + across * ys[0]  # the first frame between the faces
+    start = np.array(pk.point(-800.0, ys[0]))
+    first = np.array(pk.point(face + 1.0, ys[0]))  # the first frame between the faces
     run = [start + (first - start) * (k / 32) for k in range(1, 33)]
-    rattle = [first + out * 2.5 * k + across * (ys[k] - ys[0]) for k in range(1, 8)]
+    rattle = [np.array(pk.point(face + 1.0 + 2.5 * k, ys[k])) for k in range(1, 8)]
     other = (1500.0, 900.0)
     frames: Frames = [[(_pt(start), 0.9), (other, 0.9)] for _ in range(30)]
     frames += [[(_pt(p), 0.9), (other, 0.9)] for p in run + rattle]

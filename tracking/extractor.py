@@ -1712,14 +1712,12 @@ class EventExtractor:
         lateral = np.array([pk.lateral(_pt(p)) for p in xy])
         depth = np.array([pk.depth(_pt(p)) for p in xy])
         play = (pk.mouth_width_mm - 2 * R) / 2
-        across = np.array((-pk.outward[1], pk.outward[0]))
         for tc, side in rattle_touches(ts, lateral, play, ts[0] - dt, t_drop, self.s.rattle):
             if any(bb == b.id and abs(tt - tc) <= dt for bb, tt in self._cushion_times):
                 continue
             self._cushion_times.append((b.id, tc))
-            centre = np.array(pk.mouth_center) + np.array(pk.outward) * float(np.interp(tc, ts, depth))
-            centre += across * side * play
-            out.append(self._event("cushion", tc, ball=b.id, cushion=f"jaw:{pk.name}", pos=_pt(centre), confidence=0.5))
+            centre = pk.point(float(np.interp(tc, ts, depth)), side * play)
+            out.append(self._event("cushion", tc, ball=b.id, cushion=f"jaw:{pk.name}", pos=centre, confidence=0.5))
 
     def _reappeared(self, re: Reappearance, out: list[Event]) -> None:
         # A hidden resting ball came back elsewhere: someone moved it.
