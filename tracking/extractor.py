@@ -55,6 +55,10 @@ class ExtractorSettings:
     # mouths are only 5 mm wider than a ball, so a ball running in straight passes 2.5 mm off both jaws
     jaw_gap_mm: float = 0.5
     jaw_kink_mm: float = 6.0  # a potted ball's last turn within this of a jaw's touching distance was that touch
+    # a bounce off a jaw whose outgoing path, run back, leaves the pocket's jaws this many frames (up to
+    # jaw_exit_max_frames) after the incoming path reached them touched twice: the rounded tip, then a face
+    jaw_exit_frames: float = 0.45
+    jaw_exit_max_frames: float = 2.0
     rattle: RattleSettings = field(default_factory=RattleSettings)  # a ball bouncing between the jaw faces
     pot_depth_fraction: float = 0.5  # a ball falls when its centre is this many radii past the mouth line
     slow_drop_mm_s: float = 300.0  # a ball slower than this in the mouth fell by the frame it is first missing from
@@ -1170,6 +1174,8 @@ class EventExtractor:
         if kind == "cushion":
             self._cushion_times.append((b.id, tc))
             out.append(self._event("cushion", tc, ball=b.id, cushion=name, pos=_pt(pc), confidence=conf))
+            if name.startswith("jaw:"):
+                self._jaw_exit(b, self.table.pockets[name[4:]], new, tc, hi, out)
         else:
             o = self.balls[name]
             pb = self._path_before(o, tc)
@@ -1179,6 +1185,25 @@ class EventExtractor:
             self._contact(first, second, tc, pc, conf, out)
             if pb is not None and new.n >= 2:
                 self._bounce_after_hit(b, old, pb[0], pb[1], tc, new, br, out)
+
+    def _jaw_exit(self, b: _Ball, pk: Pocket, new: PathFit, tc: float, hi: float, out: list[Event]) -> None:
+        """A second touch of a pocket's jaws just after the one at ``tc``. A single bounce leaves the jaw where
+        and when the ball met it, so the outgoing path ``new``, run back, touches it at ``tc`` too. A ball coming
+        along a cushion into a corner jaw meets the rounded tip, turns into the face and bounces off that a
+        fraction of a frame later: its outgoing path, run back, leaves the jaws that much later than the
+        incoming one reached them. Judged on an outgoing path of three samples or more."""
+        if new.n < 3:
+            return
+        R, dt = self.table.ball_radius_mm, self._dt
+        exits = [
+            solve_root(_gap_to_jaw(new, jaw, R), tc - dt, min(hi, tc + self.s.jaw_exit_max_frames * dt))
+            for jaw in pk.jaws
+        ]
+        t2 = max((t for t in exits if t is not None), default=None)
+        if t2 is None or t2 - tc < self.s.jaw_exit_frames * dt:
+            return
+        self._cushion_times.append((b.id, t2))
+        out.append(self._event("cushion", t2, ball=b.id, cushion=f"jaw:{pk.name}", pos=_pt(new.at(t2)), confidence=0.6))
 
     def _bounce_after_hit(
         self,

@@ -1,0 +1,66 @@
+"""A ball that touches a corner jaw twice in one bounce: the rounded tip, then the face.
+
+A ball rolled along a cushion into a corner pocket meets the rounded tip of the jaw first; the tip turns it into
+the jaw's face, which it touches a fraction of a frame later (the physics logs both touches). The path segmenter
+sees one bend. A single bounce leaves the jaw where and when the ball met it, so the outgoing path run back
+touches the jaw at the same instant as the incoming path; here it leaves the jaws that fraction of a frame later,
+and that is the second touch.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tracking.extractor as extractor
+from calibration.table import TableModel
+from tests.replay_support import replay, settings_with
+from tracking.extractor import ExtractorSettings, _gap_to_jaw
+from tracking.trajectory import fit_path, solve_root
+
+FIXTURE = "jaw-twice-60fps-frozen-cushion-roll-s0.json"
+
+
+@pytest.mark.parametrize("judged", [True, False])
+def test_a_ball_turned_by_a_jaw_tip_into_its_face_touches_it_twice(judged: bool, monkeypatch) -> None:
+    # The suite's frozen-cushion-roll-s0 at 1080p60 (tests/data: every detection of frames 40-122). Ball 1,
+    # struck along the left cushion, meets the pyramid-left corner's jaw tip at 1.8560 s and its face at 1.8675 s
+    # (0.69 of a frame later).
+    if not judged:
+        monkeypatch.setattr(extractor.ExtractorSettings, "__init__", settings_with(jaw_exit_frames=10.0))
+    d, events = replay(FIXTURE)
+    touches = [e for e in events if e.type == "cushion" and e.ball == "1"]
+    assert all(e.cushion == "jaw:pyramid-left" for e in touches)
+    first, second = d["truth_jaw_t"]
+    found = [e.t or 0.0 for e in touches]
+    assert abs(found[0] - first) <= 0.25 / 60
+    if judged:
+        assert len(found) == 2 and abs(found[1] - second) <= 0.25 / 60
+    else:
+        assert len(found) == 1
+
+
+def test_a_single_bounce_leaves_the_jaw_when_it_met_it() -> None:
+    # The rule's premise: a mirror bounce off a jaw's face, sampled exactly either side of it, gives incoming and
+    # outgoing paths that meet the jaw at the same instant, far inside the allowance for a second touch.
+    table = TableModel()
+    jaw = table.pockets["pyramid-left"].jaws[0]
+    r = table.ball_radius_mm
+    # a point on the face, its outward normal (towards the cloth), and a ball meeting it there at t = 0
+    p = np.asarray(jaw.closest_point((jaw.face_start[0] - 30.0, jaw.face_start[1] + 30.0)), dtype=float)
+    q = np.array([jaw.face_start[0] - 30.0, jaw.face_start[1] + 30.0])
+    n = (q - p) / np.linalg.norm(q - p)
+    c = p + n * r
+    v_in = np.array([600.0, -600.0])
+    if v_in @ n > 0:
+        v_in = -v_in
+    v_out = v_in - 2 * (v_in @ n) * n
+    dt = 1 / 60
+    ts_in, ts_out = np.arange(-4, 0) * dt + 0.3 * dt, np.arange(1, 5) * dt - 0.3 * dt
+    into = fit_path(ts_in, c + np.outer(ts_in, v_in))
+    out = fit_path(ts_out, c + np.outer(ts_out, v_out))
+    t_in = solve_root(_gap_to_jaw(into, jaw, r), -dt, dt)
+    t_out = solve_root(_gap_to_jaw(out, jaw, r), -dt, dt)
+    assert t_in is not None and t_out is not None
+    assert abs(t_in) < 0.01 * dt and abs(t_out) < 0.01 * dt
+    assert abs(t_out - t_in) < ExtractorSettings().jaw_exit_frames * dt
