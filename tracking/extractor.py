@@ -1569,11 +1569,16 @@ class EventExtractor:
         arr = np.array(ps)
         for cu in self.table.cushions.values():
             n = np.array(cu.inward)
-            off = (arr - np.array(cu.start)) @ n - R
-            for k, before, after in _valleys(off, self.s.graze_tol_mm):
+            rel = arr - np.array(cu.start)
+            off = rel @ n - R
+            # Beside the cushion only (to half a radius past its ends): a path that comes off a jaw starts
+            # behind the nose line's end, and its samples there would join one dip with a touch just after.
+            along = rel @ np.array(cu.direction)
+            beside = (along >= -0.5 * R) & (along <= cu.length_mm + 0.5 * R)
+            for k, before, after in _valleys(off, self.s.graze_tol_mm, beside):
                 if not (3 <= k <= len(ps) - 4):
                     continue
-                hinge = self._hinge(ts, off, k)
+                hinge = self._hinge(ts, off, k, beside)
                 if min(before, after) < off[k] + 10.0 and not self._bounced(hinge):
                     continue  # rolling along the cushion, not touching it once (a V: off it before and after)
                 self._graze(b, cu, ts, arr, off, k, hinge, out)
@@ -1606,12 +1611,14 @@ class EventExtractor:
         self._cushion_times.append((b.id, tc))
         out.append(self._event("cushion", tc, ball=b.id, cushion=cu.name, pos=_pt(p), confidence=0.6))
 
-    def _hinge(self, ts: list[float], off: np.ndarray, k: int) -> Hinge | None:
+    def _hinge(self, ts: list[float], off: np.ndarray, k: int, keep: np.ndarray | None = None) -> Hinge | None:
         """The touch time of a V (or an L: a stop against the cushion) of the distance ``off`` to a nose line
-        whose lowest sample is ``k``: the corner of a hinge fitted to ``hinge_side`` samples either side."""
+        whose lowest sample is ``k``: the corner of a hinge fitted to ``hinge_side`` samples either side (those
+        with ``keep``, where given)."""
         lo, hi = max(0, k - self.s.hinge_side), min(len(ts), k + self.s.hinge_side + 1)
         t_lo, t_hi = ts[max(0, k - 1)], ts[min(len(ts) - 1, k + 1)]
-        return fit_hinge(np.array(ts[lo:hi]), np.asarray(off[lo:hi]), t_lo, t_hi)
+        sel = np.arange(lo, hi) if keep is None else lo + np.flatnonzero(keep[lo:hi])
+        return fit_hinge(np.asarray(ts)[sel], np.asarray(off)[sel], t_lo, t_hi)
 
     def _bounced(self, hinge: Hinge | None) -> bool:
         """A slow ball that rebounds off a cushion only a few millimetres before it stops: its distance to the
@@ -1984,10 +1991,10 @@ def _newest_in(b: _Ball, seg: _Seg, k: int) -> list[int]:
     return out
 
 
-def _valleys(off: np.ndarray, depth: float) -> list[tuple[int, float, float]]:
-    """The bottoms of the dips of ``off`` to ``depth`` or below (index), each with the highest ``off`` between
-    it and the dip before it, and between it and the next (or the ends)."""
-    low = np.flatnonzero(off <= depth)
+def _valleys(off: np.ndarray, depth: float, where: np.ndarray | None = None) -> list[tuple[int, float, float]]:
+    """The bottoms of the dips of ``off`` to ``depth`` or below (index; only samples ``where`` count, if given),
+    each with the highest ``off`` between it and the dip before it, and between it and the next (or the ends)."""
+    low = np.flatnonzero((off <= depth) if where is None else (off <= depth) & where)
     if len(low) == 0:
         return []
     runs = np.split(low, np.flatnonzero(np.diff(low) > 1) + 1)  # each dip: a run of samples at or below depth
