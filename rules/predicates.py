@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from calibration.table import TableModel
 from rules.shot import Point, Shot
-from tracking.events import Event
+from tracking.events import Event, jaw_pocket
 
 LONG_CUSHIONS = ("left-house", "left-pyramid", "right-house", "right-pyramid")
 
@@ -43,9 +43,10 @@ def cushion_segment(table: TableModel, ev: Event) -> str | None:
     name = ev.cushion
     if name is None:
         return None
-    if not name.startswith("jaw:"):
+    jawed = jaw_pocket(name)
+    if jawed is None:
         return name
-    pocket = table.pockets[name[4:]]
+    pocket = table.pockets[jawed]
     if ev.pos is None:
         return pocket.jaws[0].cushion
     return min(pocket.jaws, key=lambda j: j.distance(ev.pos)).cushion  # type: ignore[arg-type]
@@ -304,8 +305,8 @@ def pocket_zone_exception(
         if e.type == "cushion" and e.ball in played and e.pos is not None and e.cushion:
             b = e.ball
             frm = last.get(b, e.pos)
-            if e.cushion.startswith("jaw:"):
-                pk = e.cushion[4:]
+            pk = jaw_pocket(e.cushion)
+            if pk is not None:
                 if allowed(b, pk) and _heads_into(table, pk, frm, e.pos):
                     return b, pk
             else:
@@ -343,7 +344,7 @@ def rolled_frozen_ball(shot: Shot, ball: str) -> bool:
         return False
     other_cushions = [
         e for e in shot.of_type("cushion") if e.ball == ball and cushion_segment(table, e) not in (seg, None)
-        and not (e.cushion or "").startswith("jaw:")
+        and jaw_pocket(e.cushion) is None
     ]  # fmt: skip
     if other_cushions:
         return False

@@ -22,7 +22,7 @@ from calibration.table import TableModel
 from rules.referee import Referee
 from rules.shot import Point
 from rules.verdict import Verdict
-from tracking.events import Event
+from tracking.events import Event, jaw_pocket
 
 RUSSIAN_RACK = ("4", "5", "6", "7", "15", "8", "9", "14", "13", "10", "2", "1", "12", "11", "3")
 
@@ -89,8 +89,9 @@ class Script:
     # ---- a stroke ------------------------------------------------------------------------------------------
     def _cushion_pos(self, ball: str, cushion: str) -> Point:
         p = self.pos.get(ball, (self.table.length_mm / 2, self.table.width_mm / 2))
-        if cushion.startswith("jaw:"):
-            return self.table.pockets[cushion[4:]].jaws[0].tip
+        jawed = jaw_pocket(cushion)
+        if jawed is not None:
+            return self.table.pockets[jawed].jaws[0].tip
         cu = self.table.cushions[cushion]
         s = min(max(cu.along(p), 0.0), cu.length_mm)
         return cu.point_at(s, self.table.ball_radius_mm)

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from tracking.events import Event, EventLineError, iter_jsonl, parse_line
+from tracking.events import Event, EventLineError, iter_jsonl, jaw_cushion, jaw_pocket, parse_line
 
 GOOD = [
     {"type": "shot_start", "t": 1.25, "frame": 75, "shot": 0, "ball": "cue", "positions": {"cue": [500, 889]}},
@@ -76,3 +76,23 @@ def test_confidence_and_review_are_written_only_when_they_say_something():
     assert "confidence" not in ev.to_dict() and "review" not in ev.to_dict()
     low = ev.model_copy(update={"confidence": 0.4, "review": True})
     assert low.to_dict()["confidence"] == 0.4 and low.to_dict()["review"] is True
+
+
+def test_a_jaw_touch_names_its_pocket_and_reads_back():
+    # CONTRACT.md section 3: a jaw is named "jaw:<pocket>"; a cushion segment's name is no pocket's jaw
+    assert jaw_cushion("house-left") == "jaw:house-left"
+    assert jaw_pocket(jaw_cushion("middle-right")) == "middle-right"
+    assert jaw_pocket("left-house") is None and jaw_pocket(None) is None
+    ev = parse_line(
+        json.dumps(
+            {
+                "type": "cushion",
+                "t": 1.0,
+                "frame": 60,
+                "ball": "1",
+                "cushion": "jaw:pyramid-left",
+                "pos": [3540.0, 35.0],
+            }
+        )
+    )
+    assert jaw_pocket(ev.cushion) == "pyramid-left"

@@ -206,8 +206,21 @@ class Event(BaseModel):
         return json.dumps(self.to_dict(), ensure_ascii=False)
 
 
+JAW_PREFIX = "jaw:"  # a cushion event's ``cushion`` for a pocket's jaw: "jaw:<pocket>" (CONTRACT.md section 3)
+
+
+def jaw_cushion(pocket: str) -> str:
+    """The ``cushion`` name of a touch of ``pocket``'s jaw."""
+    return JAW_PREFIX + pocket
+
+
+def jaw_pocket(cushion: str | None) -> str | None:
+    """The pocket whose jaw a ``cushion`` name stands for; None for a cushion segment (or no name)."""
+    return cushion[len(JAW_PREFIX) :] if cushion is not None and cushion.startswith(JAW_PREFIX) else None
+
+
 def _is_cushion_name(name: str) -> bool:
-    return name in CUSHIONS or (name.startswith("jaw:") and name[4:] in POCKETS)
+    return name in CUSHIONS or jaw_pocket(name) in POCKETS
 
 
 class EventLineError(ValueError):

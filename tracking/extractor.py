@@ -32,7 +32,7 @@ from itertools import pairwise
 import numpy as np
 
 from calibration.table import Cushion, Jaw, Pocket, TableModel
-from tracking.events import Event
+from tracking.events import Event, jaw_cushion, jaw_pocket
 from tracking.rattle import RattleSettings, rattle_touches
 from tracking.tracker import Loss, Reappearance, TrackerFrame
 from tracking.trajectory import Hinge, PathFit, closest_time, fit_hinge, fit_path, intersect_paths, solve_root
@@ -1136,7 +1136,7 @@ class EventExtractor:
                     continue
                 root = solve_root(_gap_to_jaw(into, jaw, R), lo_c, hi)
                 tc = root if root is not None else t_k
-                cands.append((0.2 + abs(dj) / self.s.cushion_tol_mm, "cushion", f"jaw:{pk.name}", tc, into.at(tc)))
+                cands.append((0.2 + abs(dj) / self.s.cushion_tol_mm, "cushion", jaw_cushion(pk.name), tc, into.at(tc)))
         for o in self.balls.values():
             if o is b or not o.ts or (not o.on_table and not o.ts):
                 continue
@@ -1164,7 +1164,9 @@ class EventExtractor:
             br.new.unexplained = True
             return  # nothing explains it
         cands.sort(key=lambda c: c[0])
-        jaw_first = cands[0][2].startswith("jaw:") and cands[0][0] <= 0.2 + self.s.jaw_kink_mm / self.s.cushion_tol_mm
+        jaw_first = (
+            jaw_pocket(cands[0][2]) is not None and cands[0][0] <= 0.2 + self.s.jaw_kink_mm / self.s.cushion_tol_mm
+        )
         if not b.on_table and new.n < 3 and not jaw_first:
             return  # the ball dropping into a pocket, unless it turned where it met a jaw on the way in
         score, kind, name, tc, pc = cands[0]
@@ -1174,8 +1176,9 @@ class EventExtractor:
         if kind == "cushion":
             self._cushion_times.append((b.id, tc))
             out.append(self._event("cushion", tc, ball=b.id, cushion=name, pos=_pt(pc), confidence=conf))
-            if name.startswith("jaw:"):
-                self._jaw_exit(b, self.table.pockets[name[4:]], new, tc, hi, out)
+            jawed = jaw_pocket(name)
+            if jawed is not None:
+                self._jaw_exit(b, self.table.pockets[jawed], new, tc, hi, out)
         else:
             o = self.balls[name]
             pb = self._path_before(o, tc)
@@ -1203,7 +1206,9 @@ class EventExtractor:
         if t2 is None or t2 - tc < self.s.jaw_exit_frames * dt:
             return
         self._cushion_times.append((b.id, t2))
-        out.append(self._event("cushion", t2, ball=b.id, cushion=f"jaw:{pk.name}", pos=_pt(new.at(t2)), confidence=0.6))
+        out.append(
+            self._event("cushion", t2, ball=b.id, cushion=jaw_cushion(pk.name), pos=_pt(new.at(t2)), confidence=0.6)
+        )
 
     def _bounce_after_hit(
         self,
@@ -1714,7 +1719,7 @@ class EventExtractor:
         if hi <= lo:
             return
         for jaw in pk.jaws:
-            name = f"jaw:{pk.name}"
+            name = jaw_cushion(pk.name)
             t_min = closest_time(_gap_to_jaw(f, jaw, 0.0), lo, hi)
             d_min = jaw.distance(_pt(f.at(t_min)))
             if d_min > R + self.s.jaw_gap_mm:
@@ -1749,7 +1754,7 @@ class EventExtractor:
                 continue
             self._cushion_times.append((b.id, tc))
             centre = pk.point(float(np.interp(tc, ts, depth)), side * play)
-            out.append(self._event("cushion", tc, ball=b.id, cushion=f"jaw:{pk.name}", pos=centre, confidence=0.5))
+            out.append(self._event("cushion", tc, ball=b.id, cushion=jaw_cushion(pk.name), pos=centre, confidence=0.5))
 
     def _reappeared(self, re: Reappearance, out: list[Event]) -> None:
         # A hidden resting ball came back elsewhere: someone moved it.

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from calibration.table import TableModel
-from tracking.events import Event
+from tracking.events import Event, jaw_cushion
 
 # a centre this close to a line is on it, on neither side (the rack's middle balls are on the long line,
 # and a hit leaves them a few hundredths of a millimetre off it): it crosses by going beyond this on the
@@ -297,7 +297,7 @@ def _jaw_touch(
             b.p = q + b.v * (1 - lo) * h
             tc, key = t + lo * h, (b.id, pk.name)
             if tc - last.get(key, -1.0) >= merge_s:
-                ev("cushion", tc, ball=b.id, cushion=f"jaw:{pk.name}", pos=(float(near[0]), float(near[1])))
+                ev("cushion", tc, ball=b.id, cushion=jaw_cushion(pk.name), pos=(float(near[0]), float(near[1])))
             last[key] = tc
             return True
     return False

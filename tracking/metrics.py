@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tracking.events import Event
+from tracking.events import Event, jaw_pocket
 
 SCORED = ("contact", "cushion", "line_cross", "pot", "off_table")
 
@@ -127,8 +127,8 @@ class Scores:
             self.events[k].add(match_events(pred, truth, k, tol_s))
         self.events["first_contact"].add(first_contacts(pred, truth, tol_s))
         # cushion segments alone (a jaw touch is the other kind of cushion event)
-        seg_p = [e for e in pred if e.type == "cushion" and not (e.cushion or "").startswith("jaw:")]
-        seg_t = [e for e in truth if e.type == "cushion" and not (e.cushion or "").startswith("jaw:")]
+        seg_p = [e for e in pred if e.type == "cushion" and jaw_pocket(e.cushion) is None]
+        seg_t = [e for e in truth if e.type == "cushion" and jaw_pocket(e.cushion) is None]
         self.events["cushion_segment"].add(match_events(seg_p, seg_t, "cushion", tol_s))
         self.shots += sum(1 for e in truth if e.type == "shot_start")
 

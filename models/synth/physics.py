@@ -25,6 +25,7 @@ from functools import cached_property
 import numpy as np
 
 from calibration.table import TableModel
+from tracking.events import jaw_cushion
 
 # pooltool's pocket and segment ids -> CONTRACT names.
 POCKET_NAMES: dict[str, str] = {
@@ -68,7 +69,7 @@ def cushion_name(segment_id: str) -> str:
         return CUSHION_NAMES[segment_id]
     base = segment_id.removesuffix("t")
     if base in JAW_POCKETS:
-        return f"jaw:{JAW_POCKETS[base]}"
+        return jaw_cushion(JAW_POCKETS[base])
     raise KeyError(f"unknown pooltool cushion segment {segment_id!r}")
 
 

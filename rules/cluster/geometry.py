@@ -28,6 +28,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
 from calibration.table import Point, TableModel
+from tracking.events import jaw_pocket
 
 # A spotted ball keeps this much air to every other ball beyond touching (digest C10: "free" = not
 # touching another ball); it is above the table model's 1 mm frozen tolerance, so a spotted ball is never
@@ -97,9 +98,10 @@ class ZoneTouch:
 def touch_segment(table: TableModel, cushion: str, pos: Point) -> str:
     """The cushion segment a ``cushion`` event names: the segment itself, or for ``jaw:<pocket>`` the
     segment of the jaw nearest ``pos`` (the event does not say which of the two jaws)."""
-    if not cushion.startswith("jaw:"):
+    jawed = jaw_pocket(cushion)
+    if jawed is None:
         return cushion
-    pocket = table.pockets[cushion[4:]]
+    pocket = table.pockets[jawed]
     jaw = min(pocket.jaws, key=lambda j: j.distance(pos))
     return jaw.cushion
 
@@ -107,8 +109,9 @@ def touch_segment(table: TableModel, cushion: str, pos: Point) -> str:
 def zone_touch(table: TableModel, cushion: str, pos: Point) -> ZoneTouch | None:
     """The attack zone a cushion/jaw touch lies in, or None: a jaw is always in its pocket's zone; a
     cushion touch is in the zone of the pocket whose mark it has not passed (measured along the cushion)."""
-    if cushion.startswith("jaw:"):
-        return ZoneTouch(cushion[4:], touch_segment(table, cushion, pos), True)
+    jawed = jaw_pocket(cushion)
+    if jawed is not None:
+        return ZoneTouch(jawed, touch_segment(table, cushion, pos), True)
     pocket = table.in_attack_zone_cushion(cushion, pos)
     return None if pocket is None else ZoneTouch(pocket, cushion, False)
 
