@@ -90,6 +90,46 @@ def test_suite_scored_by_two_processes_prints_what_one_prints(tmp_path: Path) ->
     assert int(resting.split()[-6]) > 0
 
 
+@pytest.mark.slow
+def test_replayed_tracker_input_scores_as_the_video_did(tmp_path: Path) -> None:
+    suite = tmp_path / "suite"
+    _scene(suite / "a-60", 60.0, (2600.0, 700.0))
+    _scene(suite / "b-30", 30.0, (2800.0, 600.0))
+    recorded, replayed = tmp_path / "recorded.txt", tmp_path / "replayed.txt"
+    _bench("--suite", str(suite), "--record", "--out", str(recorded))
+    assert (suite / "a-60" / "tracker-input.npz").exists() and (suite / "b-30" / "tracker-input.npz").exists()
+    _bench("--suite", str(suite), "--replay", "--jobs", "2", "--out", str(replayed))
+    a, b = recorded.read_text(), replayed.read_text()
+    assert "whole pipeline (detection included)" in a and "tracking and events (recorded input)" in b
+    keep = [ln for ln in a.splitlines() if not ln.startswith(("whole pipeline", "  a-60:", "  b-30:"))]
+    assert keep == [ln for ln in b.splitlines() if not ln.startswith(("tracking and events", "  a-60:", "  b-30:"))]
+    assert re.search(r"^contact +1\.0000", a, re.M)
+    # an override reaches the replayed extractor: with every track taken for a ghost, the contact is lost
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
+    cmd = [sys.executable, "-m", "api.cli", "bench", "tracking", "--suite", str(suite), "--replay"]
+    out = subprocess.run([*cmd, "--set", "ghost_below=2"], env=env, cwd=REPO, capture_output=True, text=True)
+    assert out.returncode == 0
+    assert re.search(r"^contact +0\.0000", out.stdout, re.M), out.stdout
+
+
+def test_settings_overrides_are_typed_and_checked() -> None:
+    from api.bench.tracking import settings_with
+    from tracking.extractor import ExtractorSettings
+
+    s = settings_with(ExtractorSettings(), ["kiss_tol_mm=3", "kiss_window=20"])
+    assert s.kiss_tol_mm == 3.0 and s.kiss_window == 20 and isinstance(s.kiss_window, int)
+    for bad in ("no_such_field=1", "kiss_tol_mm", "rattle=1"):
+        with pytest.raises(ValueError, match="--set"):
+            settings_with(ExtractorSettings(), [bad])
+
+
+def test_replay_without_a_recording_says_so(tmp_path: Path) -> None:
+    from api.bench.tracking import recorded_frames
+
+    with pytest.raises(ValueError, match="--record"):
+        list(recorded_frames(tmp_path / "tracker-input.npz"))
+
+
 def test_row_states_tell_resting_moving_and_near_balls_apart() -> None:
     fps = 60.0
     truth = []

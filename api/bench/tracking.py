@@ -20,6 +20,13 @@ the track position error split by the truth ball's state (resting, moving by spe
 pocket mouth, near another ball) and the scenes that carry the most rows over 3 mm, and the scenes where the
 referee's calls on the events found differ from its calls on the truth (``api.bench.verdicts``). ``--out
 FILE`` also writes the printed report to FILE.
+
+Working on the events alone: ``--record`` keeps what the tracker was fed in each scene (the detections after the
+streak and launch measurements) in ``SCENE/tracker-input.npz``; ``--replay`` feeds those instead of decoding and
+detecting the video, in a tenth of the time. A replay gives the recorded run's figures for as long as the
+detector and the streak measurements are unchanged (they read the tracker's predictions, so a change to the
+tracker or the events can move what a fresh run measures: confirm a replayed gain on the video). ``--set
+NAME=VALUE`` overrides an ``ExtractorSettings`` field for the run, to try a setting without editing it.
 """
 
 from __future__ import annotations
@@ -31,8 +38,10 @@ import io
 import os
 import sys
 import time
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -41,6 +50,7 @@ from api.commands.bench import Tee
 from api.pipeline import Pipeline, timed_frames
 from calibration.table import TableModel
 from tracking.events import Event, read_jsonl
+from tracking.extractor import ExtractorSettings
 from tracking.kinematic_sim import SCENARIOS, detections_from_truth, make_setup, simulate_shot
 from tracking.metrics import Scores
 
@@ -57,6 +67,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jobs", type=int, default=1, help="with --suite: scenes scored at once (processes)")
     parser.add_argument("--out", metavar="FILE", help="also write the printed report to FILE")
     parser.add_argument("--no-streaks", action="store_true", help="with --suite: no blur-streak measurements")
+    feed = parser.add_mutually_exclusive_group()
+    feed.add_argument("--record", action="store_true", help="with --suite: keep each scene's tracker input")
+    feed.add_argument("--replay", action="store_true", help="with --suite: feed the recorded tracker input")
+    parser.add_argument(
+        "--set", action="append", default=[], metavar="NAME=VALUE", help="override an ExtractorSettings field"
+    )
 
 
 @dataclass(frozen=True)
@@ -228,14 +244,103 @@ def scene_folders(root: Path) -> list[Path]:
     return folders
 
 
-def score_scene(folder: Path, detector: str, streaks: bool = True) -> SceneResult:
-    """One rendered scenario folder through the whole pipeline (as ``analyze`` runs it), scored against its
-    truth."""
+@dataclass(frozen=True)
+class SceneRun:
+    """How each scene of a suite is run: the detector, the streak measurements, where the tracker's input comes
+    from (``video``; ``record``: the video, keeping the input; ``replay``: the kept input) and extractor
+    settings overridden (``NAME=VALUE``)."""
+
+    detector: str = "classical"
+    streaks: bool = True
+    feed: str = "video"
+    overrides: tuple[str, ...] = ()
+
+    def extractor_settings(self) -> ExtractorSettings:
+        return settings_with(ExtractorSettings(), self.overrides)
+
+
+def settings_with(settings: ExtractorSettings, overrides: tuple[str, ...] | list[str]) -> ExtractorSettings:
+    """``settings`` with ``NAME=VALUE`` overrides, each value read as its field's default is typed."""
+    changes: dict[str, Any] = {}
+    for item in overrides:
+        name, sep, value = item.partition("=")
+        name = name.strip()
+        if not sep or not hasattr(settings, name):
+            raise ValueError(f"--set {item!r}: not NAME=VALUE with an ExtractorSettings field")
+        kind = type(getattr(settings, name))
+        if kind not in (int, float, bool):
+            raise ValueError(f"--set {item!r}: {name} is not a number")
+        changes[name] = value.strip().lower() in ("1", "true", "yes") if kind is bool else kind(value)
+    return replace(settings, **changes)
+
+
+TRACKER_INPUT = "tracker-input.npz"
+
+
+class _Recorder:
+    """What the tracker is fed, frame after frame, for ``TRACKER_INPUT``."""
+
+    def __init__(self) -> None:
+        self.frames: list[tuple[int, float, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]] = []
+
+    def add(self, dets: Any, index: int, t: float) -> None:
+        colour = getattr(dets, "colour", None)
+        self.frames.append((
+            index, float(t),
+            np.asarray(dets.pos_mm, dtype=float).reshape(-1, 2),
+            np.asarray(dets.confidence, dtype=float).reshape(-1),
+            np.asarray(dets.cls).reshape(-1),
+            None if colour is None else np.asarray(colour, dtype=float).reshape(-1, 3),
+        ))  # fmt: skip
+
+    def save(self, path: Path) -> None:
+        f = self.frames
+        colours = [c for *_, c in f]
+        arrays: dict[str, Any] = {
+            "index": np.array([x[0] for x in f], dtype=np.int64),
+            "t": np.array([x[1] for x in f], dtype=float),
+            "count": np.array([len(x[2]) for x in f], dtype=np.int64),
+            "pos_mm": np.concatenate([x[2] for x in f]) if f else np.zeros((0, 2)),
+            "confidence": np.concatenate([x[3] for x in f]) if f else np.zeros(0),
+            "cls": np.concatenate([x[4] for x in f]) if f else np.zeros(0, np.int64),
+        }
+        if f and all(c is not None for c in colours):
+            arrays["colour"] = np.concatenate(colours)  # type: ignore[arg-type]
+        np.savez_compressed(path, **arrays)
+
+
+@dataclass(frozen=True)
+class _Recorded:
+    pos_mm: np.ndarray
+    confidence: np.ndarray
+    cls: np.ndarray
+    colour: np.ndarray | None
+
+
+def recorded_frames(path: Path) -> Iterator[tuple[int, float, _Recorded]]:
+    """The frames of a ``TRACKER_INPUT`` file: (index, t, detections) as the tracker was fed them."""
+    if not path.exists():
+        raise ValueError(f"{path} is missing: run the suite once with --record")
+    with np.load(path, allow_pickle=False) as z:
+        data = {k: z[k] for k in z.files}
+    ends = np.cumsum(data["count"])
+    colour = data.get("colour")
+    for k, (i, t) in enumerate(zip(data["index"], data["t"], strict=True)):
+        a, b = (int(ends[k - 1]) if k else 0), int(ends[k])
+        col = None if colour is None else colour[a:b]
+        dets = _Recorded(data["pos_mm"][a:b], data["confidence"][a:b], data["cls"][a:b], col)
+        yield int(i), float(t), dets
+
+
+def score_scene(folder: Path, run: SceneRun | None = None) -> SceneResult:
+    """One rendered scenario folder through the whole pipeline (as ``analyze`` runs it), or from its recorded
+    tracker input, scored against its truth."""
     import cv2
 
     from api.capture import open_video
     from api.commands.analyze import scenario_calibration
 
+    run = run or SceneRun()
     cap = open_video(folder / "video.mp4")
     fps = float(cap.get(cv2.CAP_PROP_FPS) or 30.0)
     size = (int(cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT)))
@@ -246,13 +351,34 @@ def score_scene(folder: Path, detector: str, streaks: bool = True) -> SceneResul
     known = {b: (x, y) for fr, b, x, y in truth_rows if fr == first}
     table = TableModel()
     cal = scenario_calibration(folder / "video.mp4", table, size)
-    pipe = Pipeline(cal, game=None, detector_name=detector, known_ids=known, streaks=streaks)
+    pipe = Pipeline(
+        cal, game=None, detector_name=run.detector, known_ids=known, streaks=run.streaks and run.feed != "replay",
+        extractor_settings=run.extractor_settings(),
+    )  # fmt: skip
+    recorder = _Recorder() if run.feed == "record" else None
+    if recorder is not None:
+        feed = pipe.step_detections
+
+        def step_recorded(dets: Any, index: int, t: float) -> list[Event]:
+            recorder.add(dets, index, t)
+            return feed(dets, index, t)
+
+        pipe.step_detections = step_recorded  # type: ignore[method-assign]
     t0 = time.perf_counter()
     try:
-        n = pipe.run_timed(timed_frames(cap, fps))
+        if run.feed == "replay":
+            frames = list(recorded_frames(folder / TRACKER_INPUT))
+            for i, t, dets in frames:
+                pipe.step_detections(dets, i, t)
+            pipe.finish()
+            n = len(frames)
+        else:
+            n = pipe.run_timed(timed_frames(cap, fps))
     finally:
         cap.release()
     work = time.perf_counter() - t0
+    if recorder is not None:
+        recorder.save(folder / TRACKER_INPUT)
     scores = Scores()
     pred_events = pipe.sorted_events()
     scores.add_shot(pred_events, truth, 1.0 / fps)
@@ -264,7 +390,7 @@ def score_scene(folder: Path, detector: str, streaks: bool = True) -> SceneResul
     return SceneResult(folder.name, fps, n, work, scores, states, misses, calls)
 
 
-def _score_scene_args(job: tuple[Path, str, bool]) -> SceneResult:
+def _score_scene_args(job: tuple[Path, SceneRun]) -> SceneResult:
     return score_scene(*job)
 
 
@@ -277,13 +403,11 @@ def merge_scores(into: Scores, other: Scores) -> None:
     into.shots += other.shots
 
 
-def run_suite(
-    root: Path, detector: str, verbose: bool = False, jobs: int = 1, streaks: bool = True
-) -> list[SceneResult]:
+def run_suite(root: Path, run: SceneRun | None = None, verbose: bool = False, jobs: int = 1) -> list[SceneResult]:
     """Every scenario folder under ``root``, in name order, ``jobs`` at a time in worker processes; prints a
     line per scene (and its misses with ``verbose``) in that order whatever the finishing order."""
     folders = scene_folders(root)
-    work = [(f, detector, streaks) for f in folders]
+    work = [(f, run or SceneRun()) for f in folders]
     results: list[SceneResult] = []
 
     def report(r: SceneResult) -> None:
@@ -424,7 +548,10 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     if args.suite:
         jobs = max(1, int(args.jobs))
-        results = run_suite(Path(args.suite), args.detector, args.verbose, jobs, not args.no_streaks)
+        feed = "record" if args.record else "replay" if args.replay else "video"
+        run = SceneRun(args.detector, not args.no_streaks, feed, tuple(args.set))
+        run.extractor_settings()  # a wrong --set fails here, before any scene
+        results = run_suite(Path(args.suite), run, args.verbose, jobs)
         for fps in sorted({r.fps for r in results}, reverse=True):
             at = [r for r in results if r.fps == fps]
             scores = Scores()
@@ -433,7 +560,8 @@ def _run(args: argparse.Namespace) -> int:
             work = sum(r.work_s for r in at)
             speed = sum(r.frames for r in at) / fps / max(work, 1e-9)
             print_scores(f"synth suite {args.suite}: {len(at)} scenes", scores, fps, 0.0)
-            print(f"whole pipeline (detection included): {speed:.2f}x real time over the {len(at)} scenes")
+            what = "tracking and events (recorded input)" if feed == "replay" else "whole pipeline (detection included)"
+            print(f"{what}: {speed:.2f}x real time over the {len(at)} scenes")
             print_verdicts(at)
             print_states(_concat([r.rows for r in at]))
             print_worst(at)
