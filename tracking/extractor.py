@@ -54,6 +54,9 @@ class ExtractorSettings:
     # a potted ball whose fitted path passes within a radius plus this of a jaw touched it: the corner
     # mouths are only 5 mm wider than a ball, so a ball running in straight passes 2.5 mm off both jaws
     jaw_gap_mm: float = 0.5
+    # a graze whose centre lies this far past a cushion's flat nose touched the jaw's rounded tip there (a kink's
+    # explanation weighs the same: a quarter of a tolerance's score per millimetre past it against the jaw's 0.2)
+    tip_past_mm: float = 0.8
     jaw_kink_mm: float = 6.0  # a potted ball's last turn within this of a jaw's touching distance was that touch
     # a bounce off a jaw whose outgoing path, run back, leaves the pocket's jaws this many frames (up to
     # jaw_exit_max_frames) after the incoming path reached them touched twice: the rounded tip, then a face
@@ -69,6 +72,10 @@ class ExtractorSettings:
     hug_s: float = 0.1
     hug_mm: float = 2.0
     hinge_side: int = 8  # samples either side of a touch fitted to time it (a V of the distance to the nose line)
+    # ... its corner up to this many samples either side of the lowest one: a ball that glances off a cushion at a
+    # shallow angle draws away more slowly than it came, and over a millimetre of noise its lowest sample may come
+    # two frames after the touch (on the 1080p60 suite, 1 sample: cushion F1 0.9513, 3: 0.9560, 5: 0.9547)
+    hinge_reach: int = 3
     bounce_min_mm_s: float = 15.0  # a V whose sides fall and rise at least this fast is a bounce, not noise
     shot_end_hold_s: float = 0.25
     start_speed_mm_s: float = 150.0  # a ball set moving faster than this between shots is struck
@@ -1126,8 +1133,7 @@ class EventExtractor:
             pc = into.at(tc) - n * R
             # a centre beyond the flat nose touches the rounded jaw tip there, not the nose line: past it by a
             # few millimetres the jaw explains it better
-            flat_lo, flat_hi = self.table.cushion_flats[cu.name]
-            beyond = max(0.0, flat_lo - al, al - flat_hi)
+            beyond = self._beyond_flat(cu, al)
             cands.append((abs(off) / self.s.cushion_tol_mm + beyond / 4.0, "cushion", cu.name, tc, pc))
         for pk in self.table.pockets.values():
             for jaw in pk.jaws:
@@ -1612,16 +1618,34 @@ class EventExtractor:
         tc = hinge.t if hinge is not None else ts[k]
         if self._hugs(b, cu, tc):
             return
-        p = arr[k] - n * (R + off[k])
         self._cushion_times.append((b.id, tc))
-        out.append(self._event("cushion", tc, ball=b.id, cushion=cu.name, pos=_pt(p), confidence=0.6))
+        jaw = self._tip_touched(cu, al)
+        if jaw is not None:  # a centre past the flat nose: the graze was of the jaw's rounded tip
+            name, p = jaw_cushion(jaw.pocket), arr[k]
+        else:
+            name, p = cu.name, arr[k] - n * (R + off[k])
+        out.append(self._event("cushion", tc, ball=b.id, cushion=name, pos=_pt(p), confidence=0.6))
+
+    def _beyond_flat(self, cu: Cushion, al: float) -> float:
+        """How far (mm) a centre at ``al`` along ``cu`` lies past its flat nose, over the rounded tip of a jaw."""
+        flat_lo, flat_hi = self.table.cushion_flats[cu.name]
+        return max(0.0, flat_lo - al, al - flat_hi)
+
+    def _tip_touched(self, cu: Cushion, al: float) -> Jaw | None:
+        """The jaw whose rounded tip a ball touching ``cu``'s nose line at ``al`` touched instead: where the centre
+        lies past the flat nose by more than ``tip_past_mm``, the jaw at that end."""
+        if self._beyond_flat(cu, al) <= self.s.tip_past_mm:
+            return None
+        jaws = [j for pk in cu.pockets for j in self.table.pockets[pk].jaws if j.cushion == cu.name]
+        return min(jaws, key=lambda j: abs(cu.along(j.nose_end) - al), default=None)
 
     def _hinge(self, ts: list[float], off: np.ndarray, k: int, keep: np.ndarray | None = None) -> Hinge | None:
         """The touch time of a V (or an L: a stop against the cushion) of the distance ``off`` to a nose line
-        whose lowest sample is ``k``: the corner of a hinge fitted to ``hinge_side`` samples either side (those
-        with ``keep``, where given)."""
+        whose lowest sample is ``k``: the corner, within ``hinge_reach`` samples of ``k``, of a hinge fitted to
+        ``hinge_side`` samples either side (those with ``keep``, where given)."""
         lo, hi = max(0, k - self.s.hinge_side), min(len(ts), k + self.s.hinge_side + 1)
-        t_lo, t_hi = ts[max(0, k - 1)], ts[min(len(ts) - 1, k + 1)]
+        r = self.s.hinge_reach
+        t_lo, t_hi = ts[max(0, k - r)], ts[min(len(ts) - 1, k + r)]
         sel = np.arange(lo, hi) if keep is None else lo + np.flatnonzero(keep[lo:hi])
         return fit_hinge(np.asarray(ts)[sel], np.asarray(off)[sel], t_lo, t_hi)
 
