@@ -1185,6 +1185,7 @@ class EventExtractor:
             jawed = jaw_pocket(name)
             if jawed is not None:
                 self._jaw_exit(b, self.table.pockets[jawed], new, tc, hi, out)
+                self._cushion_after_jaw(b, self.table.pockets[jawed], br, tc, out)
         else:
             o = self.balls[name]
             pb = self._path_before(o, tc)
@@ -1215,6 +1216,35 @@ class EventExtractor:
         out.append(
             self._event("cushion", t2, ball=b.id, cushion=jaw_cushion(pk.name), pos=_pt(new.at(t2)), confidence=0.6)
         )
+
+    def _cushion_after_jaw(self, b: _Ball, pk: Pocket, br: _Break, tc: float, out: list[Event]) -> None:
+        """A ball that bounced off a jaw at ``tc`` into the cushion beside it and off that within a frame or two
+        (a fast ball in a corner: cushion, jaw, cushion within three frames): its path away from the cushion, run
+        back, comes from behind that cushion's nose line, which it met after ``tc`` and after the samples before
+        that path (up to two, seen on the way in from the jaw). Judged on an outgoing path of three samples or
+        more, leaving the cushion."""
+        R = self.table.ball_radius_mm
+        good = [i for i in br.new.idx if b.sid[i] >= 0]
+        for skip in range(3):
+            sel = good[skip : skip + self.s.window]
+            if len(sel) < 3:
+                return
+            t_in = b.ts[good[skip - 1]] if skip else tc  # the ball was on its way in until then
+            path = fit_path(np.array([b.ts[j] for j in sel]), np.array([b.xy[j] for j in sel]))
+            for name in {j.cushion for j in pk.jaws}:
+                cu = self.table.cushions[name]
+                n = np.array(cu.inward)
+                if float(path.vel(path.t0) @ n) <= 0.0:
+                    continue  # not coming away from it
+                t2 = solve_root(_gap_to_cushion(path, cu, R), max(t_in, tc), path.t0)
+                if t2 is None or self._beyond_flat(cu, cu.along(path.at_xy(t2))) > self.s.tip_past_mm:
+                    continue
+                if any(bb == b.id and abs(tt - t2) < 0.5 * self._dt for bb, tt in self._cushion_times):
+                    return
+                self._cushion_times.append((b.id, t2))
+                touch = _pt(path.at(t2) - n * R)
+                out.append(self._event("cushion", t2, ball=b.id, cushion=name, pos=touch, confidence=0.6))
+                return
 
     def _bounce_after_hit(
         self,
