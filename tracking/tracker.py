@@ -197,6 +197,9 @@ class _Track:
     left_t: float = -math.inf  # when it was last set moving
     vouched: bool = False  # it took a known ball's id at its known place (rack or operator): not a ghost
     recent: deque[tuple[float, float, float]] = field(default_factory=lambda: deque(maxlen=64))
+    # a hidden moving ball's extrapolation when it stopped (coast_s), and the speed it had: where to look for it
+    coast_end: np.ndarray | None = None
+    coast_speed: float = 0.0
 
     @property
     def pos(self) -> np.ndarray:
@@ -282,6 +285,8 @@ class Tracker:
         for tr in active:
             if tr.state == TrackState.OCCLUDED and not tr.resting and t - tr.last_t > self.s.coast_s:
                 # hidden too long to extrapolate: hold it where it was last seen (on the table)
+                if tr.coast_end is None:
+                    tr.coast_end, tr.coast_speed = tr.kf.x[:2].copy(), float(np.hypot(*tr.kf.x[2:4]))
                 tr.kf.x = np.array([*self._clamp(tr.last_meas), 0.0, 0.0])
                 continue
             if not tr.resting and dt > 0:
@@ -820,7 +825,14 @@ class Tracker:
                     centre = tr.kf.x[:2]
                     radius = self.s.reacquire_radius_mm + 0.5 * float(np.linalg.norm(tr.kf.x[2:4])) * gap
                 d = np.linalg.norm(z[free_d] - centre, axis=1)
-            cost[a, d <= radius] = d[d <= radius]
+            near = d <= radius
+            if tr.coast_end is not None and not tr.resting and gap <= self.s.moving_reacquire_s:
+                # held where it was last seen once its extrapolation stopped: it is as likely where that
+                # extrapolation (cushion bounces in it) had taken it by then, and on from there
+                d_end = np.linalg.norm(z[free_d] - tr.coast_end, axis=1)
+                on = d_end <= self.s.reacquire_radius_mm + 0.5 * tr.coast_speed * (gap - self.s.coast_s)
+                d, near = np.where(on, np.minimum(d, d_end), d), near | on
+            cost[a, near] = d[near]
         r, c = linear_sum_assignment(cost)
         for a, b in zip(r, c, strict=True):
             if cost[a, b] >= 1e9:
@@ -852,6 +864,7 @@ class Tracker:
     # ---- track updates ---------------------------------------------------------------------------------
     def _update(self, tr: _Track, zc: np.ndarray, is_cue: bool, t: float, tier: int) -> None:
         dt = max(t - tr.last_t, 1e-6)
+        tr.coast_end = None
         if tr.resting and tr.anchor is not None and tier == 0:
             # Anchored: the running mean of the detections (capped so a slow creep is still followed).
             tr.anchor_n = min(tr.anchor_n + 1, 60)
