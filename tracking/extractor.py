@@ -76,6 +76,7 @@ class ExtractorSettings:
     # shallow angle draws away more slowly than it came, and over a millimetre of noise its lowest sample may come
     # two frames after the touch (on the 1080p60 suite, 1 sample: cushion F1 0.9513, 3: 0.9560, 5: 0.9547)
     hinge_reach: int = 3
+    arrive_s: float = 0.1  # a ball whose samples after a dip stay against the cushion this long arrived at it
     bounce_min_mm_s: float = 15.0  # a V whose sides fall and rise at least this fast is a bounce, not noise
     shot_end_hold_s: float = 0.25
     start_speed_mm_s: float = 150.0  # a ball set moving faster than this between shots is struck
@@ -1620,7 +1621,8 @@ class EventExtractor:
                 if not (3 <= k <= len(ps) - 4):
                     continue
                 hinge = self._hinge(ts, off, k, beside)
-                if min(before, after) < off[k] + 10.0 and not self._bounced(hinge):
+                rolled = min(before, after) < off[k] + 10.0 and not self._bounced(hinge)
+                if rolled and not self._arrived(hinge, before - off[k], off[k + 1 : k + 1 + self._arrive_n]):
                     continue  # rolling along the cushion, not touching it once (a V: off it before and after)
                 self._graze(b, cu, ts, arr, off, k, hinge, out)
 
@@ -1678,6 +1680,23 @@ class EventExtractor:
         t_lo, t_hi = ts[max(0, k - r)], ts[min(len(ts) - 1, k + r)]
         sel = np.arange(lo, hi) if keep is None else lo + np.flatnonzero(keep[lo:hi])
         return fit_hinge(np.asarray(ts)[sel], np.asarray(off)[sel], t_lo, t_hi)
+
+    def _arrived(self, hinge: Hinge | None, rise_before: float, after: np.ndarray) -> bool:
+        """A ball that came to a cushion and rolls on along it (an L of its distance to the nose line, not a V):
+        it came from at least 10 mm off, falling faster than noise (``bounce_min_mm_s``), and its samples over
+        the next ``arrive_s`` (``after``, three at least) stay within ``hug_mm`` of touching it."""
+        return (
+            self.s.arrive_s > 0
+            and hinge is not None
+            and rise_before >= 10.0
+            and hinge.before <= -self.s.bounce_min_mm_s
+            and len(after) == self._arrive_n
+            and float(np.max(np.abs(after))) <= self.s.hug_mm
+        )
+
+    @property
+    def _arrive_n(self) -> int:
+        return max(3, round(self.s.arrive_s / self._dt))
 
     def _bounced(self, hinge: Hinge | None) -> bool:
         """A slow ball that rebounds off a cushion only a few millimetres before it stops: its distance to the

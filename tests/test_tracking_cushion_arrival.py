@@ -1,0 +1,37 @@
+"""A slow ball that comes to a cushion and rolls on along it touched it when it came.
+
+Its distance to the nose line is an L, not a V: it falls (faster than noise makes it seem to) from well off the
+cushion to touching, and stays there. A V is a graze; an L was read as a ball rolling along the cushion that
+never came to it. frame-s4's ball 14 comes to the right-pyramid cushion at 0.2 m/s at 2.9477 s and rolls on
+against it (the truth's touch; its touches of that cushion while it rolls along it do not count).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import tracking.extractor as extractor
+from tests.replay_support import replay, settings_with
+
+FIXTURE = "arrive-60fps-frame-s4.json"
+
+
+def _arrivals(events: list, t: float) -> list:
+    return [
+        e
+        for e in events
+        if e.type == "cushion" and e.ball == "14" and e.cushion == "right-pyramid" and abs((e.t or 0.0) - t) < 0.2
+    ]
+
+
+def test_a_ball_that_came_to_a_cushion_and_rolls_along_it_touched_it() -> None:
+    d, events = replay(FIXTURE)
+    found = _arrivals(events, d["truth_touch_t"])
+    assert len(found) == 1
+    assert abs((found[0].t or 0.0) - d["truth_touch_t"]) <= 0.5 / 60
+
+
+def test_without_the_arrival_only_a_v_is_a_touch(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(extractor.ExtractorSettings, "__init__", settings_with(arrive_s=0.0))
+    d, events = replay(FIXTURE)
+    assert _arrivals(events, d["truth_touch_t"]) == []
