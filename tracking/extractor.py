@@ -57,6 +57,11 @@ class ExtractorSettings:
     # a graze whose centre lies this far past a cushion's flat nose touched the jaw's rounded tip there (a kink's
     # explanation weighs the same: a quarter of a tolerance's score per millimetre past it against the jaw's 0.2)
     tip_past_mm: float = 0.8
+    # a V of the distance to a jaw's surface, looked for within jaw_graze_reach_mm of its pocket's mouth, touched it
+    # where its bottom comes within jaw_graze_tol_mm (at graze_tol_mm a ball passing a middle pocket's
+    # right-angled tips a few millimetres off was taken to touch them)
+    jaw_graze_reach_mm: float = 136.0
+    jaw_graze_tol_mm: float = 2.0
     jaw_kink_mm: float = 6.0  # a potted ball's last turn within this of a jaw's touching distance was that touch
     # a bounce off a jaw whose outgoing path, run back, leaves the pocket's jaws this many frames (up to
     # jaw_exit_max_frames) after the incoming path reached them touched twice: the rounded tip, then a face
@@ -1625,6 +1630,36 @@ class EventExtractor:
                 if rolled and not self._arrived(hinge, before - off[k], off[k + 1 : k + 1 + self._arrive_n]):
                     continue  # rolling along the cushion, not touching it once (a V: off it before and after)
                 self._graze(b, cu, ts, arr, off, k, hinge, out)
+        self._jaw_grazes(b, ts, arr, out)
+
+    def _jaw_grazes(self, b: _Ball, ts: list[float], arr: np.ndarray, out: list[Event]) -> None:
+        """Jaw touches too slow or glancing to bend the path visibly: a V of the distance to a jaw's surface (its
+        rounded tip or face) down to ``jaw_graze_tol_mm``, judged on the samples within ``jaw_graze_reach_mm`` of
+        the pocket's mouth."""
+        R = self.table.ball_radius_mm
+        for pk in self.table.pockets.values():
+            near = np.hypot(*(arr - np.array(pk.mouth_center)).T) <= self.s.jaw_graze_reach_mm
+            if int(near.sum()) < 3:
+                continue
+            for jaw in pk.jaws:
+                off = np.full(len(arr), np.inf)
+                off[near] = [jaw.distance(_pt(q)) - R for q in arr[near]]
+                for k, before, after in _valleys(off, self.s.jaw_graze_tol_mm, near):
+                    if not (3 <= k <= len(arr) - 4):
+                        continue
+                    hinge = self._hinge(ts, off, k, near)
+                    if min(before, after) < off[k] + 10.0 and not self._bounced(hinge):
+                        continue
+                    q = _pt(arr[k])
+                    flats = [cu for cu in (self.table.cushions[j.cushion] for j in pk.jaws) if self._on_flat(cu, q)]
+                    if any(cu.offset(q) - R < off[k] for cu in flats):
+                        continue  # beside a cushion's flat nose and nearer it: that cushion's graze, if any
+                    tc = hinge.t if hinge is not None else ts[k]
+                    if any(bb == b.id and abs(tt - tc) < 4 * self._dt for bb, tt in self._cushion_times):
+                        continue
+                    self._cushion_times.append((b.id, tc))
+                    name = jaw_cushion(pk.name)
+                    out.append(self._event("cushion", tc, ball=b.id, cushion=name, pos=_pt(arr[k]), confidence=0.6))
 
     def _graze(
         self,
@@ -1662,6 +1697,10 @@ class EventExtractor:
         """How far (mm) a centre at ``al`` along ``cu`` lies past its flat nose, over the rounded tip of a jaw."""
         flat_lo, flat_hi = self.table.cushion_flats[cu.name]
         return max(0.0, flat_lo - al, al - flat_hi)
+
+    def _on_flat(self, cu: Cushion, q: tuple[float, float]) -> bool:
+        """Whether a centre at ``q`` is beside ``cu``'s flat nose (not past it by more than ``tip_past_mm``)."""
+        return self._beyond_flat(cu, cu.along(q)) <= self.s.tip_past_mm
 
     def _tip_touched(self, cu: Cushion, al: float) -> Jaw | None:
         """The jaw whose rounded tip a ball touching ``cu``'s nose line at ``al`` touched instead: where the centre
