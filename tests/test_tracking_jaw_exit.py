@@ -85,3 +85,25 @@ def test_a_ball_coming_off_a_jaw_grazes_the_cushion_beside_it(beside: bool, monk
         assert len(grazes) == 1 and abs((grazes[0].t or 0.0) - d["truth_cushion_t"]) <= 0.5 / 60
     else:
         assert grazes == []
+
+
+def test_a_second_jaw_touch_after_the_first_outgoing_sample_is_found() -> None:
+    # frozen-cushion-roll-s2 (ball 1's detections alone): the ball meets the pyramid-left jaw's tip at 1.9221 s and
+    # its face at 1.9437 s, 1.3 frames later; the first sample after the bend (1.9333 s) lies between the two, so
+    # the path away from the jaw, run back, is fitted from the sample after it.
+    d, events = replay("jaw-twice-60fps-frozen-cushion-roll-s2.json")
+    touches = [e.t or 0.0 for e in events if e.type == "cushion" and e.cushion == "jaw:pyramid-left"]
+    assert len(touches) == 2
+    for found, truth in zip(touches, d["truth_jaw_t"], strict=True):
+        assert abs(found - truth) <= 0.5 / 60
+
+
+def test_judged_on_the_first_outgoing_sample_only_the_second_touch_is_lost(monkeypatch) -> None:
+    paths_out = extractor.EventExtractor._paths_out
+
+    def first(self, *a):
+        return iter(list(paths_out(self, *a))[:1])
+
+    monkeypatch.setattr(extractor.EventExtractor, "_paths_out", first)
+    _, events = replay("jaw-twice-60fps-frozen-cushion-roll-s2.json")
+    assert len([e for e in events if e.type == "cushion" and e.cushion == "jaw:pyramid-left"]) == 1

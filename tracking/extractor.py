@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import pairwise
 
@@ -1190,8 +1190,9 @@ class EventExtractor:
             out.append(self._event("cushion", tc, ball=b.id, cushion=name, pos=_pt(pc), confidence=conf))
             jawed = jaw_pocket(name)
             if jawed is not None:
-                self._jaw_exit(b, self.table.pockets[jawed], new, tc, hi, out)
-                self._cushion_after_jaw(b, self.table.pockets[jawed], br, tc, out)
+                pk = self.table.pockets[jawed]
+                if not self._cushion_after_jaw(b, pk, br, tc, out):
+                    self._jaw_exit(b, pk, br, tc, hi, out)
         else:
             o = self.balls[name]
             pb = self._path_before(o, tc)
@@ -1202,41 +1203,47 @@ class EventExtractor:
             if pb is not None and new.n >= 2:
                 self._bounce_after_hit(b, old, pb[0], pb[1], tc, new, br, out)
 
-    def _jaw_exit(self, b: _Ball, pk: Pocket, new: PathFit, tc: float, hi: float, out: list[Event]) -> None:
-        """A second touch of a pocket's jaws just after the one at ``tc``. A single bounce leaves the jaw where
-        and when the ball met it, so the outgoing path ``new``, run back, touches it at ``tc`` too. A ball coming
-        along a cushion into a corner jaw meets the rounded tip, turns into the face and bounces off that a
-        fraction of a frame later: its outgoing path, run back, leaves the jaws that much later than the
-        incoming one reached them. Judged on an outgoing path of three samples or more."""
-        if new.n < 3:
-            return
-        R, dt = self.table.ball_radius_mm, self._dt
-        exits = [
-            solve_root(_gap_to_jaw(new, jaw, R), tc - dt, min(hi, tc + self.s.jaw_exit_max_frames * dt))
-            for jaw in pk.jaws
-        ]
-        t2 = max((t for t in exits if t is not None), default=None)
-        if t2 is None or t2 - tc < self.s.jaw_exit_frames * dt:
-            return
-        self._cushion_times.append((b.id, t2))
-        out.append(
-            self._event("cushion", t2, ball=b.id, cushion=jaw_cushion(pk.name), pos=_pt(new.at(t2)), confidence=0.6)
-        )
-
-    def _cushion_after_jaw(self, b: _Ball, pk: Pocket, br: _Break, tc: float, out: list[Event]) -> None:
-        """A ball that bounced off a jaw at ``tc`` into the cushion beside it and off that within a frame or two
-        (a fast ball in a corner: cushion, jaw, cushion within three frames): its path away from the cushion, run
-        back, comes from behind that cushion's nose line, which it met after ``tc`` and after the samples before
-        that path (up to two, seen on the way in from the jaw). Judged on an outgoing path of three samples or
-        more, leaving the cushion."""
-        R = self.table.ball_radius_mm
+    def _paths_out(self, b: _Ball, br: _Break, tc: float) -> Iterator[tuple[float, PathFit]]:
+        """The path away from a bounce at ``tc``: fitted from the first sample after the kink, then from the
+        second and the third, each with the time until which the ball was seen on its way in (a second touch
+        within a frame or two may come after the first sample or two). Three samples or more each."""
         good = [i for i in br.new.idx if b.sid[i] >= 0]
         for skip in range(3):
             sel = good[skip : skip + self.s.window]
             if len(sel) < 3:
                 return
-            t_in = b.ts[good[skip - 1]] if skip else tc  # the ball was on its way in until then
-            path = fit_path(np.array([b.ts[j] for j in sel]), np.array([b.xy[j] for j in sel]))
+            t_in = b.ts[good[skip - 1]] if skip else tc
+            yield t_in, fit_path(np.array([b.ts[j] for j in sel]), np.array([b.xy[j] for j in sel]))
+
+    def _jaw_exit(self, b: _Ball, pk: Pocket, br: _Break, tc: float, hi: float, out: list[Event]) -> None:
+        """A second touch of a pocket's jaws just after the one at ``tc``. A single bounce leaves the jaw where
+        and when the ball met it, so the outgoing path, run back, touches it at ``tc`` too. A ball coming along a
+        cushion into a corner jaw meets the rounded tip, turns into the face and bounces off that a fraction of a
+        frame later: its outgoing path, run back, leaves the jaws that much later than the incoming one reached
+        them (``_paths_out``: after the samples seen before that path, if any)."""
+        R, dt = self.table.ball_radius_mm, self._dt
+        for skip, (t_in, path) in enumerate(self._paths_out(b, br, tc)):
+            lo, top = (tc - dt, hi) if skip == 0 else (t_in, path.t0 + 0.5 * dt)
+            top = min(top, tc + self.s.jaw_exit_max_frames * dt)
+            exits = [solve_root(_gap_to_jaw(path, jaw, R), lo, top) for jaw in pk.jaws]
+            t2 = max((t for t in exits if t is not None), default=None)
+            if t2 is None or t2 - tc < self.s.jaw_exit_frames * dt:
+                continue
+            if any(bb == b.id and abs(tt - t2) < 0.5 * dt for bb, tt in self._cushion_times):
+                return
+            self._cushion_times.append((b.id, t2))
+            name = jaw_cushion(pk.name)
+            out.append(self._event("cushion", t2, ball=b.id, cushion=name, pos=_pt(path.at(t2)), confidence=0.6))
+            return
+
+    def _cushion_after_jaw(self, b: _Ball, pk: Pocket, br: _Break, tc: float, out: list[Event]) -> bool:
+        """A ball that bounced off a jaw at ``tc`` into the cushion beside it and off that within a frame or two
+        (a fast ball in a corner: cushion, jaw, cushion within three frames): its path away from the cushion, run
+        back, comes from behind that cushion's nose line, which it met after ``tc`` and after the samples before
+        that path (``_paths_out``). Leaving the cushion. True if it touched one (then no second jaw touch is
+        looked for: that path left the cushion, not the jaw)."""
+        R = self.table.ball_radius_mm
+        for t_in, path in self._paths_out(b, br, tc):
             for name in {j.cushion for j in pk.jaws}:
                 cu = self.table.cushions[name]
                 n = np.array(cu.inward)
@@ -1246,11 +1253,12 @@ class EventExtractor:
                 if t2 is None or self._beyond_flat(cu, cu.along(path.at_xy(t2))) > self.s.tip_past_mm:
                     continue
                 if any(bb == b.id and abs(tt - t2) < 0.5 * self._dt for bb, tt in self._cushion_times):
-                    return
+                    return True
                 self._cushion_times.append((b.id, t2))
                 touch = _pt(path.at(t2) - n * R)
                 out.append(self._event("cushion", t2, ball=b.id, cushion=name, pos=touch, confidence=0.6))
-                return
+                return True
+        return False
 
     def _bounce_after_hit(
         self,
