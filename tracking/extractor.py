@@ -81,6 +81,7 @@ class ExtractorSettings:
     # shallow angle draws away more slowly than it came, and over a millimetre of noise its lowest sample may come
     # two frames after the touch (on the 1080p60 suite, 1 sample: cushion F1 0.9513, 3: 0.9560, 5: 0.9547)
     hinge_reach: int = 3
+    cushion_both_paths: bool = True  # a bounce off a cushion timed on the paths in and out (else on the one in)
     arrive_s: float = 0.1  # a ball whose samples after a dip stay against the cushion this long arrived at it
     bounce_min_mm_s: float = 15.0  # a V whose sides fall and rise at least this fast is a bounce, not noise
     shot_end_hold_s: float = 0.25
@@ -1134,6 +1135,13 @@ class EventExtractor:
                 continue
             root = solve_root(_gap_to_cushion(into, cu, R), lo_c, hi)
             tc = root if root is not None else t_k
+            # A mirror bounce: the outgoing path, run back, meets the nose line when the incoming one did. Each
+            # is off where the break between them fell a sample late or early (a sample after the bounce on the
+            # incoming path makes it late), so the touch is the mean of the two, where both meet it.
+            both = self.s.cushion_both_paths and new.n >= 3
+            back = solve_root(_gap_to_cushion(new, cu, R), lo_c, new.t0) if both else None
+            if root is not None and back is not None:
+                tc = 0.5 * (root + back)
             if self._hugs(b, cu, tc):
                 continue
             pc = into.at(tc) - n * R

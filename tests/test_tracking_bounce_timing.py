@@ -1,0 +1,36 @@
+"""A bounce off a cushion is timed on both paths: where the incoming one meets the nose line and where the
+outgoing one, run back, does (a mirror bounce: the same instant), their mean.
+
+cluster-random-s2's ball 2 (its detections alone) bounces off the right-pyramid cushion and, two frames later, off
+the pyramid cushion. The segmenter breaks its path a sample after the second bounce, so the incoming path of that
+bounce takes in a sample from after it and meets the nose line over a frame late; the outgoing path, run back, is
+on time.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import tracking.extractor as extractor
+from tests.replay_support import replay, settings_with
+
+FIXTURE = "corner-bounce-60fps-cluster-random-s2.json"
+
+
+def _touch(events: list, cushion: str, t: float) -> float | None:
+    near = [e.t or 0.0 for e in events if e.type == "cushion" and e.cushion == cushion and abs((e.t or 0.0) - t) < 0.1]
+    return near[0] if len(near) == 1 else None
+
+
+def test_the_bounce_is_timed_within_a_frame() -> None:
+    d, events = replay(FIXTURE)
+    for cushion, key in (("right-pyramid", "truth_right_pyramid_t"), ("pyramid", "truth_pyramid_t")):
+        found = _touch(events, cushion, d[key])
+        assert found is not None and abs(found - d[key]) <= 1 / 60, (cushion, found, d[key])
+
+
+def test_timed_on_the_incoming_path_alone_it_comes_late(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(extractor.ExtractorSettings, "__init__", settings_with(cushion_both_paths=False))
+    d, events = replay(FIXTURE)
+    found = _touch(events, "pyramid", d["truth_pyramid_t"])
+    assert found is not None and found - d["truth_pyramid_t"] > 1 / 60
