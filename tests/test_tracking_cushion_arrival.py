@@ -35,3 +35,18 @@ def test_without_the_arrival_only_a_v_is_a_touch(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(extractor.ExtractorSettings, "__init__", settings_with(arrive_s=0.0))
     d, events = replay(FIXTURE)
     assert _arrivals(events, d["truth_touch_t"]) == []
+
+
+def test_a_shot_ends_no_sooner_than_its_last_event() -> None:
+    # cluster-random-s0 at 30 fps: ball 1 rolled into a cushion and stopped; the touch, timed at the corner of its
+    # approach and its rest, came 1 ms after the time the ball was found to stop, which ended the shot, and the
+    # referee refused the touch as an event outside a shot.
+    from calibration.table import TableModel
+    from tracking.extractor import EventExtractor
+
+    ex = EventExtractor(TableModel())
+    ex.shot, ex.shot_active, ex._shot_last_t = 0, True, 10.7407  # the ball's stop
+    touch = ex._event("cushion", 10.7417, ball="1", cushion="right-pyramid", pos=(3500.0, 1744.0))
+    end = ex._shot_end_event(ex._shot_last_t)
+    assert touch.shot == end.shot == 0
+    assert (end.t or 0.0) >= (touch.t or 0.0)

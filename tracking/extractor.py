@@ -2058,6 +2058,10 @@ class EventExtractor:
         frame_no = self._frames[frame] if cands else 0
         if shot == "auto":
             shot = self.shot if self.shot_active or kind == "shot_end" else None
+        if self.shot_active and shot == self.shot and kind not in ("shot_start", "shot_end"):
+            # the shot ends no sooner than its last event (a touch timed on a hinge's corner may come a moment
+            # after the time the ball was found to stop): the referee closes the shot at its end
+            self._shot_last_t = max(self._shot_last_t, t)
         conf = float(min(max(confidence, 0.0), 1.0))
         return Event(
             type=kind,  # type: ignore[arg-type]
