@@ -27,7 +27,7 @@ import bisect
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from itertools import pairwise
+from itertools import islice, pairwise
 
 import numpy as np
 
@@ -820,13 +820,9 @@ class EventExtractor:
             return
         u = a - pb[0].at(hit[1])
         u = u / max(float(np.linalg.norm(u)), 1e-9)  # the way the hit sends it
-        good = [i for i in br.new.idx if b.sid[i] >= 0]
-        for skip in (0, 1):  # the first sample may be the blurred frame of the bounce, or before it
-            if len(good) - skip < 3:
-                return
-            sel = good[skip : skip + self.s.window]
-            path = fit_path(np.array([b.ts[j] for j in sel]), np.array([b.xy[j] for j in sel]))
-            if self._bounce_before(b, a, u, hit[1], path, b.ts[sel[0]], out):
+        # the first sample may be the blurred frame of the bounce, or before it
+        for _, path in islice(self._paths_out(b, br, hit[1]), 2):
+            if self._bounce_before(b, a, u, hit[1], path, path.t0, out):
                 return
 
     def _bounce_before(
@@ -859,10 +855,8 @@ class EventExtractor:
             ahead = t_hit + max(gap_a, 0.0) / (-float(u @ n) * speed)
             root = min(max(0.5 * (root + ahead), t_hit), t_first)
             p = new.at(root)
-            if not any(bb == b.id and abs(tt - root) < 3 * self._dt for bb, tt in self._cushion_times):
-                self._cushion_times.append((b.id, root))
-                touch = _pt(p - n * R)
-                out.append(self._event("cushion", root, ball=b.id, cushion=cu.name, pos=touch, confidence=0.75))
+            if not self._touched_near(b.id, root, 3 * self._dt):
+                out.append(self._cushion(b.id, root, cu.name, _pt(p - n * R), 0.75))
             return True
         return False
 
@@ -1194,8 +1188,7 @@ class EventExtractor:
         if len(cands) > 1 and cands[1][0] - score < 0.1 and cands[1][1] != kind:
             conf *= 0.7  # two explanations fit equally well
         if kind == "cushion":
-            self._cushion_times.append((b.id, tc))
-            out.append(self._event("cushion", tc, ball=b.id, cushion=name, pos=_pt(pc), confidence=conf))
+            out.append(self._cushion(b.id, tc, name, _pt(pc), conf))
             jawed = jaw_pocket(name)
             if jawed is not None:
                 pk = self.table.pockets[jawed]
@@ -1237,11 +1230,8 @@ class EventExtractor:
             t2 = max((t for t in exits if t is not None), default=None)
             if t2 is None or t2 - tc < self.s.jaw_exit_frames * dt:
                 continue
-            if any(bb == b.id and abs(tt - t2) < 0.5 * dt for bb, tt in self._cushion_times):
-                return
-            self._cushion_times.append((b.id, t2))
-            name = jaw_cushion(pk.name)
-            out.append(self._event("cushion", t2, ball=b.id, cushion=name, pos=_pt(path.at(t2)), confidence=0.6))
+            if not self._touched_near(b.id, t2, 0.5 * dt):
+                out.append(self._cushion(b.id, t2, jaw_cushion(pk.name), _pt(path.at(t2)), 0.6))
             return
 
     def _cushion_after_jaw(self, b: _Ball, pk: Pocket, br: _Break, tc: float, out: list[Event]) -> bool:
@@ -1258,13 +1248,10 @@ class EventExtractor:
                 if float(path.vel(path.t0) @ n) <= 0.0:
                     continue  # not coming away from it
                 t2 = solve_root(_gap_to_cushion(path, cu, R), max(t_in, tc), path.t0)
-                if t2 is None or self._beyond_flat(cu, cu.along(path.at_xy(t2))) > self.s.tip_past_mm:
+                if t2 is None or self._past_flat(cu, cu.along(path.at_xy(t2))):
                     continue
-                if any(bb == b.id and abs(tt - t2) < 0.5 * self._dt for bb, tt in self._cushion_times):
-                    return True
-                self._cushion_times.append((b.id, t2))
-                touch = _pt(path.at(t2) - n * R)
-                out.append(self._event("cushion", t2, ball=b.id, cushion=name, pos=touch, confidence=0.6))
+                if not self._touched_near(b.id, t2, 0.5 * self._dt):
+                    out.append(self._cushion(b.id, t2, name, _pt(path.at(t2) - n * R), 0.6))
                 return True
         return False
 
@@ -1667,15 +1654,12 @@ class EventExtractor:
                     if min(before, after) < off[k] + 10.0 and not self._bounced(hinge):
                         continue
                     q = _pt(arr[k])
-                    flats = [cu for cu in (self.table.cushions[j.cushion] for j in pk.jaws) if self._on_flat(cu, q)]
-                    if any(cu.offset(q) - R < off[k] for cu in flats):
+                    beside = [self.table.cushions[j.cushion] for j in pk.jaws]
+                    if any(cu.offset(q) - R < off[k] and not self._past_flat(cu, cu.along(q)) for cu in beside):
                         continue  # beside a cushion's flat nose and nearer it: that cushion's graze, if any
                     tc = hinge.t if hinge is not None else ts[k]
-                    if any(bb == b.id and abs(tt - tc) < 4 * self._dt for bb, tt in self._cushion_times):
-                        continue
-                    self._cushion_times.append((b.id, tc))
-                    name = jaw_cushion(pk.name)
-                    out.append(self._event("cushion", tc, ball=b.id, cushion=name, pos=_pt(arr[k]), confidence=0.6))
+                    if not self._touched_near(b.id, tc, 4 * self._dt):
+                        out.append(self._cushion(b.id, tc, jaw_cushion(pk.name), _pt(arr[k]), 0.6))
 
     def _graze(
         self,
@@ -1693,7 +1677,7 @@ class EventExtractor:
         n = np.array(cu.inward)
         if any(e.type == "cushion" and e.ball == b.id and abs((e.t or 0) - ts[k]) < 4 * self._dt for e in out):
             return
-        if any(bb == b.id and abs(tt - ts[k]) < 4 * self._dt for bb, tt in self._cushion_times):
+        if self._touched_near(b.id, ts[k], 4 * self._dt):
             return
         al = cu.along(_pt(arr[k]))
         if not (0 <= al <= cu.length_mm):
@@ -1701,27 +1685,27 @@ class EventExtractor:
         tc = hinge.t if hinge is not None else ts[k]
         if self._hugs(b, cu, tc):
             return
-        self._cushion_times.append((b.id, tc))
         jaw = self._tip_touched(cu, al)
         if jaw is not None:  # a centre past the flat nose: the graze was of the jaw's rounded tip
             name, p = jaw_cushion(jaw.pocket), arr[k]
         else:
             name, p = cu.name, arr[k] - n * (R + off[k])
-        out.append(self._event("cushion", tc, ball=b.id, cushion=name, pos=_pt(p), confidence=0.6))
+        out.append(self._cushion(b.id, tc, name, _pt(p), 0.6))
 
     def _beyond_flat(self, cu: Cushion, al: float) -> float:
         """How far (mm) a centre at ``al`` along ``cu`` lies past its flat nose, over the rounded tip of a jaw."""
         flat_lo, flat_hi = self.table.cushion_flats[cu.name]
         return max(0.0, flat_lo - al, al - flat_hi)
 
-    def _on_flat(self, cu: Cushion, q: tuple[float, float]) -> bool:
-        """Whether a centre at ``q`` is beside ``cu``'s flat nose (not past it by more than ``tip_past_mm``)."""
-        return self._beyond_flat(cu, cu.along(q)) <= self.s.tip_past_mm
+    def _past_flat(self, cu: Cushion, al: float) -> bool:
+        """Whether a centre at ``al`` along ``cu`` lies past its flat nose by more than ``tip_past_mm``: at a
+        jaw's rounded tip."""
+        return self._beyond_flat(cu, al) > self.s.tip_past_mm
 
     def _tip_touched(self, cu: Cushion, al: float) -> Jaw | None:
         """The jaw whose rounded tip a ball touching ``cu``'s nose line at ``al`` touched instead: where the centre
         lies past the flat nose by more than ``tip_past_mm``, the jaw at that end."""
-        if self._beyond_flat(cu, al) <= self.s.tip_past_mm:
+        if not self._past_flat(cu, al):
             return None
         jaws = [j for pk in cu.pockets for j in self.table.pockets[pk].jaws if j.cushion == cu.name]
         return min(jaws, key=lambda j: abs(cu.along(j.nose_end) - al), default=None)
@@ -1824,7 +1808,7 @@ class EventExtractor:
                 or not (0 <= cu.along(_pt(pts[k])) <= cu.length_mm)
             ):
                 continue
-            if any(bb == b.id and abs(tt - ts[k]) < 6 * self._dt for bb, tt in self._cushion_times):
+            if self._touched_near(b.id, ts[k], 6 * self._dt):
                 continue
             f = fit_path(np.array(ts[max(0, k - self.s.window) : k + 1]), pts[max(0, k - self.s.window) : k + 1])
             hinge = self._hinge(ts, off, k)  # the corner of approach and rebound (or rest), where there are both
@@ -1835,9 +1819,8 @@ class EventExtractor:
                 tc = root if root is not None else ts[k]
             if self._hugs(b, cu, tc):
                 continue
-            self._cushion_times.append((b.id, tc))
             touch = f.at(tc) - np.array(cu.inward) * R
-            out.append(self._event("cushion", tc, ball=b.id, cushion=cu.name, pos=_pt(touch), confidence=0.55))
+            out.append(self._cushion(b.id, tc, cu.name, _pt(touch), 0.55))
             return
 
     def _jaw_touch(self, b: _Ball, pk: Pocket, f: PathFit, lo: float, hi: float, out: list[Event]) -> None:
@@ -1857,8 +1840,7 @@ class EventExtractor:
             # touching where the path reaches one radius; a path that only grazes it touches at its closest
             root = solve_root(_gap_to_jaw(f, jaw, R), lo, t_min) if d_min < R else None
             tc = root if root is not None else t_min
-            self._cushion_times.append((b.id, tc))
-            out.append(self._event("cushion", tc, ball=b.id, cushion=name, pos=_pt(f.at(tc)), confidence=0.6))
+            out.append(self._cushion(b.id, tc, name, _pt(f.at(tc)), 0.6))
             return
 
     def _rattle(self, b: _Ball, pk: Pocket, t_drop: float, out: list[Event]) -> None:
@@ -1878,11 +1860,10 @@ class EventExtractor:
         depth = np.array([pk.depth(_pt(p)) for p in xy])
         play = (pk.mouth_width_mm - 2 * R) / 2
         for tc, side in rattle_touches(ts, lateral, play, ts[0] - dt, t_drop, self.s.rattle):
-            if any(bb == b.id and abs(tt - tc) <= dt for bb, tt in self._cushion_times):
+            if self._touched_near(b.id, tc, dt, inclusive=True):
                 continue
-            self._cushion_times.append((b.id, tc))
             centre = pk.point(float(np.interp(tc, ts, depth)), side * play)
-            out.append(self._event("cushion", tc, ball=b.id, cushion=jaw_cushion(pk.name), pos=centre, confidence=0.5))
+            out.append(self._cushion(b.id, tc, jaw_cushion(pk.name), centre, 0.5))
 
     def _reappeared(self, re: Reappearance, out: list[Event]) -> None:
         # A hidden resting ball came back elsewhere: someone moved it.
@@ -2048,6 +2029,18 @@ class EventExtractor:
         return self._event("shot_end", t, positions=positions, confidence=0.95)
 
     # ---- records --------------------------------------------------------------------------------------------
+    def _cushion(self, ball: str, t: float, name: str, pos: tuple[float, float], confidence: float) -> Event:
+        """A cushion (or jaw) touch, kept in ``_cushion_times`` so that no other reading finds it again."""
+        self._cushion_times.append((ball, t))
+        return self._event("cushion", t, ball=ball, cushion=name, pos=pos, confidence=confidence)
+
+    def _touched_near(self, ball: str, t: float, within: float, inclusive: bool = False) -> bool:
+        """Whether a touch of ``ball`` was already found within ``within`` seconds of ``t``."""
+        return any(
+            bb == ball and (abs(tt - t) <= within if inclusive else abs(tt - t) < within)
+            for bb, tt in self._cushion_times
+        )
+
     def _event(
         self, kind: str, t: float, confidence: float = 1.0, shot: int | str | None = "auto", **kw: object
     ) -> Event:
