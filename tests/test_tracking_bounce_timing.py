@@ -5,6 +5,10 @@ cluster-random-s2's ball 2 (its detections alone) bounces off the right-pyramid 
 the pyramid cushion. The segmenter breaks its path a sample after the second bounce, so the incoming path of that
 bounce takes in a sample from after it and meets the nose line over a frame late; the outgoing path, run back, is
 on time.
+
+A bounce off a jaw is timed the same way. frame-s0's ball 11 (its detections alone) bounces off the house cushion
+and, two frames later, off the house-left pocket's jaw between two samples; the segmenter puts both samples on the
+short path between the two bounces, so that path, run on to the jaw, meets it a frame and a quarter late.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import tracking.extractor as extractor
 from tests.replay_support import replay, settings_with
 
 FIXTURE = "corner-bounce-60fps-cluster-random-s2.json"
+JAW = "jaw-bounce-60fps-frame-s0.json"
 
 
 def _touch(events: list, cushion: str, t: float) -> float | None:
@@ -34,3 +39,16 @@ def test_timed_on_the_incoming_path_alone_it_comes_late(monkeypatch: pytest.Monk
     d, events = replay(FIXTURE)
     found = _touch(events, "pyramid", d["truth_pyramid_t"])
     assert found is not None and found - d["truth_pyramid_t"] > 1 / 60
+
+
+def test_a_jaw_bounce_is_timed_within_a_frame() -> None:
+    d, events = replay(JAW)
+    found = _touch(events, "jaw:house-left", d["truth_touch_t"])
+    assert found is not None and abs(found - d["truth_touch_t"]) <= 1 / 60
+
+
+def test_a_jaw_bounce_timed_on_the_incoming_path_alone_comes_late(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(extractor.ExtractorSettings, "__init__", settings_with(jaw_both_paths=False))
+    d, events = replay(JAW)
+    found = _touch(events, "jaw:house-left", d["truth_touch_t"])
+    assert found is not None and found - d["truth_touch_t"] > 1 / 60

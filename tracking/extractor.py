@@ -82,6 +82,7 @@ class ExtractorSettings:
     # two frames after the touch (on the 1080p60 suite, 1 sample: cushion F1 0.9513, 3: 0.9560, 5: 0.9547)
     hinge_reach: int = 3
     cushion_both_paths: bool = True  # a bounce off a cushion timed on the paths in and out (else on the one in)
+    jaw_both_paths: bool = True  # ... and one off a jaw (1080p60 suite: cushion F1 0.9694 -> 0.9712)
     arrive_s: float = 0.1  # a ball whose samples after a dip stay against the cushion this long arrived at it
     bounce_min_mm_s: float = 15.0  # a V whose sides fall and rise at least this fast is a bounce, not noise
     # ... or whose side falls at least steep_fall_mm_s and rises at least steep_rise_mm_s: a ball coming at a
@@ -1133,14 +1134,9 @@ class EventExtractor:
             if float(v_old @ n) >= 0 or float(v_new @ n) <= float(v_old @ n) + 20.0:
                 continue
             root = solve_root(_gap_to_cushion(into, cu, R), lo_c, hi)
+            if self.s.cushion_both_paths:
+                root = _both_ways(root, _gap_to_cushion(new, cu, R), new, lo_c)
             tc = root if root is not None else t_k
-            # A mirror bounce: the outgoing path, run back, meets the nose line when the incoming one did. Each
-            # is off where the break between them fell a sample late or early (a sample after the bounce on the
-            # incoming path makes it late), so the touch is the mean of the two, where both meet it.
-            both = self.s.cushion_both_paths and new.n >= 3
-            back = solve_root(_gap_to_cushion(new, cu, R), lo_c, new.t0) if both else None
-            if root is not None and back is not None:
-                tc = 0.5 * (root + back)
             if self._hugs(b, cu, tc):
                 continue
             pc = into.at(tc) - n * R
@@ -1154,6 +1150,8 @@ class EventExtractor:
                 if abs(dj) > self.s.cushion_tol_mm:
                     continue
                 root = solve_root(_gap_to_jaw(into, jaw, R), lo_c, hi)
+                if self.s.jaw_both_paths:
+                    root = _both_ways(root, _gap_to_jaw(new, jaw, R), new, lo_c)
                 tc = root if root is not None else t_k
                 cands.append((0.2 + abs(dj) / self.s.cushion_tol_mm, "cushion", jaw_cushion(pk.name), tc, into.at(tc)))
         for o in self.balls.values():
@@ -2152,6 +2150,15 @@ def _valleys(off: np.ndarray, depth: float, where: np.ndarray | None = None) -> 
 def _at(ts: list[float], arr: np.ndarray, t: float) -> np.ndarray:
     """The point at time ``t`` on the polyline of samples ``arr`` (N x 2) at times ``ts``."""
     return np.array([np.interp(t, ts, arr[:, 0]), np.interp(t, ts, arr[:, 1])])
+
+
+def _both_ways(root: float | None, back_gap: Callable[[float], float], new: PathFit, lo: float) -> float | None:
+    """A mirror bounce: the outgoing path ``new``, run back, meets the surface (``back_gap``: its gap to it) when
+    the incoming one did (``root``). Each is off where the break between them fell a sample late or early (a
+    sample after the bounce on the incoming path makes it late), so the touch is the mean of the two, where both
+    meet it (and the outgoing path has three samples at least)."""
+    back = solve_root(back_gap, lo, new.t0) if new.n >= 3 and root is not None else None
+    return root if back is None or root is None else 0.5 * (root + back)
 
 
 def _gap_to_point(path: PathFit, q: np.ndarray, dist: float) -> Callable[[float], float]:
