@@ -123,6 +123,17 @@ def test_settings_overrides_are_typed_and_checked() -> None:
             settings_with(ExtractorSettings(), [bad])
 
 
+def test_kinematic_suite_takes_the_overrides() -> None:
+    # the kinematic suite runs the extractor it is given: with every track taken for a ghost, nothing is found
+    from api.bench.tracking import run_kinematic, settings_with
+    from tracking.extractor import ExtractorSettings
+
+    plain, _ = run_kinematic(4, 60.0, 1, 0.8, 0.02, False)
+    ghosts, _ = run_kinematic(4, 60.0, 1, 0.8, 0.02, False, settings_with(ExtractorSettings(), ["ghost_below=2"]))
+    assert plain.events["contact"].tp > 0
+    assert ghosts.events["contact"].tp == 0
+
+
 def test_replay_without_a_recording_says_so(tmp_path: Path) -> None:
     from api.bench.tracking import recorded_frames
 

@@ -82,7 +82,11 @@ class _Dets:
     cls: np.ndarray
 
 
-def run_kinematic(n: int, fps: float, seed: int, noise: float, dropout: float, verbose: bool) -> tuple[Scores, float]:
+def run_kinematic(
+    n: int, fps: float, seed: int, noise: float, dropout: float, verbose: bool, settings: ExtractorSettings | None = None
+) -> tuple[Scores, float]:
+    """The kinematic suite: ``n`` simulated shots at ``fps``, their truth turned into noisy detections (``noise``
+    mm, a ``dropout`` share lost) and fed to the pipeline, extractor ``settings`` (default: its own)."""
     table = TableModel()
     # the shots' setups from one stream and each shot's detection noise from its own: a change that alters one
     # shot's outcome (its length, so the noise drawn for it) leaves every other shot as it was
@@ -98,7 +102,7 @@ def run_kinematic(n: int, fps: float, seed: int, noise: float, dropout: float, v
         noise_rng = np.random.default_rng((seed, k))
         dets = detections_from_truth(sim, noise_rng, noise_mm=noise, dropout=dropout, occluders=setup.occluders)
         t0 = time.perf_counter()
-        pipe = Pipeline(table=table, known_ids=setup.balls)
+        pipe = Pipeline(table=table, known_ids=setup.balls, extractor_settings=settings)
         for i, (t, d) in enumerate(dets):
             pipe.step_detections(_Dets(d.pos_mm, d.confidence, d.is_cue.astype(np.int64)), i, t)
         pipe.finish()
@@ -566,7 +570,8 @@ def _run(args: argparse.Namespace) -> int:
             print_states(_concat([r.rows for r in at]))
             print_worst(at)
         return 0
+    settings = settings_with(ExtractorSettings(), args.set)  # a wrong --set fails here, before any shot
     for fps in (float(f) for f in str(args.fps).split(",") if f.strip()):
-        scores, speed = run_kinematic(args.shots, fps, args.seed, args.noise, args.dropout, args.verbose)
+        scores, speed = run_kinematic(args.shots, fps, args.seed, args.noise, args.dropout, args.verbose, settings)
         print_scores("kinematic suite", scores, fps, speed)
     return 0
