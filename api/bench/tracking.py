@@ -83,7 +83,13 @@ class _Dets:
 
 
 def run_kinematic(
-    n: int, fps: float, seed: int, noise: float, dropout: float, verbose: bool, settings: ExtractorSettings | None = None
+    n: int,
+    fps: float,
+    seed: int,
+    noise: float,
+    dropout: float,
+    verbose: bool,
+    settings: ExtractorSettings | None = None,
 ) -> tuple[Scores, float]:
     """The kinematic suite: ``n`` simulated shots at ``fps``, their truth turned into noisy detections (``noise``
     mm, a ``dropout`` share lost) and fed to the pipeline, extractor ``settings`` (default: its own)."""
