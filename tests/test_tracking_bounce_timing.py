@@ -13,10 +13,13 @@ short path between the two bounces, so that path, run on to the jaw, meets it a 
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import tracking.extractor as extractor
+from calibration.table import TableModel
 from tests.replay_support import replay, settings_with
+from tracking.trajectory import fit_path
 
 FIXTURE = "corner-bounce-60fps-cluster-random-s2.json"
 JAW = "jaw-bounce-60fps-frame-s0.json"
@@ -52,3 +55,17 @@ def test_a_jaw_bounce_timed_on_the_incoming_path_alone_comes_late(monkeypatch: p
     d, events = replay(JAW)
     found = _touch(events, "jaw:house-left", d["truth_touch_t"])
     assert found is not None and found - d["truth_touch_t"] > 1 / 60
+
+
+def test_the_outgoing_path_run_back_meets_the_jaw_where_the_ball_left_it() -> None:
+    # A ball leaves the middle-left pocket's jaw face (x = 1743, from y = -6.8 into the pocket) at t = 1.0, its
+    # centre a radius off it. Run back on through the jaw, the outgoing path comes within a radius of the face
+    # twice: at 1.0, where the ball left it, and 34 ms earlier on the rail's side. The touch is the first.
+    table = TableModel()
+    jaw = next(j for j in table.pockets["middle-left"].jaws if j.cushion == "left-house")
+    r = table.ball_radius_mm
+    start, v = np.array([1743.0 + r, -15.0]), np.array([2000.0, 300.0])
+    ts = 1.0 + np.arange(1, 4) / 60.0
+    new = fit_path(ts, start + np.outer(ts - 1.0, v))
+    t = extractor._both_ways(1.0, extractor._gap_to_jaw(new, jaw, r), new, 0.9)
+    assert t is not None and abs(t - 1.0) < 1e-3

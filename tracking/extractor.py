@@ -2156,9 +2156,12 @@ def _both_ways(root: float | None, back_gap: Callable[[float], float], new: Path
     """A mirror bounce: the outgoing path ``new``, run back, meets the surface (``back_gap``: its gap to it) when
     the incoming one did (``root``). Each is off where the break between them fell a sample late or early (a
     sample after the bounce on the incoming path makes it late), so the touch is the mean of the two, where both
-    meet it (and the outgoing path has three samples at least)."""
-    back = solve_root(back_gap, lo, new.t0) if new.n >= 3 and root is not None else None
-    return root if back is None or root is None else 0.5 * (root + back)
+    meet it (and the outgoing path has three samples at least). The path run back is searched from its start
+    backwards: run on through a jaw, it meets the jaw's surface a second time, earlier, from inside the rail."""
+    if new.n < 3 or root is None:
+        return root
+    back = solve_root(lambda u: back_gap(-u), -new.t0, -lo)
+    return root if back is None else 0.5 * (root - back)
 
 
 def _gap_to_point(path: PathFit, q: np.ndarray, dist: float) -> Callable[[float], float]:
