@@ -19,7 +19,7 @@ import pytest
 import tracking.extractor as extractor
 from calibration.table import TableModel
 from tests.replay_support import replay, settings_with
-from tracking.trajectory import fit_path
+from tracking.trajectory import fit_path, solve_root
 
 FIXTURE = "corner-bounce-60fps-cluster-random-s2.json"
 JAW = "jaw-bounce-60fps-frame-s0.json"
@@ -71,3 +71,13 @@ def test_the_outgoing_path_run_back_meets_the_jaw_where_the_ball_left_it() -> No
     new = fit_path(ts, start + np.outer(ts - 1.0, v))
     t = extractor._both_ways(1.0, extractor._gap_to_jaw(new, jaw, r), new, 0.9)
     assert t is not None and abs(t - 1.0) < 1e-3
+
+
+def test_solve_root_finds_the_first_or_the_last_root() -> None:
+    def f(u: float) -> float:
+        return (u - 0.3) * (u - 0.7)
+
+    first, last = solve_root(f, 0.0, 1.0), solve_root(f, 0.0, 1.0, last=True)
+    assert first is not None and abs(first - 0.3) < 1e-9
+    assert last is not None and abs(last - 0.7) < 1e-9
+    assert solve_root(f, 0.0, 0.7, last=True) == 0.7  # a root on the grid's end

@@ -2157,11 +2157,10 @@ def _both_ways(root: float | None, back_gap: Callable[[float], float], new: Path
     the incoming one did (``root``). Each is off where the break between them fell a sample late or early (a
     sample after the bounce on the incoming path makes it late), so the touch is the mean of the two, where both
     meet it (and the outgoing path has three samples at least). The path run back is searched from its start
-    backwards: run on through a jaw, it meets the jaw's surface a second time, earlier, from inside the rail."""
-    if new.n < 3 or root is None:
-        return root
-    back = solve_root(lambda u: back_gap(-u), -new.t0, -lo)
-    return root if back is None else 0.5 * (root - back)
+    backwards (the last root before it): run on through a jaw, it meets the jaw's surface a second time, earlier,
+    from inside the rail."""
+    back = solve_root(back_gap, lo, new.t0, last=True) if new.n >= 3 and root is not None else None
+    return root if back is None or root is None else 0.5 * (root + back)
 
 
 def _gap_to_point(path: PathFit, q: np.ndarray, dist: float) -> Callable[[float], float]:

@@ -168,14 +168,17 @@ def _normal_fit(u: list[float], xs: list[float], ys: list[float], deg: int) -> t
     return back(ax, x0), back(ay, y0)
 
 
-def solve_root(f: Callable[[float], float], lo: float, hi: float, steps: int = 24) -> float | None:
-    """A root of ``f`` in [lo, hi]: scan for the first sign change, then bisect. None if there is none."""
+def solve_root(f: Callable[[float], float], lo: float, hi: float, steps: int = 24, last: bool = False) -> float | None:
+    """A root of ``f`` in [lo, hi]: scan for the first sign change (``last``: the last one, the root nearest
+    ``hi``), then bisect. None if there is none."""
     if hi <= lo:
         return None
     grid = np.linspace(lo, hi, steps + 1)
     vals = [f(float(g)) for g in grid]
-    for i in range(steps):
+    for i in reversed(range(steps)) if last else range(steps):
         a, b = vals[i], vals[i + 1]
+        if last and b == 0:
+            return float(grid[i + 1])
         if a == 0:
             return float(grid[i])
         if a * b < 0:
