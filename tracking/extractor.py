@@ -1451,7 +1451,8 @@ class EventExtractor:
         numbers): two samples a jittery clock rounds to one frame, the first stands for it."""
         kept = lo + np.flatnonzero(np.array(b.sid[lo:hi], dtype=np.int64) >= 0)
         frames = np.rint(b.ts_arr[kept] / self._dt).astype(np.int64)
-        first = np.concatenate(([True], np.diff(frames) != 0))
+        # (a window may hold no kept sample at all: a ball hidden, or shaken off its fit, all that time)
+        first = np.diff(frames, prepend=frames[:1] - 1) != 0
         return kept[first], frames[first]
 
     def _parted(self, a: _Ball, b: _Ball, t0: float, t1: float) -> bool:
