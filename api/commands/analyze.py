@@ -24,6 +24,7 @@ import numpy as np
 from api.capture import open_video
 from api.pipeline import PREFETCH, Pipeline, timed_frames
 from api.report import write_report
+from calibration.aspect import aspect_problem
 from calibration.mapping import Calibration, CalibrationError
 from calibration.table import TableModel, TableSpec, TableSpecError
 from tracking.events import GAMES, Event, read_jsonl, write_jsonl
@@ -180,6 +181,11 @@ def run(args: argparse.Namespace) -> int:
     size = (int(cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT)))
     table = table_from_args(args.table, args.ball, args.mouths)
     cal = get_calibration(args, video, table, size)
+    warnings: list[str] = []
+    shape = aspect_problem(cal)
+    if shape:
+        warnings.append(shape)
+        print(f"tableref analyze: warning: {shape}", file=sys.stderr)
     inputs = read_jsonl(args.inputs) if args.inputs else []
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -229,6 +235,11 @@ def run(args: argparse.Namespace) -> int:
             f.write(json.dumps(v, ensure_ascii=False) + "\n")
     if problem:
         print(f"tableref analyze: warning: {problem}", file=sys.stderr)
+    if not rows:
+        # a run that saw no ball has nothing to referee: say so rather than write empty files silently
+        blind = f"no ball was tracked in {i} frames: check the calibration (--calibration), --table and --ball"
+        warnings.append(blind)
+        print(f"tableref analyze: warning: {blind}", file=sys.stderr)
     video_s = last_t + 1.0 / fps
     stats = {
         "frames": i,
@@ -240,6 +251,8 @@ def run(args: argparse.Namespace) -> int:
     }
     if problem:
         stats["referee"] = problem
+    if warnings:
+        stats["warnings"] = "; ".join(warnings)
     write_report(out, table, stream, rows, video=video.name, verdicts=verdicts, stats=stats)
     n_pots = sum(1 for e in events if e.type == "pot")
     n_shots = sum(1 for e in events if e.type == "shot_start")
