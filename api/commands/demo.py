@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
+from api.console_text import MatchText
+from api.names import score_text
 from api.runner import SourceError
 from api.service.launch import BackgroundServer, build
 from api.service.settings import ServiceSettings
@@ -30,6 +32,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--exit-after", type=float, default=None, metavar="S",
                    help="stop S seconds after the clip ends (default: serve until Ctrl+C)")  # fmt: skip
     p.add_argument("--db", default=None, help="keep the match record in this SQLite file (default: a temp file)")
+    p.add_argument("--players", default=None, metavar="A,B",
+                   help="the players' names, e.g. 'Ivanov,Petrov' (default: Player A, Player B)")  # fmt: skip
     p.add_argument("--replay-truth", action="store_true",
                    help="replay the clip's recorded true events instead of observing the video")  # fmt: skip
 
@@ -37,7 +41,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 class Printer:
     """Events and verdicts as lines on stdout, a progress bar on stderr below them."""
 
-    def __init__(self, total_frames: int | None, out: TextIO = sys.stdout, bar: TextIO = sys.stderr) -> None:
+    def __init__(
+        self, total_frames: int | None, out: TextIO = sys.stdout, bar: TextIO = sys.stderr,
+        text: MatchText | None = None,
+    ) -> None:  # fmt: skip
+        self.text = text or MatchText()
         self.total = total_frames
         self.out = out
         self.bar = bar
@@ -46,12 +54,13 @@ class Printer:
         self._bar_shown = False
 
     def record(self, msg: Message) -> None:
-        line = describe(msg)
-        if line is None:
-            return
         with self._lock:
+            lines = self.text.lines(msg.kind, msg.data)
+            if not lines:
+                return
             self._clear_bar()
-            print(line, file=self.out, flush=True)
+            for line in lines:
+                print(line, file=self.out, flush=True)
             self._draw_bar()
 
     def progress(self, frame: int, *_: Any) -> None:
@@ -81,28 +90,6 @@ class Printer:
         self._bar_shown = True
 
 
-def describe(msg: Message) -> str | None:
-    d = msg.data
-    if msg.kind in ("event", "input"):
-        t = f"{d['t']:7.3f}s" if d.get("t") is not None else "   input"
-        rest = {k: v for k, v in d.items() if k not in ("type", "t", "frame", "shot", "positions")}
-        if "positions" in d:
-            rest["balls"] = len(d["positions"])
-        extra = " ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in rest.items())
-        return f"{t}  shot {d.get('shot')}  {d['type']:<11} {extra}"
-    if msg.kind == "verdict":
-        fouls = "; ".join(f"{f.get('text', f.get('code'))} ({f.get('rule')})" for f in d.get("fouls", []))
-        counted = f", counted {', '.join(d['counted'])}" if d.get("counted") else ""
-        call = f"FOUL: {fouls}" if fouls else "legal" + counted
-        score = d.get("score", {})
-        over = " · FRAME OVER" if d.get("frame_over") else ""
-        return (
-            f"  => verdict shot {d.get('shot')} ({d.get('player')}): {call} · score {score.get('A')}:{score.get('B')}"
-            f" · next {d.get('next_player')}{over}"
-        )
-    return None
-
-
 def run(args: argparse.Namespace) -> int:
     if not (DEMO_DIR / "video.mp4").exists():
         raise SourceError(f"the demo clip is missing from {DEMO_DIR}")
@@ -111,7 +98,13 @@ def run(args: argparse.Namespace) -> int:
     tmp = tempfile.TemporaryDirectory(prefix="tableref-demo-")
     db = Path(args.db) if args.db else Path(tmp.name) / "demo.db"
     token = secrets.token_urlsafe(16)
-    settings = ServiceSettings.load({"db": db, "host": args.host, "port": args.port}, env={})
+    names = [n.strip() for n in (args.players or "").split(",")] if args.players else []
+    if args.players and (len(names) != 2 or not all(names)):
+        raise SourceError(
+            f"--players takes two names separated by a comma, e.g. 'Ivanov,Petrov' (got {args.players!r})"
+        )
+    players = {"player_a": names[0], "player_b": names[1]} if names else {}
+    settings = ServiceSettings.load({"db": db, "host": args.host, "port": args.port, **players}, env={})
     settings = settings.model_copy(update={"operator_token": token})
     source = str(DEMO_DIR / "truth" / "events.jsonl") if args.replay_truth else str(DEMO_DIR)
     try:
@@ -122,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"tableref demo: {exc}; replaying the clip's true events instead", file=sys.stderr)
         svc = build(str(DEMO_DIR / "truth" / "events.jsonl"), game, settings, fast=args.fast, new_match=True)
     total = int(scenario.get("duration_s", 0) * scenario.get("fps", 25)) or None
-    printer = Printer(total)
+    printer = Printer(total, text=MatchText(svc.match.state()["players"], game))
     svc.runner.on_record = printer.record
     svc.runner.on_step = printer.progress
     server = None
@@ -149,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
         state = svc.match.state()
         print(f"tableref demo: done in {time.monotonic() - started:.1f} s · {stats['frames_processed']} frames "
               f"({stats['fps']} fps, {stats['frames_dropped']} dropped) · {stats['events']} records · "
-              f"score {state['score']['A']}:{state['score']['B']}", file=sys.stderr)  # fmt: skip
+              f"score {score_text(state['score'], state['players'])}", file=sys.stderr)  # fmt: skip
         if stats["error"]:
             print(f"tableref demo: the source stopped: {stats['error']}", file=sys.stderr)
             return 1

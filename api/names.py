@@ -1,0 +1,356 @@
+"""Names people read: players, games, balls, pockets, cushions, manual fouls.
+
+Everything a person sees (the overlay, the referee's console, the protocol, report.html, the terminal)
+names things through here, never by the record's internal ids. A ball the tracker could not number
+(``t6``) is "a ball" to a viewer: the id only says which track it was, and a broadcast audience or a
+referee has nothing to match it with. Numbers are shown only where the game's rack numbers the balls
+(the Russian pyramid's fixed order, 001 2.2.3) or an operator said "this ball is number 7".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+# English names with the rule documents' own titles (001 2.2-2.9, 000): what a viewer calls the game.
+GAME_NAMES: dict[str, tuple[str, str]] = {
+    "cluster": ("Cluster", "Кластер"),
+    "russian71": ("Russian pyramid, 71 points", "Русская пирамида (71 очко)"),
+    "russian71-fast": ("Russian pyramid, fast, 71 points", "Русская пирамида - быстрая (71 очко)"),
+    "moscow": ("Moscow pyramid", "Московская пирамида"),
+    "moscow-fast": ("Moscow pyramid, fast", "Московская пирамида - быстрая"),
+    "moscow-fast-called": ("Moscow pyramid, fast, called", "Московская пирамида - быстрая заказная"),
+    "americanka": ("American pyramid", "Американка"),
+    "americanka-fast": ("American pyramid, fast", "Американка - быстрая"),
+    "eight": ("Pyramid of 8 balls", "Пирамида 8 шаров"),
+    "eight-fast": ("Pyramid of 8 balls, fast", "Пирамида 8 шаров - быстрая"),
+    "eight-fast-called": ("Pyramid of 8 balls, fast, called", "Пирамида 8 шаров - быстрая заказная"),
+}
+
+# What wins a frame (001 2.2.1 71 points; 2.4.1, 2.7.1, 2.9.1 eight balls; 000 Cluster 8 balls).
+_TARGETS: dict[str, tuple[int, str]] = {
+    "russian71": (71, "points"),
+    "russian71-fast": (71, "points"),
+}
+_DEFAULT_TARGET = (8, "balls")
+
+# Games whose rack puts the numbered balls in a fixed order (001 2.2.3): the tracker numbers them.
+NUMBERED_RACK_GAMES = ("russian71", "russian71-fast")
+
+POCKET_NAMES: dict[str, str] = {
+    "house-left": "left corner pocket at the house end",
+    "house-right": "right corner pocket at the house end",
+    "middle-left": "left middle pocket",
+    "middle-right": "right middle pocket",
+    "pyramid-left": "left corner pocket at the pyramid end",
+    "pyramid-right": "right corner pocket at the pyramid end",
+}
+POCKET_SHORT: dict[str, str] = {
+    "house-left": "house left", "house-right": "house right", "middle-left": "middle left",
+    "middle-right": "middle right", "pyramid-left": "pyramid left", "pyramid-right": "pyramid right",
+}  # fmt: skip
+CUSHION_NAMES: dict[str, str] = {
+    "house": "the house cushion",
+    "pyramid": "the pyramid cushion",
+    "left-house": "the left cushion (house half)",
+    "left-pyramid": "the left cushion (pyramid half)",
+    "right-house": "the right cushion (house half)",
+    "right-pyramid": "the right cushion (pyramid half)",
+}
+LINE_NAMES: dict[str, str] = {"house": "the house line", "center": "the centre line", "long": "the long line"}
+
+# The operator's manual fouls (CONTRACT.md section 3) as a referee says them, with the 001 clause.
+MANUAL_FOUL_NAMES: dict[str, str] = {
+    "feet_off_floor": "no foot on the floor (001 2.1.22(6))",
+    "double_hit": "double hit (001 2.1.22(9))",
+    "push": "push stroke (001 2.1.22(8))",
+    "press": "press stroke (001 2.1.22(8))",
+    "not_cue_tip": "not struck with the tip (001 2.1.22(5))",
+    "touched_ball": "a ball touched by hand, cue or clothing (001 2.1.22(4))",
+    "early_shot": "stroke before the balls stopped (001 2.1.22(3))",
+    "interference": "interference (001 2.1.22(15))",
+    "body_over_rail": "from hand, body over the rail outside the house (001 2.1.22(14))",
+}
+
+TRACKER_ID = re.compile(r"^t[1-9][0-9]*$")
+_TRACKER_IN_TEXT = re.compile(r"\b(?:[Bb]all )?t[1-9][0-9]*\b")
+
+
+def game_name(game: str | None) -> str:
+    """ "Moscow pyramid" for ``moscow``; an unknown code is shown as it is."""
+    if not game:
+        return ""
+    return GAME_NAMES.get(game, (game, game))[0]
+
+
+def game_title(game: str | None) -> str:
+    """The rule document's own (Russian) title of the game."""
+    if not game:
+        return ""
+    return GAME_NAMES.get(game, (game, game))[1]
+
+
+def target(game: str | None) -> tuple[int, str]:
+    """What wins a frame: (71, "points") or (8, "balls")."""
+    return _TARGETS.get(game or "", _DEFAULT_TARGET)
+
+
+def target_text(game: str | None) -> str:
+    n, unit = target(game)
+    return f"{n} {unit} to win"
+
+
+def numbered(game: str | None) -> bool:
+    """Whether the game's rack numbers the balls, so a viewer reads the numbers off the table."""
+    return game in NUMBERED_RACK_GAMES
+
+
+def ball_name(ball: str | None, *, article: bool = True) -> str:
+    """ "ball 7", "the cue ball", or "a ball" for a ball the camera could not number."""
+    if ball is None:
+        return "a ball" if article else "ball"
+    if ball == "cue":
+        return "the cue ball" if article else "cue ball"
+    if TRACKER_ID.match(ball):
+        return "a ball" if article else "ball"
+    return f"ball {ball}"
+
+
+def ball_label(ball: str) -> str:
+    """The short mark drawn on a ball in a picture: its number, or nothing (a plain disc) when unknown."""
+    if ball == "cue" or TRACKER_ID.match(ball):
+        return ""
+    return ball
+
+
+def balls_text(balls: Iterable[str]) -> str:
+    """ "ball 3, ball 7 and 2 balls" - numbered balls by number, the unnumbered ones counted."""
+    named, unnamed = [], 0
+    for b in balls:
+        if TRACKER_ID.match(b):
+            unnamed += 1
+        else:
+            named.append(ball_name(b, article=True).removeprefix("the "))
+    if unnamed:
+        named.append("a ball" if unnamed == 1 else f"{unnamed} balls")
+    if not named:
+        return "none"
+    return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+
+
+def humanize(text: str) -> str:
+    """A rule note or foul text with any tracker id replaced by "a ball"."""
+    return _TRACKER_IN_TEXT.sub("a ball", text)
+
+
+def pocket_name(pocket: str | None) -> str:
+    return POCKET_NAMES.get(pocket or "", pocket or "")
+
+
+def player_name(players: Mapping[str, str], side: str | None) -> str:
+    if side is None:
+        return "—"
+    name = str(players.get(side) or side)
+    # An unnamed player is shown by the side he plays for, never as a bare letter.
+    return f"Player {side}" if name == side else name
+
+
+def score_text(score: Mapping[str, Any] | None, players: Mapping[str, str]) -> str:
+    """ "Ivanov 2 : 1 Petrov" (never a dict)."""
+    score = score or {}
+    return (
+        f"{player_name(players, 'A')} {_num(score.get('A', 0))} : {_num(score.get('B', 0))} {player_name(players, 'B')}"
+    )
+
+
+def _num(v: Any) -> str:
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def event_text(ev: Mapping[str, Any]) -> str:
+    """One camera event or operator input in words."""
+    kind = ev.get("type")
+    ball = ball_name(ev.get("ball"))
+    if kind == "contact":
+        a, b = [*list(ev.get("balls") or []), None, None][:2]
+        return f"{ball_name(a)} hits {ball_name(b)}"
+    if kind == "cushion":
+        cu = str(ev.get("cushion") or "")
+        where = f"the jaw of the {pocket_name(cu[4:])}" if cu.startswith("jaw:") else CUSHION_NAMES.get(cu, cu)
+        return f"{ball} touches {where}"
+    if kind == "line_cross":
+        return f"{ball} crosses {LINE_NAMES.get(str(ev.get('line')), ev.get('line'))}"
+    if kind == "pot":
+        return f"{ball} into the {pocket_name(ev.get('pocket'))}"
+    if kind == "shot_start":
+        return f"{ball} struck"
+    if kind == "shot_end":
+        return f"all balls at rest ({len(ev.get('positions') or {})} on the table)"
+    if kind == "off_table":
+        return f"{ball} left the table"
+    if kind == "disturbed":
+        return f"{ball} moved without a contact"
+    return input_text(ev)
+
+
+def input_text(ev: Mapping[str, Any], players: Mapping[str, str] | None = None) -> str:
+    """An operator input in words."""
+    players = players or {}
+    kind = ev.get("type")
+    if kind == "frame_start":
+        names = dict(players)
+        names.update(ev.get("players") or {})
+        return f"new frame of {game_name(ev.get('game'))}, {player_name(names, ev.get('breaker'))} breaks"
+    if kind == "call":
+        if ev.get("cue_pocket"):
+            return f"call: the cue ball into the {pocket_name(ev.get('cue_pocket'))}"
+        return f"call: {ball_name(ev.get('ball'))} into the {pocket_name(ev.get('pocket'))}"
+    if kind == "call_any":
+        return "call: any ball (заказ с падающим)"
+    if kind == "reorder":
+        return f"game ball re-ordered: {ball_name(ev.get('ball'))}"
+    if kind == "third_ball":
+        return f"third balls announced: {balls_text(ev.get('balls') or [])}"
+    if kind == "manual_foul":
+        return f"foul called by the referee: {MANUAL_FOUL_NAMES.get(str(ev.get('code')), ev.get('code'))}"
+    if kind == "play_on":
+        return f"{player_name(players, ev.get('player'))} plays on"
+    if kind == "rerack":
+        return "re-rack ordered (001 2.1.16)"
+    if kind == "concede":
+        return f"{player_name(players, ev.get('player'))} concedes the frame"
+    if kind == "placement_warning":
+        return "warned: the cue ball is placed outside the house (001 2.1.5в)"
+    if kind == "rename":
+        return (
+            f"{ball_name(ev.get('ball'))} is number {ev.get('to')}"
+            if ev.get("to") != "cue"
+            else (f"{ball_name(ev.get('ball'))} is the cue ball")
+        )
+    if kind == "void_pot":
+        return f"pot of {ball_name(ev.get('ball'))} voided"
+    return str(kind)
+
+
+@dataclass(frozen=True)
+class ShotSummary:
+    """A shot in a few words: how many balls moved and went in, and the struck ball's first contact."""
+
+    struck: str | None
+    moved: int  # object balls that moved
+    potted: list[tuple[str, str]]  # (ball, pocket) in time order
+    contacts: int
+    cushions: int
+    first_contact: str | None
+
+    @property
+    def is_break_like(self) -> bool:
+        # A shot that set many balls moving reads as a cluster of simultaneous contacts: a viewer wants the
+        # count, not forty lines at one instant.
+        return self.moved > 4
+
+
+MOVED_MM = 5.0  # a ball whose resting place changed by more than this moved (well above position noise)
+
+
+def summarize_shot(events: Iterable[Mapping[str, Any]]) -> ShotSummary:
+    evs = sorted(events, key=lambda e: (e.get("t") is None, e.get("t") or 0.0))
+    start = next((e for e in evs if e.get("type") == "shot_start"), None)
+    end = next((e for e in evs if e.get("type") == "shot_end"), None)
+    moved: set[str] = set()
+    potted: list[tuple[str, str]] = []
+    contacts = cushions = 0
+    first_contact = None
+    struck = start.get("ball") if start else None
+    if struck:
+        moved.add(str(struck))
+    for e in evs:
+        kind = e.get("type")
+        if kind == "contact":
+            contacts += 1
+            moved.update(str(b) for b in e.get("balls") or [])
+            if first_contact is None and struck in (e.get("balls") or []):
+                first_contact = next((str(b) for b in e.get("balls") or [] if b != struck), None)
+        elif kind == "cushion":
+            cushions += 1
+            moved.add(str(e.get("ball")))
+        elif kind in ("pot", "off_table"):
+            moved.add(str(e.get("ball")))
+            if kind == "pot":
+                potted.append((str(e.get("ball")), str(e.get("pocket"))))
+        elif kind == "line_cross":
+            moved.add(str(e.get("ball")))
+    if start and end:
+        a, b = start.get("positions") or {}, end.get("positions") or {}
+        for ball, p in a.items():
+            q = b.get(ball)
+            if q is not None and ((p[0] - q[0]) ** 2 + (p[1] - q[1]) ** 2) ** 0.5 > MOVED_MM:
+                moved.add(ball)
+    # "15 balls moved" counts the object balls, as a viewer counts the rack.
+    return ShotSummary(struck, len(moved - {"cue"}), potted, contacts, cushions, first_contact)
+
+
+def shot_text(events: Iterable[Mapping[str, Any]], *, first_of_frame: bool = False) -> str:
+    """ "break: 15 balls moved, 2 potted (ball 3, ball 7)" or "the cue ball hits ball 7; ball 7 into the ..."."""
+    evs = list(events)
+    s = summarize_shot(evs)
+    if first_of_frame or s.is_break_like:
+        head = "break" if first_of_frame else "shot"
+        pots = f" ({balls_text(b for b, _ in s.potted)})" if s.potted else ""
+        return f"{head}: {s.moved} balls moved, {len(s.potted)} potted{pots}"
+    parts = []
+    if s.first_contact is not None:
+        parts.append(f"{ball_name(s.struck)} hits {ball_name(s.first_contact)}")
+    elif s.struck is not None:
+        parts.append(f"{ball_name(s.struck)} touches no ball")
+    parts += [f"{ball_name(b)} into the {pocket_name(p)}" for b, p in s.potted]
+    if s.cushions:
+        parts.append(f"{s.cushions} cushion touch{'es' if s.cushions > 1 else ''}")
+    return "; ".join(parts) or "no movement seen"
+
+
+def verdict_text(v: Mapping[str, Any], players: Mapping[str, str]) -> str:
+    """A verdict in one line: the fouls with their clauses, or what counted; the score by name."""
+    fouls = v.get("fouls") or []
+    if fouls:
+        call = "Foul: " + "; ".join(
+            humanize(str(f.get("text") or f.get("code"))) + (f", {f['rule']}" if f.get("rule") else "") for f in fouls
+        )
+    elif v.get("counted"):
+        call = "Counted: " + balls_text(v["counted"])
+    else:
+        call = "Legal shot"
+    if v.get("void"):
+        call += " · void: " + balls_text(v["void"])
+    out = f"{call} · {score_text(v.get('score'), players)}"
+    if v.get("frame_over"):
+        out += f" · frame to {player_name(players, v.get('winner'))}"
+    elif v.get("next_player") in ("A", "B"):
+        out += f" · next: {player_name(players, v['next_player'])}"
+    return out
+
+
+def verdict_notes(v: Mapping[str, Any]) -> list[str]:
+    return [humanize(str(n)) for n in v.get("notes") or []]
+
+
+def display_info(game: str) -> dict[str, Any]:
+    """What a page needs to name things for this match (served as JSON)."""
+    n, unit = target(game)
+    return {
+        "game": game,
+        "game_name": game_name(game),
+        "game_title": game_title(game),
+        "target": n,
+        "target_unit": unit,
+        "target_text": target_text(game),
+        "numbered": numbered(game),
+        "games": {g: names[0] for g, names in GAME_NAMES.items()},
+        "pockets": dict(POCKET_NAMES),
+        "pockets_short": dict(POCKET_SHORT),
+        "manual_fouls": dict(MANUAL_FOUL_NAMES),
+    }
