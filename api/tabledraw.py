@@ -18,6 +18,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from api.names import ball_label
 from calibration.table import TableModel
 from tracking.events import Event
 
@@ -71,7 +72,9 @@ def draw_table(
 ) -> np.ndarray:
     """A BGR picture of the table. ``paths``: {ball: N x 2 positions in mm} drawn as trails; ``events``:
     contacts (yellow), cushion touches (blue), pots (red) marked where they happened; ``positions``: balls
-    drawn as discs (e.g. where they stopped); ``spotted``: balls put back, drawn as green rings."""
+    drawn as discs (e.g. where they stopped); ``spotted``: balls put back, drawn as green rings. Labels show a
+    ball's number only (a ball the camera could not number is a plain disc: its tracker id means nothing to a
+    viewer)."""
     R = table.ball_radius_mm
     cv = _Canvas(table, px_per_mm, margin_mm=2.2 * R)
     img = cv.img
@@ -109,17 +112,17 @@ def draw_table(
         elif ev.type == "pot" and ev.pocket is not None:
             c = table.pockets[ev.pocket].drop_point
             cv2.circle(img, cv.p(c), cv.r(R * 1.4), POT, 3, cv2.LINE_AA)
-            if labels and ev.ball:
-                _label(img, cv.p((c[0], c[1])), ev.ball, POT)
+            if labels and ev.ball and ball_label(ev.ball):
+                _label(img, cv.p((c[0], c[1])), ball_label(ev.ball), POT)
     for ball, pos in (positions or {}).items():
         cv2.circle(img, cv.p(pos), cv.r(R), ball_colour(ball), -1, cv2.LINE_AA)
         cv2.circle(img, cv.p(pos), cv.r(R), (0, 0, 0), 1, cv2.LINE_AA)
-        if labels:
-            _label(img, cv.p(pos), ball, (0, 0, 0))
+        if labels and ball_label(ball):
+            _label(img, cv.p(pos), ball_label(ball), (0, 0, 0))
     for ball, pos in spotted:
         cv2.circle(img, cv.p(pos), cv.r(R * 1.3), SPOT, 2, cv2.LINE_AA)
-        if labels:
-            _label(img, cv.p((pos[0], pos[1] - 2 * R)), ball, SPOT)
+        if labels and ball_label(ball):
+            _label(img, cv.p((pos[0], pos[1] - 2 * R)), ball_label(ball), SPOT)
     if title:
         cv2.putText(img, title, (8, 18), cv2.FONT_HERSHEY_SIMPLEX, 0.5, TEXT, 1, cv2.LINE_AA)
     return img

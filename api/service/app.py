@@ -17,11 +17,12 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Redirect
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
 
+from api import names
 from api.service.apidoc import openapi_html
 from api.service.hub import ClientDropped
 from api.service.match import InputRejected, MatchService
 from api.service.protocol import match_protocol, protocol_html
-from api.service.review import clip_file, picture_png, shot_list, shot_pack
+from api.service.review import ClipError, ShotClips, picture_png, shot_list, shot_pack
 from api.service.settings import ServiceSettings
 from tracking.events import Event
 
@@ -55,6 +56,8 @@ def create_app(service: MatchService, settings: ServiceSettings) -> FastAPI:
     app = FastAPI(title="tableref", version="0.1.0", description=DESCRIPTION, lifespan=lifespan)
     app.state.service = service
     app.state.settings = settings
+    clips = ShotClips(settings.cache_dir)
+    app.state.clips = clips
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 
     def operator(authorization: Annotated[str | None, Header()] = None) -> None:
@@ -197,19 +200,34 @@ def create_app(service: MatchService, settings: ServiceSettings) -> FastAPI:
         return Response(png, media_type="image/png")
 
     @app.get("/shots/{n}/clip", tags=["review"], response_class=FileResponse)
-    def shot_clip(n: int) -> FileResponse:
-        """The video excerpt of shot n (WebM), cut from the match video."""
+    @app.head("/shots/{n}/clip", tags=["review"], response_class=FileResponse, include_in_schema=False)
+    def shot_clip(n: int, authorization: Annotated[str | None, Header()] = None) -> FileResponse:
+        """The video excerpt of shot n (WebM), cut once from the match video. For the referee's console (with
+        the operator token) until the operator publishes it (`POST /shots/{n}/clip/publish`); then for anyone."""
         pack = _pack(n)
+        if not clips.published(service.match_id, n):
+            if not authorization:
+                raise HTTPException(401, f"the clip of shot {n} is not published: the operator token is needed",
+                                    headers={"WWW-Authenticate": "Bearer"})  # fmt: skip
+            operator(authorization)
         match = service.store.match(service.match_id)
-        video = _match_video(match.source)
-        if video is None:
-            raise HTTPException(404, "this match has no recorded video (its source is an event log or a live feed)")
-        out = settings.cache_dir / "clips" / f"match{match.id}-shot{n}.webm"
         try:
-            path = clip_file(video, pack, match.fps, out)
-        except OSError as exc:
-            raise HTTPException(500, str(exc)) from None
+            path = clips.clip(_match_video(match.source), pack, match.fps, match.id)
+        except ClipError as exc:
+            raise HTTPException(exc.status, exc.reason) from None
         return FileResponse(path, media_type="video/webm")
+
+    @app.post("/shots/{n}/clip/publish", tags=["review"], dependencies=[Depends(operator)])
+    def publish_clip(n: int) -> dict[str, Any]:
+        """The operator publishes shot n's clip: from now on anyone may fetch it (the overlay, a broadcast)."""
+        _pack(n)
+        clips.publish(service.match_id, n)
+        return {"shot": n, "published": True, "clip": f"/shots/{n}/clip"}
+
+    @app.get("/names", tags=["pages"])
+    def display_names() -> dict[str, Any]:
+        """What the pages show for this match's codes: the game's name and target, pockets, manual fouls."""
+        return names.display_info(service.game)
 
     @app.get("/protocol", tags=["review"])
     def protocol() -> dict[str, Any]:
@@ -222,7 +240,8 @@ def create_app(service: MatchService, settings: ServiceSettings) -> FastAPI:
         return HTMLResponse(protocol_html(match_protocol(service.store, service.match_id)))
 
     def _pack(n: int) -> dict[str, Any]:
-        pack = shot_pack(service.store, service.match_id, n)
+        match = service.store.match(service.match_id)
+        pack = shot_pack(service.store, service.match_id, n, table=service.table, fps=match.fps)
         if pack is None:
             raise HTTPException(404, f"no shot {n} in this match")
         return pack

@@ -4,35 +4,56 @@ end positions, the top-down picture and the video excerpt."""
 from __future__ import annotations
 
 import importlib
+import os
+import threading
 from pathlib import Path
 from typing import Any
 
 import cv2
 
+from api import names
 from api.store import Store
 from calibration.table import TableModel
 from tracking.events import Event
 
 CLIP_MARGIN_S = 0.5  # video shown before the shot starts and after it ends
+PICTURE_PX_PER_MM = 0.3  # the review drawing's scale (the console draws over it in the same frame)
+PICTURE_MARGIN_BALLS = 2.2  # the drawing's margin around the playing field, in ball radii
 
 
-def shot_pack(store: Store, match_id: int, shot: int) -> dict[str, Any] | None:
+def shot_pack(
+    store: Store, match_id: int, shot: int, table: TableModel | None = None, fps: float | None = None
+) -> dict[str, Any] | None:
     row = store.shot(match_id, shot)
     if row is None:
         return None
     history = store.verdict_history(match_id, shot)
     verdict = history[-1] if history else None
-    return {
+    events = store.shot_events(match_id, shot)
+    pack: dict[str, Any] = {
         **row,
         "player": verdict.get("player") if verdict else None,
-        "events": store.shot_events(match_id, shot),
+        "events": events,
         "inputs": store.shot_inputs(match_id, shot),
         "verdict": verdict,
         "amendments": len(history) - 1 if history else 0,
         "clauses": sorted({f["rule"] for f in (verdict or {}).get("fouls", []) if f.get("rule")}),
+        "notes": names.verdict_notes(verdict or {}),
+        "summary": names.shot_text(events) if events else "",
         "picture": f"/shots/{shot}/picture.png",
         "clip": f"/shots/{shot}/clip",
     }
+    if fps:
+        # The clip starts CLIP_MARGIN_S before the shot's first frame: the console maps video time to match time.
+        pack["fps"] = fps
+        first = max(int(row.get("start_frame") or 0) - round(CLIP_MARGIN_S * fps), 0)
+        pack["clip_t0"] = first / fps
+    if table is not None:
+        pack["table"] = {
+            "length_mm": table.length_mm, "width_mm": table.width_mm,
+            "margin_mm": PICTURE_MARGIN_BALLS * table.ball_radius_mm, "px_per_mm": PICTURE_PX_PER_MM,
+        }  # fmt: skip
+    return pack
 
 
 def shot_list(store: Store, match_id: int) -> list[dict[str, Any]]:
@@ -63,18 +84,72 @@ def picture_png(pack: dict[str, Any], table: TableModel, paths: list[tuple[str, 
     spotted = [(str(s["ball"]), (float(s["pos"][0]), float(s["pos"][1]))) for s in verdict.get("spot") or []]
     img = tabledraw.shot_picture(
         table, events, paths=tabledraw.paths_from_rows(paths) if paths else None, spotted=spotted,
-        title=f"shot {pack['shot']}",
+        title=f"shot {pack['shot'] + 1}", px_per_mm=PICTURE_PX_PER_MM,
     )  # fmt: skip
     return bytes(tabledraw.encode_png(img))
 
 
+class ClipError(Exception):
+    """A clip that cannot be served, with the HTTP status and a one-line reason (no server paths)."""
+
+    def __init__(self, status: int, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
+
+
+class ShotClips:
+    """The shot clips of the service's matches: each cut once, under a lock, and kept in ``cache_dir``.
+
+    Cutting a clip re-encodes seconds of video; the first viewers of a disputed shot ask for it at once, and
+    each cutting it again wasted the machine and raced on the same file. One lock per clip: the first request
+    cuts, the others wait and get the same file. A clip is for the referee's console (with the operator
+    token) until the operator publishes it; then anyone may fetch it (a marker file beside it says so, so
+    publication survives a restart)."""
+
+    def __init__(self, cache_dir: Path) -> None:
+        self.dir = Path(cache_dir) / "clips"
+        self._guard = threading.Lock()
+        self._locks: dict[Path, threading.Lock] = {}
+        self.cuts = 0  # clips actually encoded by this process (the rest came from the cache)
+
+    def path(self, match_id: int, shot: int) -> Path:
+        return self.dir / f"match{match_id}-shot{shot}.webm"
+
+    def published(self, match_id: int, shot: int) -> bool:
+        return self.path(match_id, shot).with_suffix(".published").exists()
+
+    def publish(self, match_id: int, shot: int) -> None:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.path(match_id, shot).with_suffix(".published").touch()
+
+    def clip(self, video: Path | None, pack: dict[str, Any], fps: float | None, match_id: int) -> Path:
+        if video is None:
+            raise ClipError(404, "this match has no recorded video (its source is an event log or a live feed)")
+        if pack.get("end_frame") is None:
+            raise ClipError(409, f"shot {pack['shot']} is still being played; its clip is cut once it ends")
+        out = self.path(match_id, int(pack["shot"]))
+        with self._guard:
+            lock = self._locks.setdefault(out, threading.Lock())
+        with lock:
+            if out.exists():
+                return out
+            try:
+                clip_file(video, pack, fps, out)
+            except OSError as exc:
+                raise ClipError(500, f"the clip of shot {pack['shot']} could not be cut: {exc}") from None
+            self.cuts += 1
+            return out
+
+
 def clip_file(source_video: Path, pack: dict[str, Any], fps: float | None, out: Path) -> Path:
-    """Cut the shot out of the source video into a WebM (VP8, which browsers play) at ``out``; cached."""
+    """Cut the shot out of the source video into a WebM (VP8, which browsers play) at ``out``; cached.
+    Errors name no file (the message reaches web clients)."""
     if out.exists():
         return out
     cap = cv2.VideoCapture(str(source_video))
     if not cap.isOpened():
-        raise OSError(f"cannot open the match video {source_video}")
+        raise OSError("the match video cannot be opened")
     try:
         rate = fps or float(cap.get(cv2.CAP_PROP_FPS) or 0.0) or 30.0
         margin = round(CLIP_MARGIN_S * rate)
@@ -83,22 +158,28 @@ def clip_file(source_video: Path, pack: dict[str, Any], fps: float | None, out: 
         last = (int(end) if end is not None else first + int(10 * rate)) + margin
         cap.set(cv2.CAP_PROP_POS_FRAMES, first)
         out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_suffix(".part.webm")
+        # A name of its own per writer, so that a crashed cut never leaves a half file under the final name.
+        tmp = out.with_name(f"{out.stem}.{os.getpid()}-{threading.get_ident()}.part.webm")
         writer: cv2.VideoWriter | None = None
-        for _ in range(first, last + 1):
-            ok, frame = cap.read()
-            if not ok:
-                break
+        try:
+            for _ in range(first, last + 1):
+                ok, frame = cap.read()
+                if not ok:
+                    break
+                if writer is None:
+                    h, w = frame.shape[:2]
+                    writer = cv2.VideoWriter(str(tmp), cv2.VideoWriter.fourcc(*"VP80"), rate, (w, h))
+                    if not writer.isOpened():
+                        raise OSError("this OpenCV build cannot write VP8 video")
+                writer.write(frame)
             if writer is None:
-                h, w = frame.shape[:2]
-                writer = cv2.VideoWriter(str(tmp), cv2.VideoWriter.fourcc(*"VP80"), rate, (w, h))
-                if not writer.isOpened():
-                    raise OSError("this OpenCV build cannot write VP8 video")
-            writer.write(frame)
-        if writer is None:
-            raise OSError(f"the match video has no frames from {first}")
-        writer.release()
-        tmp.replace(out)
+                raise OSError(f"the match video has no frames from frame {first}")
+            writer.release()
+            tmp.replace(out)
+        finally:
+            if writer is not None:
+                writer.release()
+            tmp.unlink(missing_ok=True)
         return out
     finally:
         cap.release()
