@@ -84,13 +84,15 @@ _REQUIRED: dict[str, tuple[str, ...]] = {
     "void_pot": ("ball",),
 }
 _OPTIONAL: dict[str, tuple[str, ...]] = {
+    "frame_start": ("players",),  # documented extension: the players' names, {"A": ..., "B": ...}
     "call": ("ball", "pocket", "cue_pocket"),
     "pot": ("pos",),
 }
 _PAYLOAD = (
     "ball", "balls", "pos", "positions", "cushion", "pocket", "line", "direction",
-    "game", "breaker", "cue_pocket", "code", "player", "to",
+    "game", "breaker", "cue_pocket", "code", "player", "to", "players",
 )  # fmt: skip
+PLAYER_NAME_MAX = 40  # characters: a name on a score bar
 BALL_ID_RE = re.compile(r"^(cue|[1-9]|1[0-5]|t[1-9][0-9]*)$")
 
 
@@ -128,6 +130,7 @@ class Event(BaseModel):
     code: str | None = None
     player: Literal["A", "B"] | None = None
     to: str | None = None
+    players: dict[Literal["A", "B"], str] | None = None
 
     confidence: float = 1.0
     review: bool = False
@@ -167,6 +170,9 @@ class Event(BaseModel):
                     raise ValueError(f'\'{name}\' must be a ball id: "cue", "1".."15" or "tN" (got \'{v}\')')
             if self.type == "rename" and self.ball == self.to:
                 raise ValueError("a rename names two different ids")
+        for side, name in (self.players or {}).items():
+            if not name.strip() or len(name) > PLAYER_NAME_MAX or not name.isprintable():
+                raise ValueError(f"player {side}'s name must be 1..{PLAYER_NAME_MAX} printable characters")
         if self.code is not None and self.code not in MANUAL_FOUL_CODES:
             raise ValueError(f"unknown manual foul '{self.code}'")
         return self
@@ -194,7 +200,7 @@ class Event(BaseModel):
             if isinstance(v, tuple):
                 v = list(v)
             elif isinstance(v, dict):
-                v = {k: list(p) for k, p in v.items()}
+                v = {k: p if isinstance(p, str) else list(p) for k, p in v.items()}
             out[name] = v
         if self.confidence < 1.0:
             out["confidence"] = self.confidence

@@ -31,6 +31,7 @@ class LiveState:
     winner: str | None = None
     t: float | None = None
     video_frame: int | None = None
+    source: dict[str, Any] = field(default_factory=dict)  # the source's condition (runner), when it has one
 
     @property
     def next_shot(self) -> int:
@@ -67,6 +68,7 @@ class LiveState:
             self.video_frame = ev["frame"]
         if kind == "frame_start":
             self.begin_frame(ev.get("breaker"))
+            self.players.update(ev.get("players") or {})  # the operator names the players at a frame's start
         elif kind == "rename":
             self.rename(str(ev["ball"]), str(ev["to"]))
         elif kind == "shot_start":
@@ -127,4 +129,5 @@ class LiveState:
             "frame_over": self.frame_over,
             "winner": self.winner,
             "balls": len(self.positions),
+            **({"source": dict(self.source)} if self.source else {}),
         }

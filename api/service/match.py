@@ -48,6 +48,8 @@ class MatchService:
         self.resumed = store.last_seq(self.match.id) > 0
         self.hub = StreamHub(self._read, client_limit=client_limit)
         self.source_info: dict[str, Any] = {"status": "starting"}
+        # shot -> why its verdict needs a referee's review (the camera was lost or dropped frames during it)
+        self.review_reasons: dict[int, list[str]] = {}
         self._lock = threading.RLock()
         # Called with each operator input once it is stored (the runner passes renames to the pipeline).
         self.input_hooks: list[Callable[[Event], None]] = []
@@ -173,6 +175,25 @@ class MatchService:
             upd["positions"] = {names.get(b, b): p for b, p in ev.positions.items()}
         return ev.model_copy(update=upd) if upd else ev
 
+    def flag_shot(self, shot: int, reason: str) -> None:
+        """The shot's verdict (when it comes, and every amended one) is flagged for review, ``reason`` in its
+        notes: the observer did not see all of it."""
+        with self._lock:
+            reasons = self.review_reasons.setdefault(shot, [])
+            if reason not in reasons:
+                reasons.append(reason)
+
+    def note_source(self, source: dict[str, Any]) -> None:
+        """The source's condition as the stream shows it (a ``state`` message when it changes): live,
+        reconnecting, ended early."""
+        with self._lock:
+            if source == self.live.source:
+                return
+            self.live.source = dict(source)
+            with self.store.transaction() as tx:
+                self._maybe_state(tx)
+            self.hub.publish(tx.messages)
+
     def finish(self, status: str = "finished") -> None:
         with self._lock:
             self.store.set_match_status(self.match.id, status)
@@ -212,6 +233,9 @@ class MatchService:
             self._note_referee_error(ev, exc)
             return
         for v in verdicts:
+            reasons = self.review_reasons.get(v.get("shot")) if isinstance(v.get("shot"), int) else None
+            if reasons:
+                v = {**v, "review": True, "notes": [*(v.get("notes") or []), *reasons]}
             tx.verdict(mid, v, self.live.game_frame)
             self.live.apply_verdict(v)
 
@@ -233,13 +257,13 @@ class MatchService:
             out: dict[str, Any] = {
                 "match": self.match.id,
                 "game": self.game,
-                "players": dict(self.match.players),
+                "players": dict(live.players),  # as the last frame_start named them
                 "calibration": dict(self.calibration),
-                "source": dict(self.source_info),
                 "seq": self.store.last_seq(self.match.id),
                 "video_frame": live.video_frame,
                 "t": live.t,
                 **live.summary(),
+                "source": {**live.source, **self.source_info},
                 "balls": [{"id": b, "pos": [round(p[0], 1), round(p[1], 1)]} for b, p in sorted(positions.items())],
                 "last_verdict": live.last_verdict,
                 "referee": "on" if self.referee is not None else "not available in this build",

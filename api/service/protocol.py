@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
+from api import names as display
 from api.store import Store
 
 
@@ -43,27 +44,43 @@ def match_protocol(store: Store, match_id: int) -> dict[str, Any]:
         "game": match.game,
         "source": match.source,
         "status": match.status,
-        "players": match.players,
+        "players": _players(store, match_id, match.players),
+        "game_name": display.game_name(match.game),
         "frames": ordered,
         "frames_won": won,
         "fouls": fouls,
     }
 
 
+def _players(store: Store, match_id: int, players: dict[str, str]) -> dict[str, str]:
+    """The players as the operator named them at the last frame's start (else as the match was opened)."""
+    out = dict(players)
+    after = 0
+    while page := store.messages(match_id, after, 1000):
+        for msg in page:
+            if msg.kind == "input" and msg.data.get("type") == "frame_start":
+                out.update(msg.data.get("players") or {})
+        after = page[-1].seq
+    return out
+
+
 def protocol_html(proto: dict[str, Any]) -> str:
     e = html.escape
-    names = proto["players"]
+    names = {side: display.player_name(proto["players"], side) for side in ("A", "B")}
+    game = f"{display.game_name(proto['game'])} ({display.game_title(proto['game'])})"
     rows = []
     for fr in proto["frames"]:
         winner = names.get(fr["winner"], fr["winner"]) if fr["winner"] else "—"
         rows.append(
-            f"<tr><td>{fr['n']}</td><td>{e(str(fr['game']))}</td><td>{e(str(names.get(fr['breaker'], '—')))}</td>"
+            f"<tr><td>{fr['n']}</td><td>{e(display.game_name(fr['game']))}</td>"
+            f"<td>{e(str(names.get(fr['breaker'], '—')))}</td>"
             f"<td>{fr['shots']}</td><td>{fr['score']['A']} : {fr['score']['B']}</td><td>{e(str(winner))}</td>"
             f"<td>{fr['fouls']['A']}</td><td>{fr['fouls']['B']}</td></tr>"
         )
     fouls = [
         f"<tr><td>{f['shot']}</td><td>{e(str(names.get(f['player'], f['player'])))}</td>"
-        f"<td>{e(str(f.get('code')))}</td><td>{e(str(f.get('text', '')))}</td><td>{e(str(f.get('rule', '')))}</td></tr>"
+        f"<td>{e(str(f.get('code')))}</td><td>{e(display.humanize(str(f.get('text', ''))))}</td>"
+        f"<td>{e(str(f.get('rule', '')))}</td></tr>"
         for fr in proto["frames"]
         for f in fr["foul_list"]
     ]
@@ -73,7 +90,7 @@ def protocol_html(proto: dict[str, Any]) -> str:
 <link rel="stylesheet" href="/static/protocol.css"></head>
 <body>
 <h1>Протокол встречи / Match protocol</h1>
-<p>Game <b>{e(str(proto["game"]))}</b> · match {proto["match"]} · {e(str(proto["status"]))}</p>
+<p>Game <b>{e(game)}</b> · match {proto["match"]} · {e(str(proto["status"]))}</p>
 <p class="players"><b>A</b>: {a} &nbsp; <b>B</b>: {b} &nbsp; · frames won {proto["frames_won"]["A"]} : {
         proto["frames_won"]["B"]
     } · fouls {proto["fouls"]["A"]} : {proto["fouls"]["B"]}</p>
