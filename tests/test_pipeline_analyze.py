@@ -96,7 +96,7 @@ def test_analyze_writes_events_tracks_and_report(tmp_path: Path) -> None:
     assert {r["ball"] for r in rows} == {"t1", "t2"}
     assert len(rows) >= 2 * (len(sim.frames) - 2)
     page = (out / "report.html").read_text(encoding="utf-8")
-    assert "trails.png" in page and "Shot 0" in page
+    assert "trails.png" in page and "Shot 1 " in page
     png = cv2.imread(str(out / "trails.png"))
     assert png is not None and png.shape[1] > png.shape[0]
 

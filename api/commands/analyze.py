@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from api.capture import open_video
+from api.console_text import match_lines
 from api.pipeline import PREFETCH, Pipeline, timed_frames
 from api.report import write_report
 from calibration.aspect import aspect_problem
@@ -253,7 +254,9 @@ def run(args: argparse.Namespace) -> int:
         stats["referee"] = problem
     if warnings:
         stats["warnings"] = "; ".join(warnings)
-    write_report(out, table, stream, rows, video=video.name, verdicts=verdicts, stats=stats)
+    write_report(out, table, stream, rows, video=video.name, verdicts=verdicts, stats=stats, game=args.game)
+    for line in match_lines((e.to_dict() for e in stream), verdicts, game=args.game):
+        print(line)
     n_pots = sum(1 for e in events if e.type == "pot")
     n_shots = sum(1 for e in events if e.type == "shot_start")
     print(
