@@ -13,12 +13,18 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from types import ModuleType
 
 # Before numpy loads: the tracker's small matrix products on one BLAS thread give the same digits run to run
 # (OpenBLAS splits some of them across threads and the sums differ in the last bits), and they do not fight
 # the decode and detection threads for the cores. An operator's own setting wins.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+# Before cv2 loads: a file OpenCV cannot read gets our one-line error, not FFmpeg's and OpenCV's own warnings
+# printed above it ("moov atom not found", "backend is generally available but can't be used..."). An
+# operator who wants them back sets these.
+os.environ.setdefault("OPENCV_LOG_LEVEL", "ERROR")
+os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")  # FFmpeg's AV_LOG_QUIET
 
 # name -> (module under api.commands, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -32,7 +38,25 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "eval": ("eval", "compare predicted events and tracks with the truth"),
     "bench": ("bench", "run the benchmarks and print their figures"),
     "train-detector": ("train_detector", "train, export and document the neural ball detector (train extra)"),
+    "warmup": ("warmup", "compile the ball detector's kernels now (done once, automatically, on first use)"),
 }
+
+EPILOG = (
+    "Start with `tableref demo`. `tableref COMMAND --help` lists a command's options and their defaults. "
+    "Formats and the HTTP API: docs/CONTRACT.md and docs/CONTRACT-EXTENSIONS.md."
+)
+
+
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows an option's default after its help, unless the help already names it or there is none to show
+    (an unset option, a flag that is off)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        if "default" in text or default in (None, False, argparse.SUPPRESS) or not action.option_strings:
+            return text
+        return text + " (default: %(default)s)"
 
 
 class NotAvailable(Exception):
@@ -50,14 +74,50 @@ def _load(name: str) -> ModuleType:
 
 
 def build_parser(load: bool = True, only: str | None = None) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tableref", description="Computer-vision referee for Russian billiards.")
+    parser = argparse.ArgumentParser(
+        prog="tableref", description="Computer-vision referee for Russian billiards.", epilog=EPILOG
+    )
+    parser.add_argument("--version", action="version", version=f"tableref {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (_, help_text) in COMMANDS.items():
-        p = sub.add_parser(name, help=help_text, description=help_text)
+        p = sub.add_parser(name, help=help_text, description=help_text, formatter_class=HelpFormatter)
         if load and (only is None or only == name):
             with contextlib.suppress(NotAvailable):  # main() reports it when the command is asked for
                 _load(name).add_arguments(p)
     return parser
+
+
+def version() -> str:
+    """The installed package's version (its metadata; the source tree's pyproject.toml when not installed)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("tableref")
+    except metadata.PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+def _names_a_file(value: object) -> bool:
+    return isinstance(value, str) and Path(value).exists()
+
+
+def needs_kernels(args: argparse.Namespace) -> bool:
+    """Whether the command will run the ball detector, whose compiled kernels must be ready before a clock
+    starts. A missing input is left to the command's own one-line error (no compile before it)."""
+    name = args.command
+    if name == "demo":
+        return not getattr(args, "replay_truth", False)
+    if name == "serve":
+        source = str(args.source)
+        is_camera_or_stream = source.isdigit() or "://" in source
+        return is_camera_or_stream or (_names_a_file(source) and not source.endswith(".jsonl"))
+    if name == "analyze":
+        return _names_a_file(args.video)
+    if name == "detect":
+        return _names_a_file(args.image)
+    if name == "bench":
+        return args.name in ("all", "detect", "analyze") or (args.name == "tracking" and "--suite" in args.options)
+    return False
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -76,6 +136,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         module = _load(args.command)
+        if needs_kernels(args):
+            from api.warmup import ensure_compiled
+
+            ensure_compiled()
         code = module.run(args)
     except NotAvailable:
         print(f"tableref {args.command}: not available yet", file=sys.stderr)
