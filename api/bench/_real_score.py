@@ -1,0 +1,353 @@
+"""Scores one analyze run of a real clip against its by-eye label (``_real_labels``).
+
+What each figure means (printed by ``tableref bench real`` too):
+
+- **pots**: a found pot matches a labelled one when it is in the same pocket, named by its IMAGE position
+  (each pocket's mouth centre projected to pixels with the calibration the run used), and its time lies in
+  the label's frame window (jaws .. gone) widened by ``POT_SLACK_S`` either side; one-to-one, earliest label
+  first. "Pocket and ball" also needs the same ball, judged only where the label and the run both give an id
+  that can be compared (``cue`` or a number); the count of such pots is printed beside it.
+- **tracked at the first / last frame**: labelled balls that a track lies on, one track per ball (optimal
+  assignment), within one ball diameter of the labelled pixel projected to the table through the
+  calibration (at the ball centre's height). A tracker needs a frame or two to confirm a ball, so a track
+  counts at the first frame if it exists within ``EDGE_S`` of it (its position at the frame nearest it), and
+  likewise at the last.
+- **phantom track**: a track that never comes within one ball diameter of any labelled ball's position at
+  the first or the last frame (where every real ball rests, or comes to rest), and that is not a moving
+  ball's fragment: a fragment lives only after a labelled stroke and moves at a rolling ball's speed
+  (median over its life >= ``MOVING_MM_S``). Its phantom time is its whole lifetime. Moving fragments are
+  counted apart ("excused"), so that what the rule excuses is in the printout.
+- **first contact**: per labelled shot, the run's shot starting within ``SHOT_SLACK_S`` of the stroke; its
+  first contact that involves the struck ball names the other ball. It is right when the label's first hit
+  and that ball are the same id (both ``cue`` or numbers); else when that track lay on a labelled ball of the
+  label's name at the first frame (or, not tracked then, at the last); else when it lay, at the stroke,
+  within one ball diameter of a labelled ball of that name (first or last frame). Where several labelled
+  balls share the name ("red"), any of them is right. A label of "no ball hit" is right when the run's shot
+  has no contact of the struck ball.
+- **cue transfer**: at the first or the last frame the run's cue track lies on a labelled ball that is not
+  the cue ball, or lies off the labelled cue ball that is on the table then (counted once per clip edge).
+  The run's cue track is the one it names ``cue``; where its tracker names none (pool's "eight"), the ball
+  its first shot started with.
+- **events in cuts**: events whose frame lies in a labelled ``cuts`` span (a camera cut or a wipe): none is
+  right.
+- **off table**: labelled balls leaving the table matched to the run's ``off_table`` events within
+  ``SHOT_SLACK_S``; the rest of the run's ``off_table`` events are false.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from api.bench._real_labels import ClipLabel, LabelledBall, is_numbered, labelled_cue
+from calibration.mapping import CORNER_NAMES, Calibration, CalibrationError
+
+POT_SLACK_S = 0.2  # a pot is timed when the ball crosses the mouth; the label, by what the eye sees
+EDGE_S = 0.2  # how soon after the first frame (and before the last) a track counts as "at" it
+MOVING_MM_S = 150.0  # median speed of a rolling ball's track fragment (a resting thing is slower)
+SHOT_SLACK_S = 0.5  # a stroke seen by eye and the run's shot start
+
+
+@dataclass(frozen=True)
+class Track:
+    ball: str
+    frame: np.ndarray  # int
+    xy: np.ndarray  # (N, 2) table mm
+
+
+@dataclass
+class ClipScore:
+    name: str
+    split: str
+    error: str | None = None  # the one-line error of a run that did not finish
+    speed: float | None = None  # x real time, as analyze printed it
+    pots_labelled: int = 0
+    pots_found: int = 0
+    pots_right_pocket: int = 0
+    pots_ball_comparable: int = 0
+    pots_ball_right: int = 0
+    first_labelled: int = 0
+    first_tracked: int = 0
+    last_labelled: int = 0
+    last_tracked: int = 0
+    phantoms: int = 0
+    phantom_s: float = 0.0
+    phantom_longest_s: float = 0.0
+    excused_moving: int = 0
+    excused_moving_s: float = 0.0
+    shots_labelled: int = 0
+    first_contact_right: int = 0
+    cue_transfers: int = 0
+    events_in_cuts: int = 0
+    off_labelled: int = 0
+    off_found: int = 0
+    off_right: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def read_tracks(path: Path) -> dict[str, Track]:
+    rows: dict[str, list[tuple[int, float, float]]] = {}
+    with open(path, newline="", encoding="utf-8") as f:
+        for r in csv.DictReader(f):
+            rows.setdefault(r["ball"], []).append((int(r["frame"]), float(r["x"]), float(r["y"])))
+    out = {}
+    for ball, rs in rows.items():
+        rs.sort()
+        a = np.array(rs, dtype=np.float64)
+        out[ball] = Track(ball, a[:, 0].astype(np.int64), a[:, 1:3])
+    return out
+
+
+def image_pocket_names(cal: Calibration) -> dict[str, str]:
+    """Each pocket's name by where the calibration puts it in the image: ``top-left`` ... for a table lying
+    across the picture, ``left-top`` ... for one standing upright in it."""
+    corners = {n: np.asarray(cal.corners_px[n], dtype=np.float64) for n in CORNER_NAMES}
+    house = (corners["house-left"] + corners["house-right"]) / 2
+    axis = (corners["pyramid-left"] + corners["pyramid-right"]) / 2 - house
+    lying = abs(axis[0]) >= abs(axis[1])
+    centre = cal.table_to_image(np.array([cal.table.spots["center"]]))[0]
+    names = {}
+    for name, pocket in cal.table.pockets.items():
+        u, v = cal.table_to_image(np.array([pocket.mouth_center]))[0]
+        if lying:
+            along = "middle" if pocket.kind == "middle" else ("left" if u < centre[0] else "right")
+            names[name] = f"{'top' if v < centre[1] else 'bottom'}-{along}"
+        else:
+            along = "middle" if pocket.kind == "middle" else ("top" if v < centre[1] else "bottom")
+            names[name] = f"{'left' if u < centre[0] else 'right'}-{along}"
+    return names
+
+
+def balls_mm(cal: Calibration, balls: tuple[LabelledBall, ...]) -> np.ndarray:
+    """Table mm of labelled ball centres (pixels cut at the ball centre's height; on the cloth plane where the
+    calibration cannot place the camera)."""
+    if not balls:
+        return np.zeros((0, 2))
+    px = np.array([b.px for b in balls], dtype=np.float64)
+    try:
+        return cal.ball_px_to_table(px)
+    except CalibrationError:
+        return cal.image_to_table(px)
+
+
+def _match(a: np.ndarray, b: np.ndarray, gate: float) -> list[tuple[int, int]]:
+    """Optimal one-to-one pairs (i of a, j of b) within ``gate``."""
+    if len(a) == 0 or len(b) == 0:
+        return []
+    d = np.linalg.norm(a[:, None, :] - b[None, :, :], axis=2)
+    cost = np.where(d <= gate, d, 1e9)
+    r, c = linear_sum_assignment(cost)
+    return [(int(i), int(j)) for i, j in zip(r, c, strict=True) if cost[i, j] < 1e9]
+
+
+def tracks_at(tracks: dict[str, Track], frame: int, lo: int, hi: int) -> tuple[list[str], np.ndarray]:
+    """Every track alive somewhere in frames [lo, hi], at its frame nearest ``frame``."""
+    names, pts = [], []
+    for ball, tr in tracks.items():
+        inside = np.flatnonzero((tr.frame >= lo) & (tr.frame <= hi))
+        if len(inside):
+            k = inside[np.argmin(np.abs(tr.frame[inside] - frame))]
+            names.append(ball)
+            pts.append(tr.xy[k])
+    return names, np.array(pts, dtype=np.float64).reshape(-1, 2)
+
+
+def _score_pots(s: ClipScore, label: ClipLabel, cal: Calibration, events: list[dict[str, Any]]) -> None:
+    names = image_pocket_names(cal)
+    found = [e for e in events if e.get("type") == "pot"]
+    s.pots_labelled, s.pots_found = len(label.pots), len(found)
+    used: set[int] = set()
+    for lp in sorted(label.pots, key=lambda p: p.frames[0]):
+        lo = lp.frames[0] / label.fps - POT_SLACK_S
+        hi = lp.frames[1] / label.fps + POT_SLACK_S
+        mid = (lo + hi) / 2
+        cands = [
+            (abs(float(e.get("t") or 0.0) - mid), i)
+            for i, e in enumerate(found)
+            if i not in used and names.get(str(e.get("pocket"))) == lp.pocket and lo <= float(e.get("t") or 0.0) <= hi
+        ]
+        if not cands:
+            continue
+        _, i = min(cands)
+        used.add(i)
+        s.pots_right_pocket += 1
+        ours = str(found[i].get("ball"))
+        if is_numbered(lp.ball) and is_numbered(ours):
+            s.pots_ball_comparable += 1
+            s.pots_ball_right += int(ours == lp.ball)
+    for i, e in enumerate(found):
+        if i not in used:
+            s.notes.append(f"pot not in the labels: {e.get('ball')} into {names.get(str(e.get('pocket')), '?')} "
+                           f"at frame {e.get('frame')}")  # fmt: skip
+
+
+def run_cue(tracks: dict[str, Track], events: list[dict[str, Any]]) -> str | None:
+    """The run's cue ball: the track it names ``cue``; in a game whose tracker names no cue ball, the ball
+    its first shot started with (a stroke sets the cue ball moving)."""
+    if "cue" in tracks:
+        return "cue"
+    starts = sorted((float(e.get("t") or 0.0), str(e.get("ball"))) for e in events if e.get("type") == "shot_start")
+    return starts[0][1] if starts else None
+
+
+def _score_presence(
+    s: ClipScore, label: ClipLabel, cal: Calibration, tracks: dict[str, Track], d: float, cue: str | None
+) -> dict[str, str]:
+    """Balls tracked at the two edges and the cue track's identity there; returns the labelled name of each
+    track that lies on a labelled ball at the first frame (else at the last)."""
+    edge = max(1, round(EDGE_S * label.fps))
+    last = label.frames - 1
+    names: dict[str, str] = {}
+    for which, balls, frame, lo, hi in (
+        ("first", label.balls_first, 0, 0, edge),
+        ("last", label.balls_last, last, last - edge, last),
+    ):
+        truth = balls_mm(cal, balls)
+        ids, pts = tracks_at(tracks, frame, lo, hi)
+        pairs = _match(truth, pts, d)
+        setattr(s, f"{which}_labelled", len(balls))
+        setattr(s, f"{which}_tracked", len(pairs))
+        for j, k in pairs:
+            names.setdefault(ids[k], balls[j].ball)
+        # Cue identity: our cue track against the labelled balls at this edge.
+        if cue is None or cue not in ids:
+            continue  # a cue ball never tracked is counted above, not as a transfer
+        cue_xy = pts[ids.index(cue)]
+        dist = np.linalg.norm(truth - cue_xy, axis=1) if len(truth) else np.zeros(0)
+        lab_cue = labelled_cue(balls)
+        on_other = [balls[j].ball for j in np.flatnonzero(dist <= d) if balls[j] is not lab_cue]
+        k = balls.index(lab_cue) if lab_cue is not None else None
+        off_cue = k is not None and dist[k] > d
+        if on_other or off_cue:
+            s.cue_transfers += 1
+            what = f"on the labelled {on_other[0]}" if on_other else "off the labelled cue ball"
+            s.notes.append(f"cue track ({cue}) {what} at the {which} frame")
+    return names
+
+
+def _speed_median(tr: Track, fps: float) -> float:
+    if len(tr.frame) < 2:
+        return 0.0
+    dt = np.diff(tr.frame) / fps
+    v = np.linalg.norm(np.diff(tr.xy, axis=0), axis=1) / np.maximum(dt, 1e-9)
+    return float(np.median(v))
+
+
+def _score_phantoms(s: ClipScore, label: ClipLabel, cal: Calibration, tracks: dict[str, Track], d: float) -> None:
+    rest = np.vstack([balls_mm(cal, label.balls_first), balls_mm(cal, label.balls_last)])
+    strikes = [sh.strike_frame for sh in label.shots]
+    first_strike = min(strikes) - round(EDGE_S * label.fps) if strikes else None
+    for tr in tracks.values():
+        if len(rest):
+            near = np.min(np.linalg.norm(tr.xy[:, None, :] - rest[None, :, :], axis=2)) <= d
+            if near:
+                continue
+        life = (int(tr.frame[-1]) - int(tr.frame[0]) + 1) / label.fps
+        if first_strike is not None and tr.frame[0] >= first_strike and _speed_median(tr, label.fps) >= MOVING_MM_S:
+            s.excused_moving += 1
+            s.excused_moving_s += life
+            continue
+        s.phantoms += 1
+        s.phantom_s += life
+        if life > s.phantom_longest_s:
+            s.phantom_longest_s = life
+        if life > 0.5:
+            s.notes.append(f"phantom {tr.ball}: frames {int(tr.frame[0])}-{int(tr.frame[-1])} ({life:.1f} s)")
+
+
+def _position_at(tracks: dict[str, Track], ball: str, frame: int, start: dict[str, Any]) -> np.ndarray | None:
+    tr = tracks.get(ball)
+    if tr is not None and len(tr.frame):
+        k = int(np.argmin(np.abs(tr.frame - frame)))
+        if abs(int(tr.frame[k]) - frame) <= 2:
+            return tr.xy[k]
+    pos = (start.get("positions") or {}).get(ball)
+    return None if pos is None else np.asarray(pos, dtype=np.float64)
+
+
+def _score_first_contacts(
+    s: ClipScore,
+    label: ClipLabel,
+    cal: Calibration,
+    events: list[dict[str, Any]],
+    tracks: dict[str, Track],
+    names: dict[str, str],
+) -> None:
+    d = cal.table.ball_diameter_mm
+    starts = [e for e in events if e.get("type") == "shot_start"]
+    s.shots_labelled = len(label.shots)
+    used: set[int] = set()
+    every = label.balls_first + label.balls_last
+    every_mm = balls_mm(cal, every)
+    for sh in sorted(label.shots, key=lambda x: x.strike_frame):
+        t = sh.strike_frame / label.fps
+        cands = [(abs(float(e.get("t") or 0.0) - t), i) for i, e in enumerate(starts)
+                 if i not in used and abs(float(e.get("t") or 0.0) - t) <= SHOT_SLACK_S]  # fmt: skip
+        if not cands:
+            s.notes.append(f"shot at frame {sh.strike_frame}: no shot start found")
+            continue
+        _, i = min(cands)
+        used.add(i)
+        start = starts[i]
+        struck = str(start.get("ball"))
+        hits = [e for e in events if e.get("type") == "contact" and e.get("shot") == start.get("shot")
+                and struck in (e.get("balls") or [])]  # fmt: skip
+        hits.sort(key=lambda e: float(e.get("t") or 0.0))
+        other = None
+        if hits:
+            a, b = hits[0]["balls"][:2]
+            other = str(b if a == struck else a)
+        if sh.first_hit is None or other is None:
+            ok = sh.first_hit is None and other is None
+        elif is_numbered(sh.first_hit) and is_numbered(other):
+            ok = other == sh.first_hit
+        elif other in names:
+            ok = names[other] == sh.first_hit
+        else:
+            xy = _position_at(tracks, other, int(start.get("frame") or 0), start)
+            ok = xy is not None and any(
+                b.ball == sh.first_hit and np.linalg.norm(every_mm[j] - xy) <= d for j, b in enumerate(every)
+            )
+        s.first_contact_right += int(ok)
+        if not ok:
+            s.notes.append(f"shot at frame {sh.strike_frame}: first hit {other} (label {sh.first_hit})")
+
+
+def _score_cuts_and_off(s: ClipScore, label: ClipLabel, events: list[dict[str, Any]]) -> None:
+    for e in events:
+        f = e.get("frame")
+        if f is not None and any(a <= int(f) <= b for a, b in label.cuts):
+            s.events_in_cuts += 1
+    found = [e for e in events if e.get("type") == "off_table"]
+    s.off_labelled, s.off_found = len(label.off_table), len(found)
+    used: set[int] = set()
+    for _ball, frame in label.off_table:
+        t = frame / label.fps
+        cands = [(abs(float(e.get("t") or 0.0) - t), i) for i, e in enumerate(found)
+                 if i not in used and abs(float(e.get("t") or 0.0) - t) <= SHOT_SLACK_S]  # fmt: skip
+        if cands:
+            used.add(min(cands)[1])
+            s.off_right += 1
+
+
+def score_clip(
+    label: ClipLabel,
+    cal: Calibration,
+    events: list[dict[str, Any]],
+    tracks: dict[str, Track],
+    speed: float | None = None,
+) -> ClipScore:
+    """Every figure of one clip's run (the module's docstring says what each means)."""
+    s = ClipScore(label.name, label.split, speed=speed)
+    d = cal.table.ball_diameter_mm
+    _score_pots(s, label, cal, events)
+    names = _score_presence(s, label, cal, tracks, d, run_cue(tracks, events))
+    _score_phantoms(s, label, cal, tracks, d)
+    _score_first_contacts(s, label, cal, events, tracks, names)
+    _score_cuts_and_off(s, label, events)
+    return s
