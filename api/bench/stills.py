@@ -132,8 +132,10 @@ def snooker_stills(folder: Path) -> list[Still]:
 
 
 def calibration_from_h(table: TableModel, size: tuple[int, int]) -> Calibration:
-    """The snooker rig's camera from the README's homography: the playing field's corners projected to pixels
-    (the homography is for the ball-centre plane, a pixel or so off the cloth's)."""
+    """The snooker rig's camera from the README's homography: the playing field's corners projected to pixels.
+    The homography is for the ball-centre plane and the calibration takes it for the cloth's, so a ball placed
+    through it (``ball_px_to_table``, which allows for the centre's height once more) lands up to about 12 mm
+    too near the middle of the picture: a fallback, and the printout counts the stills that used it."""
     half_l, half_w = table.length_mm / 2, table.width_mm / 2
     theirs = {"house-left": (-half_l, half_w), "house-right": (-half_l, -half_w),
               "pyramid-left": (half_l, half_w), "pyramid-right": (half_l, -half_w)}  # fmt: skip
