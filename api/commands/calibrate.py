@@ -14,6 +14,9 @@ import json
 import sys
 from typing import Any
 
+import cv2
+import numpy as np
+
 from calibration.auto import auto_calibrate, checkerboard_lens
 from calibration.mapping import CORNER_NAMES, Calibration, CalibrationError
 from calibration.table import TableModel, TableSpec
@@ -53,6 +56,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="height of the cushion noses above the cloth; the found edges are projected down by it (default 0)",
     )
     parser.add_argument("--check", metavar="FILE", help="validate this calibration against SRC instead of writing")
+    parser.add_argument(
+        "--picture",
+        metavar="PNG",
+        help="also draw the calibrated table (cushion lines, pockets, house line) over SRC into this image, to check "
+        "by eye",
+    )
 
 
 def parse_table(size: str | None, ball: float | None) -> TableModel:
@@ -88,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
     if args.check:
         cal = Calibration.load(args.check, expect_image_size=size)
         print(json.dumps({"ok": True, "image_size": list(cal.image_size), "quality": cal.quality}))
+        write_picture(args.picture, img, cal)
         return 0
     if not args.out:
         raise CalibrationError("give --out FILE (or --check FILE)")
@@ -127,4 +137,15 @@ def run(args: argparse.Namespace) -> int:
             f", house end from {q.get('house_end_source', 'default')}"
         )
     print(summary, file=sys.stdout)
+    write_picture(args.picture, img, cal)
     return 0
+
+
+def write_picture(path: str | None, img: np.ndarray, cal: Calibration) -> None:
+    if not path:
+        return
+    from api.calibration_picture import draw_calibration
+
+    if not cv2.imwrite(path, draw_calibration(img, cal)):
+        raise CalibrationError(f"--picture {path}: cannot write an image there (give a .png or .jpg path)")
+    print(f"wrote {path}: the calibrated table drawn over the picture; check the lines sit on the cushions")
