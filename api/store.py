@@ -10,14 +10,23 @@ match protocol.
 
 Words: a *match* (встреча) is one observed session; a *frame* here is a frame of play (партия), not a
 video frame; video frames are counted in ``matches.progress_frame``, the last source frame fully handled.
+
+Opening refuses, in one line, a file that is not a tableref record (garbage, another program's database), a
+file shorter than its own header says (truncated), and a record that has lost committed messages (see
+``SeqMark``: a deleted write-ahead log or an emptied file is detected, never silently started over). A full
+disk fails the step with ``StoreFull`` and shows in ``health()`` until a later write succeeds.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
+import os
 import sqlite3
 import threading
 import time
+import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -26,7 +35,16 @@ from typing import Any, Literal
 
 Kind = Literal["event", "input", "verdict", "state"]
 
+log = logging.getLogger("tableref.store")
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+OUR_TABLES = frozenset({"matches", "stream", "events", "inputs", "verdicts", "shots", "frames", "tracks", "meta"})
+
 _SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS matches (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     created REAL NOT NULL,
@@ -129,38 +147,221 @@ class Match:
     fps: float | None
 
 
+class StoreError(ValueError):
+    """The match record cannot be opened or written; the message is one line naming the file."""
+
+
+class StoreFull(StoreError):
+    """The disk (or the database's size limit) is full: the step was not recorded."""
+
+
+def _is_full(exc: sqlite3.Error) -> bool:
+    return getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "full" in str(exc)
+
+
+def check_database_file(path: Path) -> None:
+    """Refuse a file that is not an SQLite database, or is shorter than its header says (cut off by a copy
+    or a crash of the disk): SQLite itself would open either and fail later, or start an empty record."""
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return
+    if size == 0:
+        return  # an empty file is a new record unless the sequence mark says otherwise (Store checks that)
+    with open(path, "rb") as f:
+        head = f.read(100)
+    if not head.startswith(SQLITE_MAGIC):
+        raise StoreError(f"{path} is not a tableref database (not an SQLite file: a corrupt or foreign file)")
+    if len(head) < 100:
+        raise StoreError(f"{path} is truncated: {size} bytes, shorter than an SQLite header")
+    page_size = int.from_bytes(head[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(head[28:32], "big")
+    # The page count in the header is valid only when its "version valid for" equals the change counter.
+    if head[92:96] == head[24:28] and size < pages * page_size:
+        raise StoreError(
+            f"{path} is truncated: {size} bytes where its header says {pages} pages of {page_size} bytes "
+            f"({pages * page_size} bytes); restore the file from a copy"
+        )
+
+
+class SeqMark:
+    """A small file beside the database, ``<db>-seq``, holding the database's id and the highest sequence
+    number committed to it, rewritten (atomically) after each commit.
+
+    Why a file outside the database: in WAL mode a commit lives in ``<db>-wal`` until a checkpoint copies it
+    into the main file, so a deleted WAL takes the last commits with it and leaves a main file that is
+    perfectly valid, only older; nothing inside the database can tell. The mark is written after the
+    commit, so after a crash it is never ahead of the record (a kill between the commit and the mark leaves
+    it one step behind, which is harmless). When the record reaches less far than the mark, messages that
+    clients were sent are gone: the service refuses to start instead of numbering new messages over them.
+    Only a power cut can leave a WAL that lost its last commits (``synchronous=NORMAL``) beside a mark that
+    kept them; the refusal then names the files so that the operator can accept the loss.
+    """
+
+    def __init__(self, db_path: Path) -> None:
+        self.path = db_path.with_name(db_path.name + "-seq")
+        self._written = -1
+
+    def read(self) -> tuple[str, int] | None:
+        try:
+            obj = json.loads(self.path.read_text())
+            return str(obj["db"]), int(obj["seq"])
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            log.warning("%s is unreadable (%s); ignoring it", self.path, exc)
+            return None
+
+    def write(self, db_id: str, seq: int) -> None:
+        if seq == self._written:
+            return
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        try:
+            tmp.write_text(json.dumps({"db": db_id, "seq": seq}))
+            os.replace(tmp, self.path)
+            self._written = seq
+        except OSError as exc:  # a full disk: the record itself reports it
+            log.warning("could not write %s: %s", self.path, exc)
+
+
 class Store:
     """A thread-safe handle on the match database (one connection, one lock)."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._lock = threading.RLock()
+        self._health: dict[str, Any] = {"status": "ok", "detail": None, "since": None, "failed_writes": 0}
+        self._mark: SeqMark | None = None
+        file = None if self.path == ":memory:" else Path(self.path)
+        if file is not None:
+            file.parent.mkdir(parents=True, exist_ok=True)
+            check_database_file(file)
+            self._mark = SeqMark(file)
+        try:
+            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot open the database ({exc})") from None
+        try:
+            self._open()
+        except sqlite3.Error as exc:
+            self._db.close()
+            if _is_full(exc):
+                raise StoreFull(f"{self.path}: the disk is full ({exc})") from None
+            raise StoreError(f"{self.path} is not a readable tableref database ({exc})") from None
+        except StoreError:
+            self._db.close()
+            raise
+
+    def _open(self) -> None:
+        tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        tables.discard("sqlite_sequence")
+        if tables and "stream" not in tables:
+            names = ", ".join(sorted(tables)[:5])
+            raise StoreError(f"{self.path} is a database of another program (tables: {names}), not a tableref record")
+        foreign = tables - OUR_TABLES
+        if foreign:
+            raise StoreError(f"{self.path} has tables tableref does not write ({', '.join(sorted(foreign)[:5])})")
+        last = 0
+        db_id: str | None = None
+        if "stream" in tables:
+            last = int(self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM stream").fetchone()[0])
+        if "meta" in tables:
+            row = self._db.execute("SELECT value FROM meta WHERE key='id'").fetchone()
+            db_id = None if row is None else str(row[0])
+        self._check_mark(db_id, last)
         self._db.execute("PRAGMA journal_mode=WAL")
         # NORMAL in WAL mode: a committed transaction survives the process being killed (only a power cut
         # can lose the last ones), at a fraction of FULL's cost.
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
-        self._lock = threading.RLock()
+        if db_id is None:
+            db_id = uuid.uuid4().hex
+            self._db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('id', ?)", (db_id,))
+        self.db_id = db_id
+        if self._mark is not None:
+            self._mark.write(db_id, last)
+
+    def _check_mark(self, db_id: str | None, last: int) -> None:
+        if self._mark is None:
+            return
+        mark = self._mark.read()
+        if mark is None or mark[1] <= last:
+            return
+        mark_id, mark_seq = mark
+        if db_id is not None and db_id != mark_id and last > 0:
+            # Another record was put in this file's place on purpose (a copy from elsewhere): its own
+            # messages are all there; the mark described the file it replaced.
+            log.warning("%s is a different record from the one %s describes; following the new one",
+                        self.path, self._mark.path)  # fmt: skip
+            return
+        lost = f"messages {last + 1}..{mark_seq}" if mark_seq > last + 1 else f"message {mark_seq}"
+        raise StoreError(
+            f"{self.path} has lost committed {lost} (its write-ahead log {self.path}-wal deleted, or the file "
+            f"emptied or truncated); refusing to start over on it: restore the files, or move {self.path}* aside "
+            "to start a new record"
+        )
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
 
+    # ---- health -------------------------------------------------------------------------------------
+    def health(self) -> dict[str, Any]:
+        """``status`` "ok", "disk full" or "error", with the last failure's ``detail`` and ``since`` (unix time)
+        while it lasts; ``failed_writes`` counts every step that could not be recorded."""
+        with self._lock:
+            return dict(self._health)
+
+    def _failed(self, exc: sqlite3.Error) -> StoreError:
+        full = _is_full(exc)
+        status = "disk full" if full else "error"
+        if self._health["status"] != status:
+            self._health.update(status=status, since=time.time())
+        self._health["detail"] = str(exc)
+        self._health["failed_writes"] += 1
+        log.error("%s: a write failed (%s): %s", self.path, status, exc)
+        cls = StoreFull if full else StoreError
+        return cls(f"{self.path}: {'the disk is full' if full else 'write failed'}: {exc}; the step was not recorded")
+
+    def _succeeded(self) -> None:
+        if self._health["status"] != "ok":
+            log.warning("%s: writing again after '%s'", self.path, self._health["status"])
+            self._health.update(status="ok", detail=None, since=None)
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """A single write outside a transaction, with the same failure reporting."""
+        with self._lock:
+            try:
+                yield
+            except sqlite3.Error as exc:
+                raise self._failed(exc) from None
+            self._succeeded()
+
     # ---- transactions -----------------------------------------------------------------------------
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:
-        """All writes of one step; committed together or not at all."""
+        """All writes of one step; committed together or not at all. A write the disk cannot take raises
+        StoreFull (and shows in ``health()``); nothing of the step is kept."""
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as exc:
+                raise self._failed(exc) from None
             tx = Transaction(self._db)
             try:
                 yield tx
-            except BaseException:
-                self._db.execute("ROLLBACK")
+                self._db.execute("COMMIT")
+            except BaseException as exc:
+                with contextlib.suppress(sqlite3.Error):  # a failed COMMIT may have rolled back already
+                    self._db.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):
+                    raise self._failed(exc) from None
                 raise
-            self._db.execute("COMMIT")
+            self._succeeded()
+            if self._mark is not None and tx.messages:
+                self._mark.write(self.db_id, tx.messages[-1].seq)
 
     # ---- matches ------------------------------------------------------------------------------------
     def open_match(self, source: str, game: str, players: dict[str, str], *, resume: bool = True) -> Match:
@@ -173,6 +374,7 @@ class Store:
                 ).fetchone()
                 if row is not None:
                     return self.match(row[0])
+        with self._writing():
             cur = self._db.execute(
                 "INSERT INTO matches (created, source, game, players) VALUES (?, ?, ?, ?)",
                 (time.time(), source, game, json.dumps(players, ensure_ascii=False)),
@@ -189,11 +391,11 @@ class Store:
         return Match(row[0], row[1], row[2], json.loads(row[3]), row[4], row[5], row[6])
 
     def set_match_status(self, match_id: int, status: str) -> None:
-        with self._lock:
+        with self._writing():
             self._db.execute("UPDATE matches SET status=? WHERE id=?", (status, match_id))
 
     def set_fps(self, match_id: int, fps: float) -> None:
-        with self._lock:
+        with self._writing():
             self._db.execute("UPDATE matches SET fps=? WHERE id=?", (fps, match_id))
 
     # ---- reading -------------------------------------------------------------------------------------
@@ -271,6 +473,17 @@ class Store:
                 (match_id, first, last),
             ).fetchall()
         return [(r[0], float(r[1]), float(r[2])) for r in rows]
+
+    def potted_balls(self, match_id: int) -> set[str]:
+        """Every ball id with a pot event in this match, and every id an operator renamed a ball to (a potted
+        ball may be renamed after its pot): the ids a correction may name besides the balls on the table."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT json_extract(data, '$.ball') FROM events WHERE match_id=? AND type='pot' UNION "
+                "SELECT json_extract(data, '$.to') FROM inputs WHERE match_id=? AND type='rename'",
+                (match_id, match_id),
+            ).fetchall()
+        return {str(r[0]) for r in rows if r[0] is not None}
 
     def game_frames(self, match_id: int) -> list[dict[str, Any]]:
         with self._lock:

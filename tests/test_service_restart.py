@@ -55,7 +55,8 @@ def test_sigkill_mid_match_then_restart_loses_and_duplicates_nothing(tmp_path):
     base = f"http://127.0.0.1:{port}"
     proc = _serve(log, db, port)
     try:
-        _wait_state(base, lambda s: s["shot"]["last"] is not None)  # the break has ended
+        # Shot 2 has ended (a call may name the next shot, not one beyond it).
+        _wait_state(base, lambda s: s["shot"]["last"] == 2)
         # The operator calls for the last shot (which starts 6.5 s in), then the service is killed at once.
         call = {"type": "call", "ball": "7", "pocket": "house-left", "shot": 3}
         r = httpx.post(base + "/inputs", json=call, headers={"Authorization": f"Bearer {TOKEN}"})

@@ -24,8 +24,9 @@ CATCH_UP_PAGE = 500
 class ClientDropped(Exception):
     """The client fell too far behind; ``last_seq`` is the last message it was given."""
 
-    def __init__(self, last_seq: int, limit: int) -> None:
-        super().__init__(f"client too slow: more than {limit} messages behind; resume after seq {last_seq}")
+    def __init__(self, last_seq: int, limit: int, why: str | None = None) -> None:
+        why = why or f"more than {limit} messages behind"
+        super().__init__(f"client too slow: {why}; resume after seq {last_seq}")
         self.last_seq = last_seq
 
 

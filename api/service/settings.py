@@ -24,6 +24,12 @@ class ServiceSettings(BaseModel):
     db: Path = Path("tableref.db")
     operator_token: str | None = Field(None, repr=False)
     client_queue: int = Field(2000, ge=10, description="messages a client may fall behind before it is dropped")
+    max_clients: int = Field(500, ge=1, description="stream connections (SSE and WebSocket together) at once")
+    send_timeout: float = Field(
+        10.0, gt=0, le=3600, description="seconds one write to a stream client may wait before it is dropped"
+    )
+    sse_keepalive: float = Field(15.0, gt=0, le=3600, description="seconds of quiet before an SSE comment line")
+    max_body: int = Field(65536, ge=1024, description="bytes a request body may hold (over: 413)")
     player_a: str = "A"
     player_b: str = "B"
     data_dir: Path | None = None  # clips and pictures; default: beside the database
