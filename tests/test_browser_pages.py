@@ -9,6 +9,7 @@ import base64
 import itertools
 import json
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -23,6 +24,7 @@ import websockets
 from tests.service_support import running_service, scaled_log
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+TRACKER_ID = re.compile(r"\bt\d+\b")
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
@@ -98,8 +100,35 @@ class Browser:
             await asyncio.sleep(0.03)
         raise AssertionError(f"never true in the page: {expr}")
 
-    async def screenshot(self, path: Path) -> np.ndarray:
-        res = await self.call("Page.captureScreenshot", format="png")
+    async def click(self, selector: str) -> None:
+        """A real mouse click (pressed and released) in the middle of the element, scrolled into view."""
+        box = await self.js(
+            f"(() => {{ const el = document.querySelector({json.dumps(selector)});"
+            "el.scrollIntoView({block: 'center'}); const r = el.getBoundingClientRect();"
+            "return [r.left + r.width / 2, r.top + r.height / 2, el.disabled]; })()"
+        )
+        assert not box[2], f"{selector} is disabled"
+        for kind in ("mousePressed", "mouseReleased"):
+            await self.call("Input.dispatchMouseEvent", type=kind, x=box[0], y=box[1], button="left", clickCount=1)
+
+    async def type_into(self, selector: str, text: str) -> None:
+        """Click into a field and type, as a person would."""
+        await self.click(selector)
+        await self.js(f"document.querySelector({json.dumps(selector)}).select(); true")
+        await self.call("Input.insertText", text=text)
+
+    async def choose(self, selector: str, value: str) -> None:
+        """Pick an option of a <select> (its value), telling the page as a choice by hand does."""
+        ok = await self.js(
+            f"(() => {{ const s = document.querySelector({json.dumps(selector)});"
+            f"if (![...s.options].some((o) => o.value === {json.dumps(value)})) return false;"
+            f"s.value = {json.dumps(value)}; s.dispatchEvent(new Event('change')); return true; }})()"
+        )
+        assert ok, f"{selector} has no option {value}"
+
+    async def screenshot(self, path: Path, clip: dict | None = None) -> np.ndarray:
+        extra = {"clip": {**clip, "scale": 1}} if clip else {}
+        res = await self.call("Page.captureScreenshot", format="png", **extra)
         data = base64.b64decode(res["data"])
         path.write_bytes(data)
         img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
@@ -121,8 +150,19 @@ def _shots_dir(tmp_path: Path) -> Path:
     return out
 
 
+def _named_log(tmp_path: Path, factor: float, players: dict[str, str]) -> Path:
+    """The recorded test match, its frame_start naming the players."""
+    log = scaled_log(tmp_path / "match.jsonl", factor)
+    lines = log.read_text(encoding="utf-8").splitlines()
+    first = json.loads(lines[0])
+    assert first["type"] == "frame_start"
+    lines[0] = json.dumps({**first, "players": players}, ensure_ascii=False)
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return log
+
+
 def test_overlay_score_changes_live_when_a_pot_verdict_is_streamed(tmp_path, browser):
-    log = scaled_log(tmp_path / "match.jsonl", 0.3)
+    log = _named_log(tmp_path, 0.3, {"A": "Ivanov", "B": "Petrov"})
     with running_service(tmp_path, log, fast=False) as (svc, base):
 
         async def main():
@@ -135,6 +175,8 @@ def test_overlay_score_changes_live_when_a_pot_verdict_is_streamed(tmp_path, bro
                     "[document.getElementById('score-A').textContent, document.getElementById('score-B').textContent]"
                 )
                 assert await browser.js(scores) == ["0", "0"]
+                assert await browser.js("document.getElementById('game').textContent") == "Russian pyramid, 71 points"
+                assert await browser.js("document.getElementById('target').textContent") == "71 points to win"
                 # Every change the page makes to the scores and the call, kept in the page (no transient missed).
                 await browser.js(
                     "window.seen = []; const watch = new MutationObserver(() => window.seen.push("
@@ -143,9 +185,12 @@ def test_overlay_score_changes_live_when_a_pot_verdict_is_streamed(tmp_path, bro
                     "{childList: true, characterData: true, subtree: true}); true"
                 )
                 svc.runner.start()
+                # The frame_start names the players: the overlay shows them with no reload.
+                await browser.wait_for("document.getElementById('name-A').textContent === 'Ivanov'")
+                assert await browser.js("document.getElementById('name-B').textContent") == "Petrov"
                 # Shot 1: B pots the called 3 (001 2.2.6): the score changes with no reload.
-                await browser.wait_for("window.seen.some((s) => s[1] === '3' && s[2].includes('Counted: 3'))")
-                # Shot 2: the foul is shown with its clause.
+                await browser.wait_for("window.seen.some((s) => s[1] === '3' && s[2].includes('Counted: ball 3'))")
+                # Shot 2: the foul is shown with its clause, and counted against the player.
                 await browser.wait_for(
                     "window.seen.some((s) => s[2] === 'Foul: the cue ball touched no object ball, 001 2.1.22(1)')"
                 )
@@ -153,10 +198,41 @@ def test_overlay_score_changes_live_when_a_pot_verdict_is_streamed(tmp_path, bro
                 final = svc.match.state()["score"]
                 want = [str(final["A"]), str(final["B"])]
                 await browser.wait_for(f"JSON.stringify({scores}) === '{json.dumps(want, separators=(',', ':'))}'")
+                fouls = httpx.get(base + "/protocol").json()["frames"][0]["fouls"]
+                for side in ("A", "B"):
+                    shown = "" if not fouls[side] else f"{fouls[side]} foul" + ("s" if fouls[side] > 1 else "")
+                    await browser.wait_for(f"document.getElementById('fouls-{side}').textContent === '{shown}'")
+                assert sum(fouls.values()) == 1
                 assert await browser.js("window.notReloaded") is True
                 at_table = await browser.js("document.querySelector('.player.at-table').dataset.side")
                 assert at_table == svc.match.state()["player"]
-                img = await browser.screenshot(_shots_dir(tmp_path) / "overlay.png")
+                text = await browser.js("document.body.innerText")
+                assert not TRACKER_ID.search(text) and "russian71" not in text
+
+                # Settings for streaming software: placement, size and theme from the query.
+                await browser.call("Page.navigate", url=base + "/overlay?pos=top-left&scale=1.5&theme=light")
+                await browser.wait_for("document.getElementById('name-A').textContent === 'Ivanov'")
+                assert await browser.js("document.body.className") == "pos-top-left theme-light"
+                box = await browser.js(
+                    "(() => { const r = document.getElementById('overlay').getBoundingClientRect();"
+                    "return [r.left, r.top, r.width]; })()"
+                )
+                plain = await browser.js("document.getElementById('overlay').offsetWidth")
+                assert box[0] < 60 and box[1] < 60 and abs(box[2] - 1.5 * plain) < 2, (box, plain)
+                await browser.call("Page.navigate", url=base + "/overlay?pos=bottom-right&scale=9&theme=nonsense")
+                await browser.wait_for("document.getElementById('name-A').textContent === 'Ivanov'")
+                assert await browser.js("document.body.className") == "pos-bottom-right theme-dark"
+                await browser.call("Page.navigate", url=base + "/overlay")
+                await browser.wait_for("document.getElementById('name-A').textContent === 'Ivanov'")
+                await browser.wait_for("!document.getElementById('verdict').hidden")
+                # For the picture only: a broadcast's green behind the transparent page.
+                green = {"r": 40, "g": 90, "b": 60, "a": 1}
+                await browser.call("Emulation.setDefaultBackgroundColorOverride", color=green)
+                area = await browser.js(
+                    "(() => { const r = document.getElementById('stage').getBoundingClientRect();"
+                    "return {x: r.left - 20, y: r.top - 20, width: r.width + 40, height: r.height + 40}; })()"
+                )
+                img = await browser.screenshot(_shots_dir(tmp_path) / "overlay.png", clip=area)
                 assert img.std() > 5, "the screenshot shows something"
                 await browser.call("Page.navigate", url="about:blank")
 

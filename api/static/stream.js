@@ -1,18 +1,113 @@
-// The service's stream for a page: a WebSocket that resumes after the last sequence number it saw.
+// Shared by the pages: the service's stream (a WebSocket that resumes after the last sequence number it saw)
+// and the names people read (api/names.py is the reference: balls by number or "a ball", players by name).
 "use strict";
+
+const Names = {
+  info: { game_name: "", games: {}, pockets: {}, pockets_short: {}, manual_fouls: {}, target_text: "" },
+  players: { A: "A", B: "B" },
+  async load() {
+    try {
+      const r = await fetch("/names");
+      if (r.ok) this.info = await r.json();
+    } catch (e) { /* the pages still work with the codes */ }
+    return this.info;
+  },
+  setPlayers(p) { if (p) this.players = Object.assign({}, this.players, p); },
+  // An unnamed player is shown by his side, never as a bare letter.
+  player(side) {
+    if (side !== "A" && side !== "B") return "—";
+    const n = this.players[side] || side;
+    return n === side ? "Player " + side : n;
+  },
+  // A tracker id (t6) means nothing to a viewer: such a ball is "a ball".
+  ball(id) {
+    if (id == null) return "a ball";
+    if (id === "cue") return "the cue ball";
+    if (/^t\d+$/.test(id)) return "a ball";
+    return "ball " + id;
+  },
+  balls(list) {
+    const named = [];
+    let unnamed = 0;
+    for (const b of list || []) {
+      if (/^t\d+$/.test(b)) unnamed += 1;
+      else named.push(this.ball(b).replace(/^the /, ""));
+    }
+    if (unnamed) named.push(unnamed === 1 ? "a ball" : unnamed + " balls");
+    if (!named.length) return "none";
+    return named.length === 1 ? named[0] : named.slice(0, -1).join(", ") + " and " + named[named.length - 1];
+  },
+  humanize(text) { return String(text || "").replace(/\b(?:[Bb]all )?t\d+\b/g, "a ball"); },
+  pocket(code) { return (this.info.pockets || {})[code] || code || ""; },
+  game(code) { return (this.info.games || {})[code] || code || ""; },
+  score(s) {
+    s = s || {};
+    return this.player("A") + " " + (s.A ?? 0) + " : " + (s.B ?? 0) + " " + this.player("B");
+  },
+};
 
 function verdictText(v) {
   if (!v) return "";
   const fouls = v.fouls || [];
+  let out;
   if (fouls.length) {
-    return "Foul: " + fouls.map((f) => (f.text || f.code) + (f.rule ? ", " + f.rule : "")).join("; ");
+    out = "Foul: " + fouls.map((f) => Names.humanize(f.text || f.code) + (f.rule ? ", " + f.rule : "")).join("; ");
+  } else {
+    const parts = [];
+    if ((v.counted || []).length) parts.push("Counted: " + Names.balls(v.counted));
+    if ((v.void || []).length) parts.push("Void: " + Names.balls(v.void));
+    if (!parts.length) parts.push("Legal shot");
+    out = parts.join(" · ");
   }
-  const parts = [];
-  if ((v.counted || []).length) parts.push("Counted: " + v.counted.join(", "));
-  if ((v.void || []).length) parts.push("Void: " + v.void.join(", "));
-  if (!parts.length) parts.push("Legal shot");
-  if (v.frame_over) parts.push("frame to " + (v.winner || "?"));
-  return parts.join(" · ");
+  if (v.frame_over) out += " · frame to " + Names.player(v.winner);
+  return out;
+}
+
+function eventText(e) {
+  const cushions = {
+    house: "the house cushion", pyramid: "the pyramid cushion", "left-house": "the left cushion (house half)",
+    "left-pyramid": "the left cushion (pyramid half)", "right-house": "the right cushion (house half)",
+    "right-pyramid": "the right cushion (pyramid half)",
+  };
+  const lines = { house: "the house line", center: "the centre line", long: "the long line" };
+  const b = Names.ball(e.ball);
+  switch (e.type) {
+    case "contact": return Names.ball((e.balls || [])[0]) + " hits " + Names.ball((e.balls || [])[1]);
+    case "cushion": {
+      const c = e.cushion || "";
+      return b + " touches " + (c.startsWith("jaw:") ? "the jaw of the " + Names.pocket(c.slice(4)) : cushions[c] || c);
+    }
+    case "line_cross": return b + " crosses " + (lines[e.line] || e.line);
+    case "pot": return b + " into the " + Names.pocket(e.pocket);
+    case "shot_start": return b + " struck";
+    case "shot_end": return "all balls at rest (" + Object.keys(e.positions || {}).length + " on the table)";
+    case "off_table": return b + " left the table";
+    case "disturbed": return b + " moved without a contact";
+    default: return inputText(e);
+  }
+}
+
+function inputText(e) {
+  switch (e.type) {
+    case "frame_start": {
+      const p = Object.assign({}, Names.players, e.players || {});
+      const n = p[e.breaker] && p[e.breaker] !== e.breaker ? p[e.breaker] : "Player " + e.breaker;
+      return "new frame of " + Names.game(e.game) + ", " + n + " breaks";
+    }
+    case "call": return e.cue_pocket ? "call: the cue ball into the " + Names.pocket(e.cue_pocket)
+      : "call: " + Names.ball(e.ball) + " into the " + Names.pocket(e.pocket);
+    case "call_any": return "call: any ball (заказ с падающим)";
+    case "reorder": return "game ball re-ordered: " + Names.ball(e.ball);
+    case "third_ball": return "third balls announced: " + Names.balls(e.balls);
+    case "manual_foul": return "foul called by the referee: " + ((Names.info.manual_fouls || {})[e.code] || e.code);
+    case "play_on": return Names.player(e.player) + " plays on";
+    case "rerack": return "re-rack ordered (001 2.1.16)";
+    case "concede": return Names.player(e.player) + " concedes the frame";
+    case "placement_warning": return "warned: the cue ball is placed outside the house (001 2.1.5в)";
+    case "rename": return Names.ball(e.ball) + (e.to === "cue" ? " is the cue ball" : " is number " + e.to);
+    case "void_pot": return "pot of " + Names.ball(e.ball) + " voided";
+    default: return e.type;
+  }
 }
 
 function openStream(since, onMessage, onStatus) {
