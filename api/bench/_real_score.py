@@ -14,8 +14,9 @@ What each figure means (printed by ``tableref bench real`` too):
   likewise at the last.
 - **phantom track**: a track that never comes within one ball diameter of any labelled ball's position at
   the first or the last frame (where every real ball rests, or comes to rest), and that is not a moving
-  ball's fragment: a fragment lives only after a labelled stroke and moves at a rolling ball's speed
-  (median over its life >= ``MOVING_MM_S``). Its phantom time is its whole lifetime. Moving fragments are
+  ball's fragment: a fragment lives only after a labelled stroke (anywhere in a clip that labels none: it
+  begins with its shot under way) and moves at a rolling ball's speed (median over its life >=
+  ``MOVING_MM_S``). Its phantom time is its whole lifetime. Moving fragments are
   counted apart ("excused"), so that what the rule excuses is in the printout.
 - **first contact**: per labelled shot, the run's shot starting within ``SHOT_SLACK_S`` of the stroke; its
   first contact that involves the struck ball names the other ball. It is right when the label's first hit
@@ -241,14 +242,15 @@ def _speed_median(tr: Track, fps: float) -> float:
 def _score_phantoms(s: ClipScore, label: ClipLabel, cal: Calibration, tracks: dict[str, Track], d: float) -> None:
     rest = np.vstack([balls_mm(cal, label.balls_first), balls_mm(cal, label.balls_last)])
     strikes = [sh.strike_frame for sh in label.shots]
-    first_strike = min(strikes) - round(EDGE_S * label.fps) if strikes else None
+    # A clip with no stroke labelled begins with its shot under way (the carom frames).
+    first_strike = min(strikes) - round(EDGE_S * label.fps) if strikes else 0
     for tr in tracks.values():
         if len(rest):
             near = np.min(np.linalg.norm(tr.xy[:, None, :] - rest[None, :, :], axis=2)) <= d
             if near:
                 continue
         life = (int(tr.frame[-1]) - int(tr.frame[0]) + 1) / label.fps
-        if first_strike is not None and tr.frame[0] >= first_strike and _speed_median(tr, label.fps) >= MOVING_MM_S:
+        if tr.frame[0] >= first_strike and _speed_median(tr, label.fps) >= MOVING_MM_S:
             s.excused_moving += 1
             s.excused_moving_s += life
             continue
