@@ -38,3 +38,41 @@ def openapi_html(spec: dict[str, Any]) -> str:
             parts.append(f"<p class='muted'>responses: {e(codes)}</p></section>")
     parts.append("</main></body></html>")
     return "".join(parts)
+
+
+def input_record_schema() -> dict[str, Any]:
+    """The JSON schema of POST /inputs' body: one operator input record (CONTRACT.md section 3), one
+    alternative per type with the fields that type needs. The route itself reads the raw body (so that a
+    malformed one gets the contract's one-line reason), which is why the schema is given here by hand."""
+    from calibration.table import POCKETS
+    from tracking.events import GAMES, MANUAL_FOUL_CODES
+
+    ball = {"type": "string", "pattern": r"^(cue|[1-9]|1[0-5]|t[1-9][0-9]*)$", "description": "a ball id"}
+    common: dict[str, Any] = {
+        "t": {"type": ["number", "null"], "minimum": 0, "description": "seconds since the source started"},
+        "frame": {"type": ["integer", "null"], "minimum": 0, "maximum": 2**53 - 1},
+        "shot": {"type": ["integer", "null"], "minimum": 0, "maximum": 2**53 - 1,
+                 "description": "the shot it applies to (at most the next one); default: in progress or next"},
+    }  # fmt: skip
+    player = {"type": "string", "enum": ["A", "B"]}
+    pocket = {"type": "string", "enum": list(POCKETS)}
+    payloads: dict[str, tuple[dict[str, Any], list[str]]] = {
+        "frame_start": ({"game": {"type": "string", "enum": list(GAMES)}, "breaker": player}, ["game", "breaker"]),
+        "call": ({"ball": ball, "pocket": pocket, "cue_pocket": pocket}, []),
+        "call_any": ({}, []),
+        "reorder": ({"ball": ball}, ["ball"]),
+        "third_ball": ({"balls": {"type": "array", "items": ball, "minItems": 1, "maxItems": 15}}, ["balls"]),
+        "manual_foul": ({"code": {"type": "string", "enum": list(MANUAL_FOUL_CODES)}}, ["code"]),
+        "play_on": ({"player": player}, ["player"]),
+        "rerack": ({}, []),
+        "concede": ({"player": player}, ["player"]),
+        "placement_warning": ({}, []),
+        "rename": ({"ball": ball, "to": ball}, ["ball", "to"]),
+        "void_pot": ({"ball": ball}, ["ball"]),
+    }
+    variants = []
+    for kind, (fields, required) in payloads.items():
+        props = {"type": {"type": "string", "enum": [kind]}, **common, **fields}
+        variants.append({"type": "object", "title": kind, "properties": props, "required": ["type", *required],
+                         "additionalProperties": False})  # fmt: skip
+    return {"oneOf": variants, "description": "one operator input record (CONTRACT.md section 3)"}

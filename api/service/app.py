@@ -20,7 +20,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
 
 from api import names
-from api.service.apidoc import openapi_html
+from api.service.apidoc import input_record_schema, openapi_html
 from api.service.inputs import InputRefused, TableView, check_input
 from api.service.limits import MAX_INT, BodyLimit, parse_json_body, parse_seq
 from api.service.match import InputRejected, MatchService
@@ -169,7 +169,15 @@ def create_app(service: MatchService, settings: ServiceSettings) -> FastAPI:
             slots.give_back()
 
     # ---- operator inputs -----------------------------------------------------------------------------------
-    @app.post("/inputs", tags=["operator"], dependencies=[Depends(operator)], status_code=201)
+    @app.post("/inputs", tags=["operator"], dependencies=[Depends(operator)], status_code=201,
+              openapi_extra={"requestBody": {"required": True,
+                                             "content": {"application/json": {"schema": input_record_schema()}}}},
+              responses={400: {"description": "not JSON, nested too deep, or a non-finite number"},
+                         401: {"description": "no operator token"}, 403: {"description": "a wrong operator token"},
+                         409: {"description": "the input does not fit the match (the reason says why)"},
+                         413: {"description": "the body is over the size limit"},
+                         422: {"description": "not a valid input record"},
+                         507: {"description": "the disk is full: the input was not recorded"}})  # fmt: skip
     async def post_input(request: Request) -> dict[str, Any]:
         """One operator input record of CONTRACT.md section 3 (`frame_start`, `call`, `call_any`, `reorder`,
         `third_ball`, `manual_foul`, `play_on`, and the extensions `rerack`, `concede`, `placement_warning`), or a
