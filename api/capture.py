@@ -1,4 +1,4 @@
-"""Opening a recorded video for decoding beside detection and tracking."""
+"""Opening a video for decoding beside detection and tracking: a recorded file, or a live camera or stream."""
 
 from __future__ import annotations
 
@@ -21,3 +21,17 @@ def open_video(path: str | Path) -> cv2.VideoCapture:
     if cap.isOpened():
         return cap
     return cv2.VideoCapture(str(path))
+
+
+def open_live(location: str, *, open_timeout_s: float, read_timeout_s: float) -> cv2.VideoCapture:
+    """``cv2.VideoCapture`` of a camera index or a stream URL. A URL is opened by FFmpeg with open and read
+    time-outs, so a server that accepts the connection and never answers fails in seconds rather than the
+    minute FFmpeg waits by itself (the caller also watches the clock: not every backend honours them)."""
+    if location.isdigit():
+        return cv2.VideoCapture(int(location))
+    params = [
+        cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, int(open_timeout_s * 1000),
+        cv2.CAP_PROP_READ_TIMEOUT_MSEC, int(read_timeout_s * 1000),
+        cv2.CAP_PROP_N_THREADS, DECODE_THREADS,
+    ]  # fmt: skip
+    return cv2.VideoCapture(location, cv2.CAP_FFMPEG, params)

@@ -61,7 +61,8 @@ def build(
     if spec.kind != "events" and factory is None:
         store.close()
         raise SourceError("a video source needs the live pipeline (api/pipeline.py), which this build does not have")
-    runner = Runner(match, spec, fast=fast, pipeline_factory=factory, on_step=on_step)
+    runner = Runner(match, spec, fast=fast, pipeline_factory=factory, on_step=on_step,
+                    resume_dir=settings.cache_dir / "resume")  # fmt: skip
     app = create_app(match, settings)
     return Service(settings, store, match, runner, app)
 
