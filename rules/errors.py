@@ -18,3 +18,13 @@ class RefereeInputError(ValueError):
         super().__init__(f"line {where}: {reason}")
         self.line_no = where
         self.reason = reason
+
+
+class UnjudgedShot(RefereeInputError):
+    """A ``shot_end`` for a shot of which nothing could be placed (its ``shot_start`` was refused or never
+    came): the shot goes unjudged and this says why (``shot``, ``reason``)."""
+
+    def __init__(self, shot: int, reason: str, where: int = 0) -> None:
+        super().__init__(where, f"shot {shot} not judged: {reason}")
+        self.shot = shot
+        self.why = reason

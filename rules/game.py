@@ -36,7 +36,7 @@ from rules.shot import Point, Shot
 from rules.spotting import side_away_from, spot_at_back_cushion, spot_on_line
 from rules.state import FrameState, freeze_positions, idx, other, set_pair
 from rules.verdict import SpotPlacement, Verdict
-from rules.warnings import mandatory_warnings
+from rules.warnings import Warning, mandatory_warnings
 
 Spotting = Literal["line", "back_cushion"]
 OBJECT_BALLS_15 = tuple(str(n) for n in range(1, 16))
@@ -88,6 +88,9 @@ class Game:
     last_ball_bonus: ClassVar[int] = 0
     hanging_grace_s: float = 2.0  # 2.1.15 [rec]: a setting (the constructor takes it too)
     cushion_identity: ClassVar[str] = "segment"  # digest A6
+    # 001 2.1.8 orders play on after a penalty on the striker only; Cluster (000 5) after any penalty.
+    play_on_after_opponent_foul: ClassVar[bool] = False
+    placement_rule: ClassVar[bool] = True  # 001 2.1.5в warning and 2.1.22(14) foul for the cue ball in hand
     state_class: ClassVar[type[FrameState]] = FrameState
 
     def __init__(self, table: TableModel | None = None, hanging_grace_s: float | None = None) -> None:
@@ -502,12 +505,7 @@ class Game:
         state = self.after_shot(j, state)
         if state.frame_over:
             nxt = state.to_play
-        state = state.evolve(
-            warnings=mandatory_warnings(
-                self.table, table, self.cue_ball, self.object_balls(table), state.in_hand,
-                self.temporary_house_rule, self.safety != "none",
-            )
-        )  # fmt: skip
+        state = state.evolve(warnings=self.rest_warnings(table, state.in_hand))
         verdict = Verdict(
             shot=shot.index,
             player=me,
@@ -524,6 +522,13 @@ class Game:
             notes=tuple(j.notes),
         )
         return verdict, state
+
+    def rest_warnings(self, table: Mapping[str, Point], in_hand: bool) -> tuple[Warning, ...]:
+        """001 2.1.20: the mandatory warnings for the balls at rest at ``table`` (this game's share of them)."""
+        return mandatory_warnings(
+            self.table, table, self.cue_ball, self.object_balls(table), in_hand,
+            self.temporary_house_rule, self.safety != "none",
+        )  # fmt: skip
 
     def after_shot(self, j: Judging, state: FrameState) -> FrameState:
         """Hook for game-specific flow after the turn is decided (Russian 70:70)."""

@@ -38,17 +38,20 @@ was, so verdicts already produced stand.
 
 from __future__ import annotations
 
+import json
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from types import MappingProxyType
 from typing import Any
 
 from calibration.table import TableModel
-from rules.errors import RefereeInputError
+from rules.errors import RefereeInputError, UnjudgedShot
 from rules.game import Game
+from rules.inhand import in_hand_area, use_temporary_house
 from rules.lag import judge_lag
 from rules.registry import get_game
-from rules.shot import Shot, ShotBuilder, ShotInputError
+from rules.shot import Shot, ShotBuilder, ShotInputError, rebuild_shot
 from rules.state import FrameState, MatchState, freeze_positions, idx, other, set_pair
 from rules.verdict import SpotPlacement, Verdict
 from rules.warnings import Warning
@@ -71,7 +74,14 @@ class Referee:
         table: TableModel | None = None,
         frames_to_win: int = 1,
         hanging_grace_s: float | None = None,
+        auto_warnings: bool = True,
     ) -> None:
+        # The engine gives the mandatory warnings the camera can see itself (docs/warnings.md); False leaves
+        # the 2.1.5в placement warning to the operator (an unwarned stroke from outside is then 2.1.21(1)).
+        self.auto_warnings = auto_warnings
+        self.rest_s = 0.5  # how long the cue ball in hand stands still before the warning (digest G7's T_still)
+        self._seen: dict[str, tuple[float, float]] = {}
+        self._rest: tuple[tuple[float, float], float | None] | None = None
         self.table = table or (game.table if isinstance(game, Game) else TableModel())
         self._grace = hanging_grace_s
         self.game = (
@@ -89,18 +99,56 @@ class Referee:
         self._seq = 0
         self._frame_notes: list[str] = []
         self._warned = False
+        self._refused_starts: dict[int, str] = {}  # shot -> why its shot_start was refused (stated at its end)
 
     # ---- public API ------------------------------------------------------------------------------------
     def feed(self, ev: Event, line: int | None = None) -> list[Verdict]:
         """Take one record; return the verdicts it produced (new or amended)."""
         self._seq += 1
         where = line if line is not None else self._seq
+        saved = self._save()
+        before = self.observable() if ev.is_input else None
         try:
-            return self._dispatch(ev)
-        except ShotInputError as exc:
+            out = self._dispatch(ev)
+        except UnjudgedShot as exc:
+            self._restore(saved)
+            self._refused_starts.pop(exc.shot, None)
+            raise UnjudgedShot(exc.shot, exc.why, where) from None
+        except (ShotInputError, _Reject) as exc:
+            self._restore(saved)
+            if ev.type == "shot_start":
+                # Nothing of this shot can be placed: its end will say so (a stated reason, not silence).
+                index = ev.shot if ev.shot is not None else self._next_index
+                self._refused_starts[index] = f"its shot_start was refused ({exc})"
             raise RefereeInputError(where, str(exc)) from None
-        except _Reject as exc:
-            raise RefereeInputError(where, str(exc)) from None
+        except BaseException:
+            self._restore(saved)
+            raise
+        if before is not None and self.observable() == before:
+            # No accepted input is a no-op: one that would change nothing a verdict or the state shows is
+            # refused, so the operator knows it was not applied.
+            self._restore(saved)
+            raise RefereeInputError(where, f"{ev.type} changes nothing where the frame stands: not applied")
+        return out
+
+    def observable(self) -> str:
+        """What the referee shows: the state (snapshot) and the verdicts as they stand, as one JSON text."""
+        return json.dumps([self.snapshot(), [v.to_dict() for v in self.finals()]], sort_keys=True, default=str)
+
+    def _save(self) -> dict[str, Any]:
+        """The engine's fields, the mutable ones copied, to put back when a record is refused."""
+        d = dict(vars(self))
+        d["_inputs"] = {k: list(v) for k, v in self._inputs.items()}
+        d["_verdicts"] = dict(self._verdicts)
+        d["_order"] = list(self._order)
+        d["_frame_notes"] = list(self._frame_notes)
+        if self._open is not None:
+            d["_open"] = self._open.copy()
+        return d
+
+    def _restore(self, saved: dict[str, Any]) -> None:
+        self.__dict__.clear()
+        self.__dict__.update(saved)
 
     def finals(self) -> list[Verdict]:
         return [self._verdicts[i] for i in self._order]
@@ -112,6 +160,9 @@ class Referee:
         out["expected_breaker"] = self.expected_breaker
         out["shot_in_progress"] = self._open is not None
         out["verdict_open"] = self._last is not None
+        out["balls"] = sorted(self.state.table or {}, key=_num)
+        # Inputs waiting for their shot (the call in force, a manual foul during the stroke...).
+        out["inputs_waiting"] = [e.to_dict() for k in sorted(self._inputs) for e in self._inputs[k]]
         return out
 
     @property
@@ -192,7 +243,76 @@ class Referee:
             self._warned = False
         self._open = ShotBuilder(ev, self.table, index, early=early)
         self._next_index = index + 1
+        self._warn_at_stroke(ev)
         return out
+
+    # ---- the referee's own warnings (001 2.1.20, 2.1.5в) ---------------------------------------------------
+    def _placement_problem(self, positions: Any, cue: str) -> Warning | None:
+        """001 2.1.5в: the warning due when the cue ball in hand rests outside the house, or outside the
+        temporary house when every object ball is in the house (2.1.5б); None when none is due."""
+        st = self.state
+        if not self.game.placement_rule or not st.in_hand or st.frame_over or st.awaiting_lag:
+            return None
+        if cue not in positions:
+            return None
+        objs = [b for b in self.game.object_balls(positions) if b != cue]
+        temporary = self.game.temporary_house_rule and use_temporary_house(self.table, positions, objs)
+        if in_hand_area(self.table, positions[cue], temporary):
+            return None
+        where = "the temporary house (001 2.1.5б)" if temporary else "the house"
+        x, y = positions[cue]
+        text = (f"the cue ball in hand stands outside {where} at ({x:.0f}, {y:.0f}): place it inside; a stroke "
+                "from there is a foul (001 2.1.22(14))")  # fmt: skip
+        return Warning("placement", "001 2.1.5в", text, (cue,))
+
+    def _warn_at_stroke(self, ev: Event) -> None:
+        """The warnings for the layout the camera saw at rest just before this stroke (``shot_start``'s
+        positions). The 2.1.20 ones are published for the shot; the 2.1.5в placement warning, when the live
+        service has not given it already between shots (:meth:`placement_due`), is given here from the
+        cue ball's resting place: the camera saw it come to rest there before the stroke, and an automatic
+        referee warns the moment it does, so the stroke from there came after the warning (foul 14)."""
+        st = self.state
+        if st.awaiting_lag:
+            return
+        positions = ev.positions or {}
+        warnings = self.game.rest_warnings(positions, st.in_hand)
+        cue = self.game.cue_ball if self.game.cue_ball is not None else str(ev.ball)
+        w = self._placement_problem(positions, cue)
+        if w is not None:
+            warnings = (*warnings, w)
+            if self.auto_warnings and not st.placement_warned:
+                st = st.evolve(placement_warned=True)
+                self._frame_notes.append(f"warned by the engine when the cue ball came to rest: {w.text} ({w.rule})")
+        self.state = st.evolve(warnings=warnings)
+
+    def placement_due(
+        self, positions: Mapping[str, tuple[float, float]] | None, t: float | None = None
+    ) -> Event | None:
+        """Between shots, the balls as the tracker sees them now (None: unchanged since the last call): when
+        the cue ball in hand has stood outside the (temporary) house for ``rest_s`` seconds and no warning is
+        given yet, the ``placement_warning`` record the referee gives now (001 2.1.5в). The caller records
+        it like an operator's input (so it is on the stream, and replayed after a restart) and feeds it back;
+        None when nothing is due."""
+        if positions is not None:
+            self._seen = dict(positions)
+        cue = self.game.cue_ball
+        st = self.state
+        if self._open is not None or cue is None or self._warned or st.placement_warned:
+            self._rest = None
+            return None
+        w = self._placement_problem(self._seen, cue)
+        if w is None:
+            self._rest = None
+            return None
+        p = self._seen[cue]
+        if self._rest is None or math.dist(self._rest[0], p) > self.table.spec.frozen_tolerance_mm:
+            self._rest = (p, t)
+            return None
+        since = self._rest[1]
+        if t is not None and since is not None and t - since < self.rest_s:
+            return None
+        self._rest = None
+        return Event(type="placement_warning", t=t, shot=self._next_index)
 
     def _camera(self, ev: Event) -> list[Verdict]:
         if self._open is None:
@@ -213,18 +333,30 @@ class Referee:
                 )
                 return []
             raise _Reject(f"{ev.type} event outside a shot")
-        if ev.shot is not None and ev.shot != self._open.index:
-            raise _Reject(f"{ev.type} event for shot {ev.shot} during shot {self._open.index}")
-        self._open.add(ev)
+        self._open.add(ev)  # a record it cannot place is kept aside with the reason (review)
         return []
 
     def _shot_end(self, ev: Event) -> list[Verdict]:
         if self._open is None:
-            raise _Reject("shot_end without a shot_start")
-        if ev.shot is not None and ev.shot != self._open.index:
-            raise _Reject(f"shot_end for shot {ev.shot} during shot {self._open.index}")
+            index = ev.shot if ev.shot is not None else self._next_index
+            why = self._refused_starts.pop(index, None)
+            if why is None:
+                why = "no shot_start came for it, so none of its records could be placed"
+            raise UnjudgedShot(index, why)
         shot = self._open.finish(ev, self._inputs.pop(self._open.index, []))
         return self._judge(shot)
+
+    def unjudged_record(self, shot: int, reason: str) -> dict[str, Any]:
+        """The stated reason for a shot that ended unjudged, in the shape of a verdict object (CONTRACT.md
+        section 4): ``judged`` false, ``legal`` null, nothing counted, the score, the player to play and the
+        ball in hand as they stand (unchanged), ``review`` true and the reason in ``notes``."""
+        st = self.state
+        return {
+            "shot": shot, "player": st.to_play, "legal": None, "fouls": [], "counted": [], "void": [], "spot": [],
+            "score": {"A": st.score[0], "B": st.score[1]}, "next_player": st.to_play,
+            "ball_in_hand": st.in_hand, "frame_over": st.frame_over, "winner": st.winner,
+            "notes": [f"not judged: {reason}"], "review": True, "judged": False,
+        }  # fmt: skip
 
     def _input(self, ev: Event) -> list[Verdict]:
         t = ev.type
@@ -237,40 +369,143 @@ class Referee:
         if t == "void_pot":
             return self._void_pot(str(ev.ball), ev.shot)
         if t == "placement_warning":
-            if self._open is not None:
-                raise _Reject("placement_warning during a shot")
+            self._check_placement_warning()
             self.warn_placement()
             return []
+        if t == "play_on":
+            return self._play_on(ev)
         target = ev.shot
-        if t in ("manual_foul", "play_on"):
+        if t == "manual_foul":
             if target is None:
                 target = self._open.index if self._open is not None else (
                     self._last.shot.index if self._last is not None else self._next_index
                 )  # fmt: skip
             if self._open is None and self._last is not None and target == self._last.shot.index:
-                if t == "play_on" and not self._last.verdict.fouls:
-                    raise _Reject("play on applies only after a foul (001 2.1.8)")
+                if ev.code in self._last.shot.manual_fouls():
+                    raise _Reject(f"manual foul '{ev.code}' is already recorded on shot {target}")
                 return self._rejudge(self._last.shot.with_inputs((*self._last.shot.inputs, ev)))
             if self._open is not None and target == self._open.index:
-                self._inputs.setdefault(target, []).append(ev)
+                self._store(target, ev)
                 return []
             if target < self._next_index:
                 raise _Reject(f"the verdict on shot {target} is frozen")
-            self._inputs.setdefault(target, []).append(ev)
+            self._store(target, ev)
             return []
         # calls, third balls, re-order: for the next shot, before its stroke (2.2.6: not during it)
         if target is None:
             target = self._next_index
         if target < self._next_index:
             raise _Reject(f"{t} for shot {target} after its stroke")
-        self._inputs.setdefault(target, []).append(ev)
+        if target > self._next_index:
+            raise _Reject(f"{t} for shot {target}: it is made before the next shot, shot {self._next_index}")
+        self._check_applies(ev)
+        self._store(target, ev)
         return []
 
+    def _store(self, target: int, ev: Event) -> None:
+        """Keep an input for the shot it names (judged with it); the same input twice changes nothing."""
+        waiting = self._inputs.get(target, [])
+        key = _input_key(ev)
+        if any(_input_key(e) == key for e in waiting):
+            raise _Reject(f"{ev.type} for shot {target} is already recorded")
+        if ev.type in ("call", "call_any"):
+            # 001 2.2.6: a call may be changed before the stroke; the last one is in force.
+            calls = [e for e in waiting if e.type in ("call", "call_any")]
+            if calls and _input_key(calls[-1]) == key:
+                raise _Reject(f"that call is already in force for shot {target}")
+        self._inputs.setdefault(target, []).append(ev)
+
+    def _check_applies(self, ev: Event) -> None:
+        """An input for the next shot that this game, where it stands, would never use is refused with the
+        reason (an accepted input always changes something: the call in force, the next verdict)."""
+        g, t = self.game, ev.type
+        cluster = self.game.name == "cluster"
+        if t in ("reorder", "third_ball") and not cluster:
+            clause = "000 3.7" if t == "reorder" else "000 3.6е"
+            raise _Reject(f"{t} is a Cluster input ({clause}); {g.name} has no such rule")
+        if t == "call":
+            if g.calls == "none":
+                raise _Reject(f"{g.name} has no calls (001 2.2.6, 2.6.3, 2.11.6: the called games only)")
+            if ev.cue_pocket and g.calls != "ball_or_cue":
+                raise _Reject(f"{g.name} has no call of the cue ball (001 2.6.3: Moscow fast called only)")
+            table = self.state.table
+            if ev.ball and table is not None and not self.state.awaiting_lag and ev.ball not in table:
+                raise _Reject(f"called ball '{ev.ball}' is not on the table")
+        if t == "call_any":
+            if not g.call_any:
+                raise _Reject(f"{g.name} has no заказ с падающим (001 2.3.2, 2.6.3, 2.11.6: the fast called games)")
+            if self.state.shots != 0 or self.state.frame_over:
+                raise _Reject("заказ с падающим is made before the opening break only (001 2.3.2, 2.6.3, 2.11.6)")
+
+    def _check_placement_warning(self) -> None:
+        """001 2.1.5в: the warning is given to a player placing the cue ball in hand, before the stroke."""
+        if self._open is not None:
+            raise _Reject("placement_warning during a shot: it is given before the stroke (001 2.1.5в)")
+        st = self.state
+        if st.frame_over or not st.in_hand or st.awaiting_lag:
+            raise _Reject("no cue ball in hand: the placement warning is for a shot from the house (001 2.1.5в)")
+        if self._warned or st.placement_warned:
+            raise _Reject("the placement warning is already given for this shot (001 2.1.5в)")
+
+    def _play_on(self, ev: Event) -> list[Verdict]:
+        """001 2.1.8 (000 5): after a penalty the other player may order the offender to play on. Sent
+        between the foul shot's end and the next stroke, numbered for either of the two; it amends the foul
+        shot's verdict (``next_player``). Anything else is refused with the reason."""
+        last = self._last
+        who = str(ev.player)
+        if self._open is not None:
+            raise _Reject(
+                f"play on is chosen after the foul shot has ended, before the next stroke; shot {self._open.index} "
+                "is in progress (001 2.1.8)"
+            )
+        if last is None:
+            raise _Reject("no foul pending: play on follows a foul, before the next stroke (001 2.1.8)")
+        i = last.shot.index
+        if ev.shot is not None and ev.shot not in (i, i + 1):
+            if ev.shot < i:
+                raise _Reject(f"the verdict on shot {ev.shot} is frozen: the next stroke was played (001 1.5.4)")
+            raise _Reject(f"play on for shot {ev.shot}: the foul pending is shot {i}'s (name shot {i} or {i + 1})")
+        v = last.verdict
+        if last.before.awaiting_lag:
+            raise _Reject(f"shot {i} was a lag: no foul pending (001 2.1.8)")
+        if v.frame_over:
+            raise _Reject(f"shot {i} ended the frame: there is no next shot to play on")
+        offender = self._offender(v)
+        if offender is None:
+            what = "the penalty fell on the opponent (001 2.1.22(15))" if v.fouls else "it was no foul"
+            raise _Reject(f"no foul pending: shot {i} was played by {v.player} and {what}; play on follows a "
+                          "penalty on the striker (001 2.1.8)")  # fmt: skip
+        if who == v.next_player:
+            if who == offender:
+                raise _Reject(f"{who} is already ordered to play on after the foul of shot {i}")
+            raise _Reject(f"wrong player: {who} takes the next shot anyway after {offender}'s foul; play on "
+                          f"orders the offender, {offender}, to play (001 2.1.8)")  # fmt: skip
+        order = ev.model_copy(update={"shot": i})
+        return self._rejudge(last.shot.with_inputs((*last.shot.inputs, order)))
+
+    def _offender(self, v: Verdict) -> str | None:
+        """The player a penalty fell on in verdict ``v``: the striker (a foul of his), or, where the game lets
+        the non-offender choose after the opponent's penalty too (000 5), the opponent; else None."""
+        if not v.legal:
+            return v.player
+        if v.fouls and self.game.play_on_after_opponent_foul:
+            return other(v.player)
+        return None
+
     # ---- judging and amending ---------------------------------------------------------------------------------------
+    def _judged(self, before: FrameState, shot: Shot) -> tuple[Verdict, FrameState]:
+        """The game's judgement of ``shot``; a shot judged without records it could not place is flagged
+        for review, the reasons in its notes (the operator's ``rename`` can place them and judge again)."""
+        verdict, after = self.game.judge(before, shot)
+        if shot.unplaced:
+            head = f"judged on the records that could be placed; {len(shot.unplaced)} left out, for review: "
+            verdict = replace(verdict, review=True, notes=(*verdict.notes, head + "; ".join(shot.unplaced)))
+        return verdict, after
+
     def _judge(self, shot: Shot) -> list[Verdict]:
         self._open = None
         before, match_before = self.state, self.match
-        verdict, after = self.game.judge(before, shot)
+        verdict, after = self._judged(before, shot)
         if self._frame_notes:
             verdict = replace(verdict, notes=(*self._frame_notes, *verdict.notes))
             self._frame_notes = []
@@ -281,7 +516,7 @@ class Referee:
         last = self._last
         assert last is not None
         voided = last.voided if voided is None else voided
-        verdict, after = self.game.judge(last.before, shot)
+        verdict, after = self._judged(last.before, shot)
         verdict, after = self._spot_voided(verdict, after, shot, voided)
         verdict = replace(verdict, amended=True)
         self.match = last.match_before
@@ -343,35 +578,53 @@ class Referee:
 
     def _rename(self, old: str, new: str) -> list[Verdict]:
         """ "This ball is number 7": the ball known as ``old`` is ``new`` from now on, in the state, the shot
-        in progress, the inputs waiting for a shot and the open verdict (judged again when it changes)."""
-        known = set(self.state.table or {}) | set(self.state.shelves[0]) | set(self.state.shelves[1])
-        if self._open is not None:
-            known |= set(self._open.start.positions or {})
-        if self._last is not None:
-            known |= set(self._last.shot.start)
-        if old not in known:
-            raise _Reject(f"no ball '{old}' to rename")
+        in progress, the inputs waiting for a shot and the open verdict (judged again when it changes).
+
+        ``old`` may also be an id that only records left out of a shot name (the tracker gave a ball a new
+        id in mid-shot): its records are then placed under ``new``, which may be a ball of that shot's start
+        (the one the tracker lost), and the shot is judged again."""
+        last, open_ = self._last, self._open
+        placed = set(self.state.table or {}) | set(self.state.shelves[0]) | set(self.state.shelves[1])
+        if open_ is not None:
+            placed |= set(open_.start.positions or {})
+        if last is not None:
+            placed |= set(last.shot.start)
+        loose_open = _loose_ids(open_.start.positions or {}, open_.records, None) if open_ is not None else set()
+        loose_last = _loose_ids(last.shot.start, last.shot.records, last.shot.end_record) if last else set()
         taken = set(self.state.table or {}) | set(self.state.shelves[0]) | set(self.state.shelves[1])
-        if self._open is not None:
-            taken |= set(self._open.start.positions or {})
-        if new in taken:
-            raise _Reject(f"ball '{new}' is already on the table: a rename never merges two balls")
+        if open_ is not None:
+            taken |= set(open_.start.positions or {})
+        if old in placed:
+            if new in taken:
+                raise _Reject(f"ball '{new}' is already on the table: a rename never merges two balls")
+        elif old in loose_open or old in loose_last:
+            shots = ([open_.records] if old in loose_open and open_ is not None else []) + (
+                [(*last.shot.records, *([last.shot.end_record] if last.shot.end_record else []))]
+                if old in loose_last and last is not None else []
+            )  # fmt: skip
+            if any(old in _names(e) and new in _names(e) for recs in shots for e in recs):
+                raise _Reject(f"balls '{old}' and '{new}' are both seen at once: a rename never merges two balls")
+            lost = (set(open_.start.positions or {}) if old in loose_open and open_ is not None else set()) | (
+                set(last.shot.start) if old in loose_last and last is not None else set()
+            )  # fmt: skip
+            if new in taken and new not in lost:
+                raise _Reject(f"ball '{new}' is already on the table: a rename never merges two balls")
+        else:
+            raise _Reject(f"no ball '{old}' to rename")
         m = {old: new}
         self.state = relabel_state(self.state, m)
         self._inputs = {k: [relabel_event(e, m) for e in v] for k, v in self._inputs.items()}
-        if self._open is not None:
-            b = self._open
-            b.start = relabel_event(b.start, m)
-            b.events = [relabel_event(e, m) for e in b.events]
-            b._potted = {m.get(x, x) for x in b._potted}
-            b._gone = {m.get(x, x) for x in b._gone}
-        last = self._last
-        if last is None or old not in last.shot.start:
+        if open_ is not None:
+            rebuilt = ShotBuilder(relabel_event(open_.start, m), open_.table, open_.index, early=open_.early)
+            for e in open_.records:
+                rebuilt.add(relabel_event(e, m))
+            self._open = rebuilt
+        if last is None or (old not in last.shot.start and old not in loose_last):
             return []
         shot = relabel_shot(last.shot, m)
         before = relabel_state(last.before, m)
         voided = tuple(m.get(b, b) for b in last.voided)
-        verdict, after = self.game.judge(before, shot)
+        verdict, after = self._judged(before, shot)
         verdict, after = self._spot_voided(verdict, after, shot, voided)
         changed = replace(verdict, notes=()) != replace(last.verdict, notes=(), amended=False)
         verdict = replace(verdict, amended=True) if changed else last.verdict
@@ -498,15 +751,27 @@ def relabel_event(ev: Event, m: dict[str, str]) -> Event:
 
 
 def relabel_shot(shot: Shot, m: dict[str, str]) -> Shot:
-    return replace(
-        shot,
-        struck=m.get(shot.struck, shot.struck),
-        start=freeze_positions({m.get(b, b): p for b, p in shot.start.items()}),
-        end=freeze_positions({m.get(b, b): p for b, p in shot.end.items()}),
-        events=tuple(relabel_event(e, m) for e in shot.events),
-        inputs=tuple(relabel_event(e, m) for e in shot.inputs),
-        late=tuple(relabel_event(e, m) for e in shot.late),
-    )
+    """The shot built again from its records with the balls renamed: records that named an unknown ball
+    may be placed now."""
+    return rebuild_shot(shot, lambda e: relabel_event(e, m))
+
+
+def _names(ev: Event) -> set[str]:
+    """The balls a record names (its ball, its balls, the balls of its positions)."""
+    return {*(ev.balls or ()), *((ev.ball,) if ev.ball else ()), *(ev.positions or {})}
+
+
+def _loose_ids(start: Any, records: Any, end: Event | None) -> set[str]:
+    """Ids named by a shot's records (and its shot_end) that were not on the table at its stroke."""
+    named: set[str] = set()
+    for e in (*records, *((end,) if end is not None else ())):
+        named |= _names(e)
+    return named - set(start)
+
+
+def _input_key(ev: Event) -> str:
+    """An input's meaning without its time (two records of the same choice are the same input)."""
+    return ev.model_copy(update={"t": None, "frame": None}).to_json()
 
 
 def _num(b: str) -> tuple[int, str]:
@@ -516,31 +781,53 @@ def _num(b: str) -> tuple[int, str]:
         return (1000, b)
 
 
-def referee_lines(game: str, lines: Any, frames_to_win: int = 1) -> Any:
-    """Verdicts (final, one per shot) for the lines of an events file; raises at the first bad line
-    after yielding every verdict frozen before it. A generator over ``(Verdict)``."""
+def referee_lines(
+    game: str, lines: Any, frames_to_win: int = 1, on_refused: Callable[[int, str], None] | None = None
+) -> Any:
+    """Verdicts (final, one per shot) for the lines of an events file. A generator over ``(Verdict)``.
+
+    A record the engine refuses where it stands (an operator input that cannot apply, a camera record
+    outside any shot, the end of a shot nothing of which could be placed) goes to ``on_refused(line,
+    message)`` and refereeing goes on from the state before it; the refusal is also noted on the verdict
+    of the shot it named (or the next verdict given), so the output keeps a record of it. Without
+    ``on_refused`` the first refusal raises. A malformed line always raises, after every verdict frozen
+    before it has been yielded."""
     from tracking.events import parse_line
 
     ref = Referee(game, frames_to_win=frames_to_win)
     emitted: set[int] = set()
+    notes: list[tuple[int, str]] = []
     for n, text in enumerate(lines, start=1):
         if not text.strip():
             continue
         try:
             ev = parse_line(text, n)
-            ref.feed(ev, line=n)
         except ValueError:
-            yield from _pending(ref, emitted, final=True)
+            yield from _pending(ref, emitted, notes, final=True)
             raise
-        yield from _pending(ref, emitted, final=False)
-    yield from _pending(ref, emitted, final=True)
+        try:
+            ref.feed(ev, line=n)
+        except RefereeInputError as exc:
+            if on_refused is None:
+                yield from _pending(ref, emitted, notes, final=True)
+                raise
+            on_refused(n, str(exc))
+            shot = exc.shot if isinstance(exc, UnjudgedShot) else ev.shot
+            what = "" if isinstance(exc, UnjudgedShot) else f"{ev.type} refused: "
+            notes.append((shot if shot is not None else -1, f"line {n}: {what}{exc.reason}"))
+        yield from _pending(ref, emitted, notes, final=False)
+    yield from _pending(ref, emitted, notes, final=True)
 
 
-def _pending(ref: Referee, emitted: set[int], final: bool) -> Any:
+def _pending(ref: Referee, emitted: set[int], notes: list[tuple[int, str]], final: bool) -> Any:
     open_index = ref._last.shot.index if ref._last is not None and not final else None
     for v in ref.finals():
         if v.shot not in emitted and v.shot != open_index:
             emitted.add(v.shot)
+            mine = [text for shot, text in notes if shot <= v.shot]
+            if mine:
+                notes[:] = [(shot, text) for shot, text in notes if shot > v.shot]
+                v = replace(v, notes=(*v.notes, *mine))
             yield v
 
 

@@ -80,6 +80,7 @@ class FrameState:
             "at_70_70": self.at_70,
             "awaiting_lag": self.awaiting_lag,
             "pending_removal": self.pending_removal,
+            "placement_warned": self.placement_warned,
             "warnings": [w.to_dict() for w in self.warnings],
         }
 

@@ -2,8 +2,9 @@
 
 ``to_dict`` gives the contract's JSON object, key order as listed there. Two documented extensions
 follow the contract keys: ``notes`` (why the engine decided as it did: re-take, lag, hanging ball,
-warnings relied on...) and ``amended`` (true when this verdict replaces an earlier one for the same shot
-after an operator input); both appear only when they say something.
+warnings relied on...), ``amended`` (true when this verdict replaces an earlier one for the same shot
+after an operator input) and ``review`` (true when the shot was judged without camera records the referee
+could not place; the reasons are in ``notes``); each appears only when it says something.
 
 ``legal`` says whether the striker's shot was legal; ``fouls`` then can still hold the opponent's foul
 (001 2.1.22(15), interference), whose penalty falls on the opponent.
@@ -47,6 +48,7 @@ class Verdict:
     winner: str | None = None
     notes: tuple[str, ...] = field(default=(), compare=True)
     amended: bool = False
+    review: bool = False  # judged without records the referee could not place (the reasons are in notes)
 
     def __post_init__(self) -> None:
         if self.player not in ("A", "B") or self.next_player not in ("A", "B"):
@@ -80,6 +82,8 @@ class Verdict:
             out["notes"] = list(self.notes)
         if self.amended:
             out["amended"] = True
+        if self.review:
+            out["review"] = True
         return out
 
     def to_json(self) -> str:

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from calibration.table import CUSHIONS, POCKETS, TableModel
+from rules.errors import RefereeInputError
 from rules.referee import Referee
 from rules.state import FrameState
 from rules.verdict import Verdict
@@ -38,6 +39,14 @@ def play_stream(draw: Any, ref: Referee, max_shots: int) -> list[Event]:
     fed: list[Event] = []
 
     def feed(ev: Event) -> list[Verdict]:
+        if ev.is_input:
+            try:  # an input that cannot apply (a duplicate, play on naming the wrong player) is refused
+                out = ref.feed(ev)
+            except RefereeInputError as exc:
+                assert exc.reason
+                return []
+            fed.append(ev)
+            return out
         fed.append(ev)
         return ref.feed(ev)
 

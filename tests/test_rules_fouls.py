@@ -204,8 +204,24 @@ def test_foul_14_from_hand_outside_the_house_after_a_warning_2_1_22_14(game):
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_outside_the_house_without_a_warning_is_the_referees_error_2_1_5v_2_1_21(game):
+def test_outside_the_house_the_engine_warns_and_the_stroke_is_foul_14_2_1_5v(game):
     s = Script(game, breaker="A")
+    s.pos["cue"] = (1200.0, 889.0)  # came to rest outside the house, seen by the camera before the stroke
+    if FEDERATION_GAMES[game].calls != "none":
+        s.call("4", "pyramid-left")
+    v = s.play("cue", ("cross", "cue", "center", "+x"), ("hit", "cue", "4"), ("pot", "3", "pyramid-right"),
+               end={"4": (2900.0, 1200.0)})  # fmt: skip
+    assert [f.to_dict()["rule"] for f in v.fouls] == ["001 2.1.22(14)"] and not v.legal
+    assert v.counted == () and "3" in v.void and v.next_player == "B"
+    assert any("warned by the engine" in n and "001 2.1.5в" in n for n in v.notes), v.notes
+    assert not any("2.1.21" in n for n in v.notes)  # no referee's error: the engine is the referee
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_outside_the_house_without_a_warning_is_the_referees_error_2_1_5v_2_1_21(game):
+    """With the engine's own warnings off (a human referee warns, by ``placement_warning``)."""
+    s = Script(game, breaker="A")
+    s.ref.auto_warnings = False
     s.pos["cue"] = (1200.0, 889.0)
     start = dict(s.pos)
     if FEDERATION_GAMES[game].calls != "none":

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from calibration.table import TableModel
+from rules.errors import RefereeInputError
 from rules.fouls import Foul
 from rules.registry import FEDERATION_GAMES
 from rules.scenarios import Script
@@ -185,7 +186,8 @@ def test_russian_fast_call_any_on_the_opening_break_2_3_2():
 
 def test_call_any_is_not_part_of_russian_71_2_2_6():
     s = Script("russian71")
-    s.call_any()
+    with pytest.raises(RefereeInputError, match="no заказ с падающим"):  # refused, never silently ignored
+        s.call_any()
     v = s.play("cue", *BREAK_IN, ("hit", "cue", "4"), ("pot", "9", "pyramid-left"))
     assert v.counted == ()
 

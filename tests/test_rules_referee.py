@@ -165,7 +165,7 @@ def test_placement_warning_survives_an_amendment_of_the_last_verdict_2_1_5v():
 def test_play_on_without_a_foul_is_refused_2_1_8():
     s = Script("eight")
     s.play("cue", ("cross", "cue", "house", "+x"), ("hit", "cue", "4"))
-    with pytest.raises(RefereeInputError, match="only after a foul"):
+    with pytest.raises(RefereeInputError, match="no foul pending.*001 2.1.8"):
         s.play_on("A")
 
 
@@ -198,14 +198,17 @@ def test_cluster_name_resolves_to_the_cluster_package():
           Event(type="contact", t=1.2, shot=0, balls=("cue", "4"), pos=(1.0, 1.0))], "already left the table"),
     ],
 )  # fmt: skip
-def test_bad_events_name_the_line_and_keep_the_engine(events, message):
+def test_records_the_shot_cannot_place_are_left_out_and_the_verdict_flagged(events, message):
     ref = Referee("eight")
     ref.feed(Event(type="frame_start", game="eight", breaker="A"), line=1)
     ref.feed(Event(type="shot_start", t=1, shot=0, ball="cue", positions=racked(T)), line=2)
-    with pytest.raises(RefereeInputError, match=message) as exc:
-        for n, e in enumerate(events, start=3):
-            ref.feed(e, line=n)
-    assert exc.value.line_no == 2 + len(events)
+    for n, e in enumerate(events, start=3):
+        assert ref.feed(e, line=n) == []
+    gone = {e.ball for e in events if e.type == "pot"}
+    end = {b: p for b, p in racked(T).items() if b not in gone}
+    (v,) = ref.feed(Event(type="shot_end", t=3, shot=0, positions=end))
+    assert v.review and v.to_dict()["review"] is True
+    assert any(message in n and "left out, for review" in n for n in v.notes), v.notes
 
 
 def test_ball_moved_between_shots_is_noted_not_judged_2_1_22_4():
@@ -263,14 +266,20 @@ def test_command_keeps_the_verdicts_before_a_bad_line(tmp_path, capsys):
     assert f"line {cut + 2}" in cap.err and "not JSON" in cap.err
 
 
-def test_command_ball_not_on_the_table_names_the_line(tmp_path, capsys):
+def test_command_ball_not_on_the_table_judges_the_shot_for_review(tmp_path, capsys):
     lines = (DATA / "moscow.events.jsonl").read_text(encoding="utf-8").splitlines()
     bad = tmp_path / "bad.jsonl"
     extra = Event(type="contact", t=0.15, shot=0, balls=("cue", "42"), pos=(1.0, 1.0)).to_json()
     cut = next(i for i, x in enumerate(lines) if "shot_start" in x)
     bad.write_text("\n".join([*lines[: cut + 1], extra, *lines[cut + 1 :]]) + "\n", encoding="utf-8")
-    assert main(["referee", "--game", "moscow", str(bad)]) == 2
-    assert f"line {cut + 2}: ball '42' is not on the table" in capsys.readouterr().err
+    assert main(["referee", "--game", "moscow", str(bad)]) == 0
+    got = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    want = [json.loads(x) for x in (DATA / "moscow.verdicts.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(got) == len(want) == 4
+    assert got[0]["review"] is True and any("ball '42' is not on the table" in n for n in got[0]["notes"])
+    flagged = {k: v for k, v in got[0].items() if k not in ("notes", "review")}
+    assert flagged == {k: v for k, v in want[0].items() if k != "notes"}  # judged on the other records
+    assert got[1:] == want[1:]
 
 
 def test_referee_events_for_analyze_strict_or_skipping_glitches():
@@ -282,10 +291,19 @@ def test_referee_events_for_analyze_strict_or_skipping_glitches():
     bad = [*events[:cut], glitch, *events[cut:]]
     errors: list[str] = []
     got = rules.referee_events("eight", bad, errors=errors)
-    assert [v.to_dict() for v in got] == [v.to_dict() for v in rules.referee_events("eight", events)]
-    assert errors == [f"line {cut + 1}: ball '42' is not on the table"]
-    with pytest.raises(RefereeInputError):
-        rules.referee_events("eight", bad, strict=True)
+    want = rules.referee_events("eight", events)
+    assert errors == []  # nothing refused: the shot is judged without the record, flagged for review
+    assert got[0].review and not want[0].review
+    assert got[0].counted == want[0].counted and got[0].score == want[0].score
+    assert [v.to_dict() for v in got[1:]] == [v.to_dict() for v in want[1:]]
+    outside = Event(type="contact", t=999.0, balls=("cue", "4"), pos=(1.0, 1.0))  # no shot to place it in
+    errors = []
+    assert [v.to_dict() for v in rules.referee_events("eight", [*events, outside], errors=errors)] == [
+        v.to_dict() for v in want
+    ]
+    assert errors and "outside a shot" in errors[0]
+    with pytest.raises(RefereeInputError, match="outside a shot"):
+        rules.referee_events("eight", [*events, outside], strict=True)
 
 
 def test_command_unknown_game(capsys, tmp_path):

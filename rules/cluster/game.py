@@ -46,6 +46,8 @@ class ClusterState(FrameState):
 
 class ClusterGame(Game):
     name = "cluster"
+    play_on_after_opponent_foul = True  # 000 5: after either player's penalty, the other chooses who plays
+    placement_rule = False  # 000 3.4: a break from outside the house is re-taken, no warning and no foul
     title = "Кластер"
     clause = "000"
     target = 8  # 3.1
@@ -206,10 +208,12 @@ class ClusterGame(Game):
             nxt = str(chosen[-1]) if chosen else me
             new = new.evolve(to_play=nxt)
             verdict = replace(verdict, next_player=nxt)
-        table = dict(new.table or {})
+        return verdict, new.evolve(warnings=self.rest_warnings(new.table or {}, new.in_hand))
+
+    def rest_warnings(self, table: Any, in_hand: bool) -> tuple[Any, ...]:
         keep = ("on_center_line",)  # 3.8 crossings; the 001 2.1.10 rolling warnings have no place in Cluster
-        warnings = mandatory_warnings(self.table, table, None, list(table), False, False, True)
-        return verdict, new.evolve(warnings=tuple(w for w in warnings if w.code in keep))
+        warnings = mandatory_warnings(self.table, dict(table), None, list(table), False, False, True)
+        return tuple(w for w in warnings if w.code in keep)
 
     # the lag (3.3) ---------------------------------------------------------------------------------------------------
     def judge_lag(self, state: FrameState, shot: Shot) -> tuple[Verdict, FrameState]:
