@@ -51,7 +51,9 @@ class Kernel:
         line = self.dispatcher.py_func.__code__.co_firstlineno
         stem = self.module.rsplit(".", 1)[-1]
         qualname = self.dispatcher.py_func.__qualname__
-        return (kernel_cache.kernel_dir() / kernel_cache.index_name(stem, qualname, line)).exists()
+        # The folder numba chose for it when its module was imported (numba's Cache.cache_path).
+        folder = getattr(getattr(self.dispatcher, "_cache", None), "cache_path", None) or kernel_cache.kernel_dir()
+        return (Path(folder) / kernel_cache.index_name(stem, qualname, line)).exists()
 
 
 def kernels() -> list[Kernel]:
@@ -98,6 +100,7 @@ def _mark_ready(n_kernels: int, seconds: float) -> None:
     mark = {**_machine(), "kernels": n_kernels, "compile_s": round(seconds, 1)}
     # An unwritable cache: the kernels are compiled for this process all the same.
     with contextlib.suppress(OSError):
+        ready_path().parent.mkdir(parents=True, exist_ok=True)
         ready_path().write_text(json.dumps(mark) + "\n", encoding="utf-8")
 
 

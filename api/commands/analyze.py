@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from api.capture import open_video
+from api.cli_types import GAME_HELP, ball_diameter, mouth_widths, table_size
 from api.console_text import match_lines
 from api.pipeline import PREFETCH, Pipeline, timed_frames
 from api.report import write_report
@@ -43,14 +44,24 @@ class AnalyzeError(ValueError):
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("video", metavar="VIDEO", help="recorded video of the table")
-    parser.add_argument("--game", required=True, choices=GAMES, help="the game played")
+    parser.add_argument("--game", required=True, choices=GAMES, metavar="GAME", help=GAME_HELP)
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder")
     parser.add_argument("--calibration", metavar="FILE", help="calibration JSON (tableref calibrate)")
     parser.add_argument("--inputs", metavar="FILE", help="operator inputs (JSON lines) for the referee")
-    parser.add_argument("--table", metavar="LxW", help="playing field in mm (default 3569x1778)")
-    parser.add_argument("--ball", type=float, metavar="MM", help="ball diameter in mm (default 68)")
-    parser.add_argument("--mouths", metavar="CxM", help="corner and middle pocket mouth widths in mm")
-    parser.add_argument("--detector", default="classical", help="ball detector: classical, neural or hough")
+    parser.add_argument(
+        "--table", metavar="LxW", type=table_size, help="playing field length x width in mm (default 3569x1778)"
+    )
+    parser.add_argument("--ball", type=ball_diameter, metavar="MM", help="ball diameter in mm (default 68)")
+    parser.add_argument(
+        "--mouths",
+        metavar="CxM",
+        type=mouth_widths,
+        help="corner and middle pocket mouth widths in mm (default 73x83 on the regulation table, else 2 and 2.25 "
+        "ball diameters)",
+    )
+    parser.add_argument(
+        "--detector", default="classical", choices=("classical", "neural", "hough"), help="ball detector"
+    )
     parser.add_argument("--max-frames", type=int, metavar="N", help="stop after N frames")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument(
@@ -70,7 +81,10 @@ def table_from_args(size: str | None, ball: float | None, mouths: str | None) ->
             c, m = (float(v) for v in mouths.lower().split("x"))
             kw.update(corner_mouth_mm=c, middle_mouth_mm=m)
     except ValueError:
-        raise AnalyzeError(f"--table/--ball/--mouths: cannot read {size!r}, {ball!r}, {mouths!r}") from None
+        raise AnalyzeError(
+            f"cannot read --table {size!r} (LxW in mm, e.g. 2540x1270), --ball {ball!r} (mm) or --mouths {mouths!r} "
+            "(CxM in mm, e.g. 73x83)"
+        ) from None
     try:
         d = kw.get("ball_diameter_mm", 68.0)
         if not mouths and (size or ball):

@@ -17,6 +17,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from api.cli_types import ball_diameter, table_size
 from calibration.auto import auto_calibrate, checkerboard_lens
 from calibration.mapping import CORNER_NAMES, Calibration, CalibrationError
 from calibration.table import TableModel, TableSpec
@@ -31,8 +32,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="U,V;U,V;U,V;U,V",
         help="manual calibration: the playing-field corners house-left; house-right; pyramid-left; pyramid-right",
     )
-    parser.add_argument("--table", metavar="LxW", help="playing field in mm (default 3569x1778)")
-    parser.add_argument("--ball", type=float, metavar="MM", help="ball diameter in mm (default 68)")
+    parser.add_argument(
+        "--table", metavar="LxW", type=table_size, help="playing field length x width in mm (default 3569x1778)"
+    )
+    parser.add_argument("--ball", type=ball_diameter, metavar="MM", help="ball diameter in mm (default 68)")
     parser.add_argument(
         "--distortion",
         choices=("none", "k1", "k1k2"),
@@ -70,7 +73,7 @@ def parse_table(size: str | None, ball: float | None) -> TableModel:
         try:
             length, width = (float(v) for v in size.lower().replace("×", "x").split("x"))
         except ValueError:
-            raise CalibrationError(f"--table {size!r}: expected LENGTHxWIDTH in mm, e.g. 2540x1270") from None
+            raise CalibrationError(f"--table expects LxW in mm, e.g. 2540x1270; got {size!r}") from None
         kwargs.update(length_mm=length, width_mm=width)
     if ball:
         kwargs["ball_diameter_mm"] = ball

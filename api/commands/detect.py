@@ -1,6 +1,6 @@
 """``tableref detect IMAGE [--calibration FILE] [--detector NAME]``: the balls one image shows.
 
-Prints one JSON object per detected ball (CONTRACT.md section 7): ``px`` [u, v], ``pos`` [x, y] mm,
+Prints one JSON object per detected ball (docs/CONTRACT.md section 7): ``px`` [u, v], ``pos`` [x, y] mm,
 ``radius_px``, ``confidence``, ``cls`` (``ball`` or ``cue``). Without ``--calibration`` the table is
 found in the image itself (``calibration.auto``).
 """

@@ -10,24 +10,29 @@ import time
 
 import uvicorn
 
+from api.cli_types import GAME_HELP
 from api.service.launch import build
 from api.service.settings import ServiceSettings
+from tracking.events import GAMES
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--source",
         default="0",
-        help="camera index, stream URL, video file, synth scenario folder, or an events.jsonl to replay",
+        help="camera index (0 is the first camera), stream URL, video file, synth scenario folder, or an "
+        "events.jsonl to replay",
     )
-    p.add_argument("--game", default="russian71", help="game name (CONTRACT.md section 7)")
-    p.add_argument("--calibration", help="calibration JSON (tableref calibrate)")
+    p.add_argument("--game", default="russian71", choices=GAMES, metavar="GAME", help=GAME_HELP)
+    p.add_argument(
+        "--calibration", metavar="FILE", help="calibration JSON (tableref calibrate); needed for a camera or a video"
+    )
     p.add_argument("--fast", action="store_true", help="play a file as fast as possible, not at its frame rate")
     p.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=None, help="port (default 8000; 0 picks a free one)")
     p.add_argument("--db", default=None, help="SQLite file of the match record (default tableref.db)")
-    p.add_argument("--player-a", default=None, help="name of player A")
-    p.add_argument("--player-b", default=None, help="name of player B")
+    p.add_argument("--player-a", default=None, metavar="NAME", help="player A's name (default: $TABLEREF_PLAYER_A)")
+    p.add_argument("--player-b", default=None, metavar="NAME", help="player B's name (default: $TABLEREF_PLAYER_B)")
     p.add_argument("--new-match", action="store_true", help="start a new match, not resume one")
     p.add_argument("--exit-when-done", action="store_true", help="stop serving once the source has ended")
 

@@ -1,4 +1,4 @@
-"""``tableref synth``: a physics-true rendered scenario with exact ground truth (CONTRACT.md section 6).
+"""``tableref synth``: a physics-true rendered scenario with exact ground truth (docs/CONTRACT.md section 6).
 
     tableref synth --list
     tableref synth --out DIR --scenario NAME --seed N [--resolution 1920x1080] [--fps 60] [--camera SPEC]
