@@ -90,6 +90,7 @@ class Game:
     cushion_identity: ClassVar[str] = "segment"  # digest A6
     # 001 2.1.8 orders play on after a penalty on the striker only; Cluster (000 5) after any penalty.
     play_on_after_opponent_foul: ClassVar[bool] = False
+    play_on_clause: ClassVar[str] = "001 2.1.8"
     placement_rule: ClassVar[bool] = True  # 001 2.1.5в warning and 2.1.22(14) foul for the cue ball in hand
     state_class: ClassVar[type[FrameState]] = FrameState
 
@@ -482,7 +483,7 @@ class Game:
         play_on = [e.player for e in shot.inputs if e.type == "play_on" and e.player]
         if play_on and foul:
             nxt = str(play_on[-1])
-            j.notes.append(f"play on: {nxt} takes the next shot (001 2.1.8)")
+            j.notes.append(f"play on: {nxt} takes the next shot ({self.play_on_clause})")
         in_hand = j.cue_lost and self.cue_ball is not None
         if in_hand and shot.struck in shot.off_table:
             j.notes.append("cue ball to the middle of the front cushion, next shot from hand (001 2.1.13)")

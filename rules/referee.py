@@ -453,13 +453,14 @@ class Referee:
         shot's verdict (``next_player``). Anything else is refused with the reason."""
         last = self._last
         who = str(ev.player)
+        rule = self.game.play_on_clause
         if self._open is not None:
             raise _Reject(
                 f"play on is chosen after the foul shot has ended, before the next stroke; shot {self._open.index} "
-                "is in progress (001 2.1.8)"
+                f"is in progress ({rule})"
             )
         if last is None:
-            raise _Reject("no foul pending: play on follows a foul, before the next stroke (001 2.1.8)")
+            raise _Reject(f"no foul pending: play on follows a foul, before the next stroke ({rule})")
         i = last.shot.index
         if ev.shot is not None and ev.shot not in (i, i + 1):
             if ev.shot < i:
@@ -467,19 +468,19 @@ class Referee:
             raise _Reject(f"play on for shot {ev.shot}: the foul pending is shot {i}'s (name shot {i} or {i + 1})")
         v = last.verdict
         if last.before.awaiting_lag:
-            raise _Reject(f"shot {i} was a lag: no foul pending (001 2.1.8)")
+            raise _Reject(f"shot {i} was a lag: no foul pending ({rule})")
         if v.frame_over:
             raise _Reject(f"shot {i} ended the frame: there is no next shot to play on")
         offender = self._offender(v)
         if offender is None:
             what = "the penalty fell on the opponent (001 2.1.22(15))" if v.fouls else "it was no foul"
             raise _Reject(f"no foul pending: shot {i} was played by {v.player} and {what}; play on follows a "
-                          "penalty on the striker (001 2.1.8)")  # fmt: skip
+                          f"penalty on the striker ({rule})")  # fmt: skip
         if who == v.next_player:
             if who == offender:
                 raise _Reject(f"{who} is already ordered to play on after the foul of shot {i}")
             raise _Reject(f"wrong player: {who} takes the next shot anyway after {offender}'s foul; play on "
-                          f"orders the offender, {offender}, to play (001 2.1.8)")  # fmt: skip
+                          f"orders the offender, {offender}, to play ({rule})")  # fmt: skip
         order = ev.model_copy(update={"shot": i})
         return self._rejudge(last.shot.with_inputs((*last.shot.inputs, order)))
 

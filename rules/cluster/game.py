@@ -47,6 +47,7 @@ class ClusterState(FrameState):
 class ClusterGame(Game):
     name = "cluster"
     play_on_after_opponent_foul = True  # 000 5: after either player's penalty, the other chooses who plays
+    play_on_clause = "000 5"
     placement_rule = False  # 000 3.4: a break from outside the house is re-taken, no warning and no foul
     title = "Кластер"
     clause = "000"
