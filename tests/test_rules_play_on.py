@@ -9,6 +9,7 @@ the verdicts are as if it had not been sent. In the ball games the foul with an 
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -32,10 +33,8 @@ def play_on(s: Script, shot: int, player: str) -> None:
     """A play-on choice as the operator sends it; a refusal stays in the log (the referee must say why)."""
     ev = Event.model_validate({"type": "play_on", "shot": shot, "player": player})
     s.events.append(ev)
-    try:
+    with contextlib.suppress(RefereeInputError):
         s.verdicts += s.ref.feed(ev)
-    except RefereeInputError:
-        pass
 
 
 def safe(s: Script, ball: str) -> None:
