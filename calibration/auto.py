@@ -1,4 +1,4 @@
-"""Automatic calibration: from the cushion-nose edge points ``vision.table_finder`` finds to a ``Calibration``.
+"""Automatic calibration: from the cushion-nose edge points ``calibration.table_finder`` finds to a ``Calibration``.
 
 1. **Lens.** Radial ``k1`` (and optionally ``k2``) by the plumb-line method: the values that make the
    edge points of the four cushion noses straightest once undistorted. Intrinsics are the default ones
@@ -38,7 +38,7 @@ from scipy.optimize import least_squares
 
 from calibration.mapping import CORNER_NAMES, Calibration, CalibrationError, default_camera_matrix
 from calibration.table import TableModel
-from vision.table_finder import Side, TableEdges, find_table, intersect_lines
+from calibration.table_finder import Side, TableEdges, find_table, intersect_lines
 
 
 def auto_calibrate(

@@ -20,7 +20,12 @@ DEMO = Path(__file__).resolve().parents[1] / "api" / "data" / "demo"
 
 def test_straight_down_view_measures_the_table_given() -> None:
     cal = Calibration.from_corners(
-        {"house-left": (100, 900), "house-right": (100, 100), "pyramid-left": (1700, 900), "pyramid-right": (1700, 100)},
+        {
+            "house-left": (100, 900),
+            "house-right": (100, 100),
+            "pyramid-left": (1700, 900),
+            "pyramid-right": (1700, 100),
+        },
         (1920, 1080),
         CAROM,
     )

@@ -124,7 +124,7 @@ REAL_TABLES = {
 
 def run_real(root: Path) -> None:
     """Calibrate the first seconds of every real clip; for padova, compare with its playing-field mask."""
-    from vision.table_finder import read_source
+    from calibration.table_finder import read_source
 
     header = (
         f"{'clip':<40} {'size':>9} {'resid px':>8} {'resid mm':>8} {'long sides':>19} {'house':>8}"

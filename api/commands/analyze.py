@@ -130,7 +130,7 @@ def get_calibration(args: argparse.Namespace, video: Path, table: TableModel, si
     if scen is not None:
         return scen
     from calibration.auto import auto_calibrate
-    from vision.table_finder import read_source
+    from calibration.table_finder import read_source
 
     img = read_source(video)
     try:

@@ -21,7 +21,7 @@ from api.cli_types import ball_diameter, table_size
 from calibration.auto import auto_calibrate, checkerboard_lens
 from calibration.mapping import CORNER_NAMES, Calibration, CalibrationError
 from calibration.table import TableModel, TableSpec
-from vision.table_finder import read_source
+from calibration.table_finder import read_source
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
