@@ -43,8 +43,8 @@ def test_ci_does_not_skip_them(tmp_path, monkeypatch):
     monkeypatch.setenv("TABLEREF_CHROMIUM", str(tmp_path / "no-chromium"))
     browser, other = Item("browser", "slow"), Item("slow")
     monkeypatch.setenv("TABLEREF_REQUIRE_BROWSER", "1")
-    conftest.pytest_collection_modifyitems(None, [browser, other])  # type: ignore[arg-type]
+    conftest.pytest_collection_modifyitems(None, [browser, other])  # type: ignore[arg-type, list-item]
     assert browser.markers == [] and other.markers == []
     monkeypatch.delenv("TABLEREF_REQUIRE_BROWSER")
-    conftest.pytest_collection_modifyitems(None, [browser, other])  # type: ignore[arg-type]
+    conftest.pytest_collection_modifyitems(None, [browser, other])  # type: ignore[arg-type, list-item]
     assert len(browser.markers) == 1 and other.markers == []

@@ -4,6 +4,7 @@ ones CI runs."""
 
 from __future__ import annotations
 
+import argparse
 import re
 import subprocess
 import sys
@@ -20,8 +21,8 @@ REPO = Path(__file__).resolve().parent.parent
 
 def help_of(command: str) -> str:
     parser = build_parser(only=command)
-    sub = next(a for a in parser._actions if a.dest == "command")
-    return sub.choices[command].format_help()  # type: ignore[union-attr]
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return str(sub.choices[command].format_help())
 
 
 def test_version_comes_from_the_package_metadata(capsys):
@@ -87,6 +88,17 @@ def test_help_cites_the_contract_the_user_has():
     for command in COMMANDS:
         text = help_of(command)
         assert not re.search(r"(?<!docs/)CONTRACT\.md", text), command
+
+
+def test_the_shipped_contract_is_the_project_contract():
+    shared = REPO.parent / "shared" / "CONTRACT.md"
+    if not shared.exists():
+        pytest.skip("../shared/CONTRACT.md is not beside this checkout")
+    ours = (REPO / "docs" / "CONTRACT.md").read_text().splitlines()
+    pointer = [i for i, ln in enumerate(ours) if "CONTRACT-EXTENSIONS.md" in ln]
+    assert pointer  # the pointer paragraph to our additions
+    start, end = pointer[0] - 1, pointer[-1] + 2  # the paragraph and the blank line after it
+    assert ours[:start] + ours[end:] == shared.read_text().splitlines()
 
 
 def test_the_readme_opens_with_the_commands_ci_runs():
