@@ -211,13 +211,14 @@ def _ratio(a: int, b: int) -> str:
 
 
 def clip_rows(scores: list[ClipScore]) -> list[str]:
-    head = (f"{'clip':<44}{'split':<8}{'pots L/F/ok':>12}{'+ball':>7}{'first':>7}{'last':>7}"
+    w = max([len(s.name) + 2 for s in scores] + [20])
+    head = (f"{'clip':<{w}}{'split':<8}{'pots L/F/ok':>12}{'+ball':>7}{'first':>7}{'last':>7}"
             f"{'phantom n/s/max':>17}{'moving':>8}{'1st hit':>8}{'cue x':>6}{'cuts':>5}{'off L/F/ok':>11}"
             f"{'x rt':>6}")  # fmt: skip
     rows = [head]
     for s in scores:
         if s.error:
-            rows.append(f"{s.name:<44}{s.split:<8}  did not run: {s.error}")
+            rows.append(f"{s.name:<{w}}{s.split:<8}  did not run: {s.error}")
             continue
         pots = f"{s.pots_labelled}/{s.pots_found}/{s.pots_right_pocket}"
         ball = _frac(s.pots_ball_right, s.pots_ball_comparable)
@@ -225,7 +226,7 @@ def clip_rows(scores: list[ClipScore]) -> list[str]:
         off = f"{s.off_labelled}/{s.off_found}/{s.off_right}"
         speed = "-" if s.speed is None else f"{s.speed:.1f}"
         rows.append(
-            f"{s.name:<44}{s.split:<8}{pots:>12}{ball:>7}{_frac(s.first_tracked, s.first_labelled):>7}"
+            f"{s.name:<{w}}{s.split:<8}{pots:>12}{ball:>7}{_frac(s.first_tracked, s.first_labelled):>7}"
             f"{_frac(s.last_tracked, s.last_labelled):>7}{ph:>17}{s.excused_moving:>8}"
             f"{_frac(s.first_contact_right, s.shots_labelled):>8}{s.cue_transfers:>6}{s.events_in_cuts:>5}{off:>11}"
             f"{speed:>6}"
