@@ -21,7 +21,10 @@ import numpy as np
 import pytest
 import websockets
 
-from tests.service_support import running_service, scaled_log
+from api.service.launch import BackgroundServer, build
+from api.service.settings import ServiceSettings
+from tests.service_support import TOKEN, free_port, running_service, scaled_log
+from tracking.events import Event, read_jsonl
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 TRACKER_ID = re.compile(r"\bt\d+\b")
@@ -273,3 +276,174 @@ def test_review_lists_shots_live_and_shows_a_pack_with_picture_and_timeline(tmp_
                 await browser.call("Page.navigate", url="about:blank")
 
         asyncio.run(main())
+
+
+DEMO = Path(__file__).resolve().parent.parent / "api" / "data" / "demo"
+
+
+def _ingest_shot(svc, truth: list[Event], shot: int) -> None:
+    """Feed one shot of the demo's true events to the match, frame by frame, as the pipeline would."""
+    by_frame: dict[int, list[Event]] = {}
+    for e in truth:
+        if e.shot == shot:
+            by_frame.setdefault(int(e.frame), []).append(e)
+    for frame in sorted(by_frame):
+        svc.match.ingest(frame, by_frame[frame], t=by_frame[frame][0].t)
+
+
+def test_console_replays_a_shot_and_every_control_rejudges_or_says_why_not(tmp_path, browser):
+    """A referee's session on the demo video: the token typed once, players named, a call made and amended,
+    a shot's replay played and stepped frame by frame, then every other control clicked; each click shows the
+    re-judged verdict or the one-line reason it was refused."""
+    settings = ServiceSettings.load({"db": tmp_path / "m.db"}, env={"TABLEREF_OPERATOR_TOKEN": TOKEN})
+    svc = build(str(DEMO), "russian71", settings)
+    svc.store.set_fps(svc.match.match_id, 25.0)  # what the runner records when it opens the video
+    server = BackgroundServer(svc.app, "127.0.0.1", free_port())
+    base = f"http://127.0.0.1:{server.start()}"
+    truth = read_jsonl(DEMO / "truth" / "events.jsonl")
+    results: list[str] = []
+
+    async def act(selector: str) -> str:
+        """Click a control; the page's answer line once it changes."""
+        before = await browser.js("document.getElementById('action-result').textContent")
+        await browser.click(selector)
+        await browser.wait_for(f"document.getElementById('action-result').textContent !== {json.dumps(before)}")
+        text = await browser.js("document.getElementById('action-result').textContent")
+        assert text.startswith(("Accepted: ", "Refused: ", "Published: ")) and "\n" not in text, text
+        assert "HTTP 5" not in text and "Traceback" not in text and not TRACKER_ID.search(text), text
+        results.append(f"{selector}: {text}")
+        return text
+
+    async def main():
+        async with browser:
+            await browser.call("Emulation.setDeviceMetricsOverride", width=1440, height=900, deviceScaleFactor=1,
+                               mobile=False)  # fmt: skip
+            await browser.call("Page.navigate", url=base + "/review")
+            await browser.wait_for("document.getElementById('fs-game').options.length > 5")
+            # The token, typed once; kept for the tab, never in the URL.
+            await browser.type_into("#token", TOKEN)
+            await browser.click("#token-save")
+            await browser.wait_for("document.getElementById('token-state').textContent === 'token set for this tab'")
+            assert await browser.js("sessionStorage.getItem('tableref-operator-token')") == TOKEN
+            assert TOKEN not in await browser.js("location.href")
+
+            # A new frame with the players' names and the breaker.
+            await browser.choose("#fs-game", "russian71")
+            await browser.type_into("#fs-a", "Ivanov")
+            await browser.type_into("#fs-b", "Petrov")
+            await browser.choose("#fs-breaker", "A")
+            text = await act("#fs-send")
+            assert text == "Accepted: new frame of Russian pyramid, 71 points, Ivanov breaks · no verdict changed"
+            await browser.wait_for("document.getElementById('match').textContent.includes('Ivanov vs Petrov')")
+
+            _ingest_shot(svc, truth, 0)  # the break
+            await browser.wait_for("document.querySelectorAll('#shots tbody tr').length === 1")
+            await browser.wait_for("document.getElementById('call-send').textContent === 'Call for shot 2'")
+
+            # A call, then amended before the stroke (001 2.2.6: the last call is in force).
+            await browser.choose("#call-ball", "5")
+            await browser.choose("#call-pocket", "house-left")
+            await act("#call-send")
+            await browser.wait_for("document.getElementById('call-send').textContent === 'Amend the call of shot 2'")
+            await browser.choose("#call-ball", "4")
+            await browser.choose("#call-pocket", "middle-left")
+            text = await act("#call-send")
+            assert text.startswith("Accepted: call: ball 4 into the left middle pocket")
+            await browser.wait_for(
+                "document.getElementById('call-in-force').textContent === "
+                "'In force: call: ball 4 into the left middle pocket'"
+            )
+            await browser.click("#shots tbody tr[data-shot='0']")
+            await browser.wait_for("document.getElementById('pack-clip').dataset.ready === '1'", timeout=120)
+            assert (await browser.js("document.getElementById('pack-summary').textContent")).startswith(
+                "break: 15 balls moved, 1 potted (ball 12)"
+            )
+            await browser.click("#pack-summary")  # the break's events, one click away
+            await browser.wait_for("document.getElementById('events-details').open")
+            await browser.js("window.scrollTo(0, 0); true")
+            await browser.screenshot(_shots_dir(tmp_path) / "console.png")
+
+            _ingest_shot(svc, truth, 1)  # the called ball 4 goes into the left middle pocket
+            await browser.wait_for("document.querySelectorAll('#shots tbody tr').length === 2")
+            await browser.wait_for(
+                "document.querySelector('#shots tbody tr[data-shot=\"1\"] td:last-child').textContent"
+                " === 'counted ball 4'"
+            )
+
+            # The replay of shot 2: the clip, the drawing's marks and the timeline move together.
+            await browser.click("#shots tbody tr[data-shot='1']")
+            await browser.wait_for("document.getElementById('pack').dataset.shot === '1'")
+            await browser.wait_for("document.getElementById('pack-clip').dataset.ready === '1'", timeout=120)
+            assert "break" not in await browser.js("document.getElementById('pack-summary').textContent")
+            assert await browser.js("document.getElementById('events-details').open") is True
+            cursor = "+document.getElementById('cursor').dataset.t"
+            start = await browser.js(cursor)
+            await browser.click("#play")
+            marks = "+document.getElementById('pack-marks').dataset.marks"
+            await browser.wait_for(f"{cursor} > {start} + 0.3 && {marks} > 0")
+            await browser.click("#play")  # pause
+            await browser.wait_for("document.getElementById('pack-clip').paused")
+            video_t = await browser.js("document.getElementById('pack-clip').currentTime")
+            clip_t0 = httpx.get(base + "/shots/1").json()["clip_t0"]
+            await browser.wait_for(f"Math.abs({cursor} - {video_t + clip_t0}) < 0.002")
+            frame = "+document.getElementById('replay-time').dataset.frame"
+            f0 = await browser.js(frame)
+            await browser.click("#step-fwd")
+            await browser.wait_for(f"{frame} === {f0 + 1}")
+            await browser.click("#step-fwd")
+            await browser.wait_for(f"{frame} === {f0 + 2}")
+            await browser.click("#step-back")
+            await browser.wait_for(f"{frame} === {f0 + 1}")
+            past = await browser.js("document.querySelectorAll('#events tbody tr.past').length")
+            assert 0 < past < await browser.js("document.querySelectorAll('#events tbody tr').length")
+
+            # Corrections of the shot just played, each re-judged at once.
+            await browser.choose("#void-ball", "4")
+            text = await act("#void-send")
+            assert "re-judged shot 2: Legal shot" in text, text
+            await browser.wait_for("document.getElementById('pack-verdict').textContent.includes('(amended)')")
+            await browser.choose("#foul-code", "double_hit")
+            text = await act("#foul-send")
+            assert "re-judged shot 2: Foul: the tip touched the cue ball twice, 001 2.1.22(9)" in text, text
+            await browser.wait_for(
+                "document.getElementById('pack-verdict').textContent.startsWith('Foul: the tip touched the cue ball')"
+            )
+            # Petrov played shot 2 (the break's pot, uncalled, did not count: 001 2.2.6) and fouled: Ivanov
+            # orders him to play on (001 2.1.8).
+            await browser.choose("#playon-player", "B")
+            text = await act("#playon-send")
+            assert text.startswith("Accepted: Petrov plays on → re-judged shot 2: Foul: "), text
+            assert text.endswith(" · next: Petrov"), text
+            await browser.choose("#rename-ball", "5")
+            await browser.choose("#rename-to", "4")
+            await act("#rename-send")
+            await act("#cue-call-send")
+            await act("#call-any")
+            await browser.choose("#reorder-ball", "6")
+            await act("#reorder-send")
+            await browser.js("[...document.getElementById('third-balls').options].slice(0, 2)"
+                             ".forEach((o) => { o.selected = true; }); true")  # fmt: skip
+            await act("#third-send")
+            await act("#placement-warning")
+            await act("#rerack")
+            text = await act("#publish-clip")
+            assert text == "Published: the clip of shot 2 is open to anyone at /shots/1/clip"
+            assert httpx.get(base + "/shots/1/clip", timeout=60).status_code == 200
+            await browser.choose("#concede-player", "B")
+            text = await act("#concede-send")
+            assert text.startswith("Accepted: Petrov concedes the frame → frame to Ivanov · Ivanov 71 : "), text
+            refusals = [r for r in results if ": Refused: " in r]
+            assert refusals and all("line " not in r for r in refusals), refusals
+            assert not any("russian71" in r for r in results), "the game by its name, not its code"
+            assert any("Russian pyramid, 71 points has no call of the cue ball" in r for r in refusals)
+
+            page = await browser.js("document.body.innerText")
+            assert not TRACKER_ID.search(page) and "russian71" not in page.replace("value", "")
+            await browser.call("Page.navigate", url="about:blank")
+
+    try:
+        asyncio.run(main())
+    finally:
+        print("\n".join(results))
+        server.stop()
+        svc.store.close()

@@ -39,7 +39,7 @@ def shot_pack(
         "amendments": len(history) - 1 if history else 0,
         "clauses": sorted({f["rule"] for f in (verdict or {}).get("fouls", []) if f.get("rule")}),
         "notes": names.verdict_notes(verdict or {}),
-        "summary": names.shot_text(events) if events else "",
+        "summary": names.shot_text(events, first_of_frame=_opens_frame(store, match_id, shot)) if events else "",
         "picture": f"/shots/{shot}/picture.png",
         "clip": f"/shots/{shot}/clip",
     }
@@ -54,6 +54,11 @@ def shot_pack(
             "margin_mm": PICTURE_MARGIN_BALLS * table.ball_radius_mm, "px_per_mm": PICTURE_PX_PER_MM,
         }  # fmt: skip
     return pack
+
+
+def _opens_frame(store: Store, match_id: int, shot: int) -> bool:
+    """Whether the shot is a frame's break (its summary then says so)."""
+    return any(f.get("first_shot") == shot for f in store.game_frames(match_id))
 
 
 def shot_list(store: Store, match_id: int) -> list[dict[str, Any]]:

@@ -141,22 +141,31 @@ async function send(record) {
   }
   const body = await r.json().catch(() => ({}));
   if (!r.ok) {
-    const why = typeof body.detail === "string" ? body.detail : "HTTP " + r.status;
-    result("Refused: " + why.split("\n")[0], false);
+    // The engine numbers the records it was fed ("line 93"): nothing a referee at the table can use.
+    const why = (typeof body.detail === "string" ? body.detail : "HTTP " + r.status).split("\n")[0]
+      .replace(/^the referee refuses this input: line \d+: /, "the referee refuses: ");
+    result("Refused: " + Names.humanize(why), false);
     if (r.status === 401 || r.status === 403) forgetToken();
     return null;
   }
   const accepted = body.accepted || record;
   const verdicts = (body.messages || []).filter((m) => m.kind === "verdict").map((m) => m.data);
+  await refresh();
   let text = "Accepted: " + inputText(accepted);
-  if (verdicts.length) {
+  const ref = console_.state && console_.state.referee_state;
+  if (!verdicts.length && ref && ref.frame_over && (accepted.type === "concede" || accepted.type === "rerack")) {
+    // A conceded frame ends with no shot to judge: the referee's own view gives the result (001 1.5.5).
+    text += " → frame to " + Names.player(ref.winner) + " · " + Names.score(ref.score);
+  } else if (verdicts.length) {
     const v = verdicts[verdicts.length - 1];
-    text += " → re-judged shot " + (v.shot + 1) + ": " + verdictText(v) + " · " + Names.score(v.score);
+    text += " → re-judged shot " + (v.shot + 1) + ": " + verdictText(v) + " · " + Names.score(v.score) +
+      (v.next_player && !v.frame_over ? " · next: " + Names.player(v.next_player) : "");
+  } else if (accepted.shot != null && accepted.type !== "frame_start") {
+    text += " · for shot " + (accepted.shot + 1) + "; no verdict changed";
   } else {
-    text += " (no verdict changed)";
+    text += " · no verdict changed";
   }
   result(text, true);
-  await refresh();
   return body;
 }
 
@@ -324,6 +333,7 @@ async function loadClip(p) {
   const status = document.getElementById("clip-status");
   for (const id of ["play", "step-back", "step-fwd"]) document.getElementById(id).disabled = true;
   video.hidden = true;
+  delete video.dataset.ready;
   if (console_.clipUrl) { URL.revokeObjectURL(console_.clipUrl); console_.clipUrl = null; }
   const headers = token() ? { Authorization: "Bearer " + token() } : {};
   status.textContent = "Loading the replay…";
@@ -335,7 +345,7 @@ async function loadClip(p) {
     status.textContent = "The replay cannot be loaded: the service cannot be reached";
     return;
   }
-  if (console_.pack !== p) return;  // another shot was chosen meanwhile
+  if (console_.selected !== p.shot) return;  // another shot was chosen meanwhile
   if (!r.ok) {
     const body = await r.json().catch(() => ({}));
     status.textContent = r.status === 401 ? "Enter the operator token to see the replay"
@@ -370,8 +380,8 @@ function tick() {
 function step(frames) {
   const video = document.getElementById("pack-clip");
   video.pause();
-  // Land in the middle of the frame: a time on a frame's edge may show either neighbour.
-  const frame = Math.round(video.currentTime * fps()) + frames;
+  // Frame k is shown from k/fps to (k+1)/fps; land in its middle: an edge may show either neighbour.
+  const frame = Math.floor(video.currentTime * fps() + 1e-6) + frames;
   video.currentTime = Math.max(frame, 0) / fps() + 0.5 / fps();
 }
 
@@ -393,7 +403,7 @@ function syncTo(t) {
   const cursor = document.getElementById("cursor");
   cursor.style.left = Math.min(Math.max((t - t0) / span, 0), 1) * 98 + "%";
   cursor.dataset.t = t.toFixed(3);
-  const frame = Math.round(t * fps());
+  const frame = Math.floor(t * fps() + 1e-6);
   document.getElementById("replay-time").textContent = "t " + t.toFixed(3) + " s · frame " + frame;
   document.getElementById("replay-time").dataset.frame = frame;
   let now = null;
@@ -457,15 +467,20 @@ async function start() {
   const params = new URLSearchParams(location.search);
   if (params.has("shot")) showShot(+params.get("shot"));
   let pending = null;
+  let packStale = false;
   openStream(console_.state.seq, (msg) => {
     const d = msg.data;
     if (msg.kind === "verdict" || msg.kind === "input" || msg.kind === "state" ||
       (msg.kind === "event" && (d.type === "shot_start" || d.type === "shot_end"))) {
+      // A verdict or an input may change the shot on show: its pack is read again once the burst is over.
+      packStale = packStale || msg.kind === "verdict" || msg.kind === "input";
       clearTimeout(pending);
       pending = setTimeout(async () => {
+        const again = packStale;
+        packStale = false;
         await refresh();
         await loadShots();
-        if (console_.selected !== null && (msg.kind === "verdict" || msg.kind === "input")) showShot(console_.selected);
+        if (console_.selected !== null && again) showShot(console_.selected);
       }, 200);
     }
   });

@@ -37,7 +37,16 @@ const Names = {
     if (!named.length) return "none";
     return named.length === 1 ? named[0] : named.slice(0, -1).join(", ") + " and " + named[named.length - 1];
   },
-  humanize(text) { return String(text || "").replace(/\b(?:[Bb]all )?t\d+\b/g, "a ball"); },
+  // Tracker ids and game codes in a message (the engine's reasons name them) as a person reads them.
+  humanize(text) {
+    let out = String(text || "").replace(/\b(?:[Bb]all )?t\d+\b/g, "a ball");
+    const codes = Object.keys(this.info.games || {}).sort((a, b) => b.length - a.length);
+    if (codes.length) {
+      const re = new RegExp("(^|[^\\w-])(" + codes.map((c) => c.replace(/-/g, "\\-")).join("|") + ")(?![\\w-])", "g");
+      out = out.replace(re, (m, pre, code) => pre + this.info.games[code]);
+    }
+    return out;
+  },
   pocket(code) { return (this.info.pockets || {})[code] || code || ""; },
   game(code) { return (this.info.games || {})[code] || code || ""; },
   score(s) {
@@ -53,11 +62,8 @@ function verdictText(v) {
   if (fouls.length) {
     out = "Foul: " + fouls.map((f) => Names.humanize(f.text || f.code) + (f.rule ? ", " + f.rule : "")).join("; ");
   } else {
-    const parts = [];
-    if ((v.counted || []).length) parts.push("Counted: " + Names.balls(v.counted));
-    if ((v.void || []).length) parts.push("Void: " + Names.balls(v.void));
-    if (!parts.length) parts.push("Legal shot");
-    out = parts.join(" · ");
+    out = (v.counted || []).length ? "Counted: " + Names.balls(v.counted) : "Legal shot";
+    if ((v.void || []).length) out += " · void: " + Names.balls(v.void);
   }
   if (v.frame_over) out += " · frame to " + Names.player(v.winner);
   return out;
