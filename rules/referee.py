@@ -424,6 +424,8 @@ class Referee:
             clause = "000 3.7" if t == "reorder" else "000 3.6е"
             raise _Reject(f"{t} is a Cluster input ({clause}); {g.name} has no such rule")
         if t == "call":
+            if cluster:
+                raise _Reject("cluster has no calls: a player announces third balls (000 3.6е) or re-orders (000 3.7)")
             if g.calls == "none":
                 raise _Reject(f"{g.name} has no calls (001 2.2.6, 2.6.3, 2.11.6: the called games only)")
             if ev.cue_pocket and g.calls != "ball_or_cue":

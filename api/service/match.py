@@ -118,6 +118,11 @@ class MatchService:
                         tx.positions(self.match.id, frame, t, positions)
                     for ev in events:
                         self._record(tx, ev, origin="source")
+                    due = getattr(self.referee, "placement_due", None)
+                    if due is not None and not self.live.moving:
+                        warned = due(positions, t)  # 001 2.1.5в: the referee's own warning, before the stroke
+                        if warned is not None:
+                            self._record(tx, warned, origin="referee")
                     self._maybe_state(tx)
                     tx.progress(self.match.id, frame)
             except BaseException:
