@@ -88,3 +88,57 @@ def test_no_route_answers_5xx_to_generated_requests(tmp_path):
         assert per_operation["POST /inputs"] >= EXAMPLES, "the operator's route was probed in depth"
         assert statuses[201] > 0 and statuses[422] > 0, "valid inputs were taken and invalid ones refused"
         assert not failures, "\n".join(failures[:20])
+
+
+def test_plausible_operator_input_sequences_never_answer_5xx(tmp_path):
+    """The referee's side of POST /inputs: sequences of well-formed inputs of every type, naming balls on
+    the table or just off it and shots up to the next, in any order; each answer below 500 and the pages
+    that read the match (state, shots, protocol) still readable after each."""
+    from calibration.table import POCKETS
+    from tracking.events import GAMES, MANUAL_FOUL_CODES
+
+    with running_service(tmp_path) as (svc, base):
+        svc.runner.start()
+        assert svc.runner.join(30) and svc.runner.stats.error is None
+        on_table = sorted(b["id"] for b in httpx.get(base + "/state").json()["balls"])
+        ball = st.sampled_from([*on_table, "3", "t1", "t99"])
+        player = st.sampled_from(["A", "B"])
+        pocket = st.sampled_from(list(POCKETS))
+        record = st.one_of(
+            st.fixed_dictionaries({"type": st.just("call"), "ball": ball, "pocket": pocket}),
+            st.fixed_dictionaries({"type": st.just("call"), "cue_pocket": pocket}),
+            st.fixed_dictionaries({"type": st.just("call_any")}),
+            st.fixed_dictionaries({"type": st.just("reorder"), "ball": ball}),
+            st.fixed_dictionaries({"type": st.just("third_ball"), "balls": st.lists(ball, min_size=1, max_size=3)}),
+            st.fixed_dictionaries({"type": st.just("manual_foul"), "code": st.sampled_from(MANUAL_FOUL_CODES)}),
+            st.fixed_dictionaries({"type": st.just("play_on"), "player": player}),
+            st.fixed_dictionaries({"type": st.just("concede"), "player": player}),
+            st.fixed_dictionaries({"type": st.sampled_from(["rerack", "placement_warning"])}),
+            st.fixed_dictionaries({"type": st.just("frame_start"), "game": st.sampled_from(GAMES), "breaker": player}),
+            st.fixed_dictionaries({"type": st.just("rename"), "ball": ball, "to": ball}),
+            st.fixed_dictionaries({"type": st.just("void_pot"), "ball": ball}),
+        )
+        with_shot = st.tuples(record, st.one_of(st.none(), st.integers(0, 6))).map(
+            lambda rs: rs[0] if rs[1] is None else {**rs[0], "shot": rs[1]}
+        )
+        statuses: Counter[int] = Counter()
+        failures: list[str] = []
+
+        @settings(max_examples=40, deadline=None, database=None, derandomize=True,
+                  phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))  # fmt: skip
+        @given(seq=st.lists(with_shot, min_size=1, max_size=4))
+        def probe(seq: list[dict]) -> None:
+            for body in seq:
+                r = httpx.post(base + "/inputs", json=body, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30)
+                statuses[r.status_code] += 1
+                if r.status_code >= 500:
+                    failures.append(f"{r.status_code} for {body}: {r.text[:200]}")
+            for page in ("/state", "/shots", "/protocol"):
+                r = httpx.get(base + page, timeout=30)
+                if r.status_code != 200:
+                    failures.append(f"{page} answered {r.status_code} after {seq}: {r.text[:200]}")
+
+        probe()
+        print(f"operator input sequences: statuses {dict(sorted(statuses.items()))}")
+        assert statuses[201] > 10 and statuses[409] > 10, "both taken and refused inputs were tried"
+        assert not failures, "\n".join(failures[:20])
