@@ -24,7 +24,7 @@ import websockets
 from api.service.launch import BackgroundServer, build
 from api.service.settings import ServiceSettings
 from tests.service_support import TOKEN, free_port, running_service, scaled_log
-from tracking.events import Event, read_jsonl
+from tracking.events import Event, read_jsonl, write_jsonl
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 TRACKER_ID = re.compile(r"\bt\d+\b")
@@ -447,3 +447,43 @@ def test_console_replays_a_shot_and_every_control_rejudges_or_says_why_not(tmp_p
         print("\n".join(results))
         server.stop()
         svc.store.close()
+
+
+def test_console_names_balls_the_camera_could_not_number_by_where_they_lie(tmp_path, browser):
+    """Moscow pyramid: the tracker cannot number the balls (tN); the console names them "a ball near ..."."""
+    ids = {str(n): f"t{n + 3}" for n in range(1, 16)}
+    records = []
+    for e in read_jsonl(DEMO / "truth" / "events.jsonl"):
+        upd: dict = {}
+        if e.ball in ids:
+            upd["ball"] = ids[e.ball]
+        if e.balls:
+            upd["balls"] = tuple(ids.get(b, b) for b in e.balls)
+        if e.positions:
+            upd["positions"] = {ids.get(b, b): p for b, p in e.positions.items()}
+        records.append(e.model_copy(update=upd))
+    log = tmp_path / "moscow.jsonl"
+    write_jsonl(log, records)
+    with running_service(tmp_path, log, game="moscow") as (svc, base):
+        svc.runner.start()
+        assert svc.runner.join(30)
+
+        async def main():
+            async with browser:
+                await browser.call("Page.navigate", url=base + "/review")
+                await browser.wait_for("document.querySelectorAll('#shots tbody tr').length === 3")
+                await browser.click("#shots tbody tr[data-shot='1']")
+                await browser.wait_for("document.getElementById('pack').dataset.shot === '1'")
+                await browser.wait_for("document.querySelectorAll('#events tbody tr').length > 3")
+                labels = await browser.js("[...document.getElementById('call-ball').options].map((o) => o.textContent)")
+                assert len(labels) == len(set(labels)) > 5, labels
+                assert all(label.startswith("A ball near the ") for label in labels), labels
+                potted = await browser.js("document.getElementById('void-ball').options[0].textContent")
+                assert potted == "A ball (potted)"
+                page = await browser.js("document.body.innerText")
+                assert "Moscow pyramid" in page and "moscow" not in page
+                assert not TRACKER_ID.search(page), TRACKER_ID.search(page)
+                assert "a ball into the left middle pocket" in page
+                await browser.call("Page.navigate", url="about:blank")
+
+        asyncio.run(main())

@@ -59,7 +59,12 @@ async function start() {
   document.getElementById("overlay").dataset.seq = state.seq;
   openStream(state.seq, (msg) => {
     if (msg.kind === "state") overlay.apply(msg.data);
-    else if (msg.kind === "verdict") { overlay.verdict(msg.data); overlay.fouls(); }
+    else if (msg.kind === "verdict") {
+      overlay.verdict(msg.data);
+      overlay.fouls();
+      // A frame won changes the match's frame count, which only the referee's full state holds.
+      if (msg.data.frame_over) fetch("/state").then((r) => r.json()).then((s) => overlay.apply(s));
+    }
     else if (msg.kind === "input" && msg.data.type === "frame_start") {
       overlay.apply({ players: msg.data.players || {} });
       overlay.fouls();
