@@ -63,9 +63,11 @@ The live referee: what the camera sees and what the rules make of it.
   malformed request is a 4xx whose `detail` is one line.
 * **Operator**: `POST /inputs` takes one input record of CONTRACT.md section 3 and needs
   `Authorization: Bearer <TABLEREF_OPERATOR_TOKEN>`. Viewers need no token.
-* **Review**: `GET /shots`, `GET /shots/{n}` (review pack), `/shots/{n}/picture.png`, `/shots/{n}/clip`;
-  `GET /protocol` and `/protocol.html` (протокол встречи).
-* **Pages**: `/overlay` (broadcast overlay), `/review`, and `/api` (this description, offline).
+* **Review**: `GET /shots`, `GET /shots/{n}` (review pack), `/shots/{n}/picture.png`, `/shots/{n}/clip`
+  (cut once; with the operator token until `POST /shots/{n}/clip/publish` opens it to anyone);
+  `GET /protocol` and `/protocol.html` (протокол встречи); `GET /names` (the names the pages show).
+* **Pages**: `/overlay` (broadcast overlay; `?pos=bottom-left&scale=1.5&theme=light`), `/review` (the
+  referee's console: replays and a control for every operator input), and `/api` (this description, offline).
 """
 
 
@@ -113,7 +115,7 @@ def create_app(service: MatchService, settings: ServiceSettings) -> FastAPI:
 
     @app.get("/review", response_class=FileResponse, tags=["pages"])
     def review() -> FileResponse:
-        """The referee's review page: the shots and each shot's pack."""
+        """The referee's console: the shots, each shot's replay and pack, a control for every operator input."""
         return FileResponse(STATIC_DIR / "review.html", media_type="text/html")
 
     @app.get("/api", response_class=HTMLResponse, tags=["pages"])
