@@ -15,9 +15,17 @@ Flow. ``frame_start`` opens a frame (the operator names the breaker: the lag win
 later frames alternate, 001 2.1.4). A ``shot_start`` arriving before any frame, or after a frame is over,
 with one ball in the house on each side of the longitudinal line, is a lag and is judged as one; the same
 after 70:70 (2.2.9) and a blocked-position re-rack (2.1.16, input ``rerack``). ``shot_end`` yields the
-verdict. Until the next ``shot_start`` the verdict stays open: a ``manual_foul`` or ``play_on`` for that
-shot, or a hanging ball that falls (a ``pot`` of that shot after its end, 2.1.15) re-judges it from the
-same state and yields the amended verdict; once the next shot starts it is frozen (001 1.5.4 L195).
+verdict. Until the next ``shot_start`` the verdict stays open: a ``manual_foul`` for that shot, a
+``play_on`` numbered for it or for the next shot (001 2.1.8: it decides who takes the next shot), or a
+hanging ball that falls (a ``pot`` of that shot after its end, 2.1.15) re-judges it from the same state and
+yields the amended verdict; once the next shot starts it is frozen (001 1.5.4 L195).
+
+No silent no-op: an input that cannot apply where the frame stands (play on with no foul pending or naming
+the player who plays anyway, a call in a game without calls, a duplicate) is refused with the reason, and
+any accepted input that would change nothing the snapshot or the verdicts show is refused too. No silent
+gap: a record the shot cannot place (a ball not on the table) is left out and the shot judged on the rest,
+``review`` true and the reasons in its notes; a ``shot_end`` of a shot with nothing placeable raises
+:class:`~rules.errors.UnjudgedShot` with the reason (:meth:`Referee.unjudged_record` gives its record).
 ``concede`` ends the frame for the other player, credited with the maximum (001 1.5.5).
 
 Corrections (documented extensions). ``rename`` ("this ball is number 7") relabels the ball everywhere
@@ -27,9 +35,11 @@ and spots the ball (001 2.1.21); after the next stroke both the void and any ame
 
 A lag yields a verdict too: legal, no fouls, nothing counted, ``next_player`` the winner (who also stands
 as ``player``), ``ball_in_hand`` true, and notes that start with "lag won by" or "lag: repeat" and give
-each ball's faults. The 2.1.5в placement warning is the operator input ``placement_warning`` (or
-:meth:`Referee.warn_placement`); a stroke from outside the house after it is foul 14, without it the
-referee's error (2.1.21(1)).
+each ball's faults. The 2.1.5в placement warning is given by the engine when the cue ball in hand rests
+outside the (temporary) house: between shots from the tracker's positions (:meth:`Referee.placement_due`,
+live), or from ``shot_start``'s positions, where the ball stood at rest before the stroke; a stroke from
+there is foul 14 (docs/warnings.md). The operator's ``placement_warning`` stays for manual use; with
+``auto_warnings=False`` an unwarned stroke from outside is the referee's error (2.1.21(1)).
 
 Errors. Anything the engine cannot accept raises :class:`~rules.errors.RefereeInputError` naming the
 line (``feed(ev, line=N)``; without ``line``, the record's sequence number) and leaves the engine as it
@@ -80,6 +90,7 @@ class Referee:
         # the 2.1.5в placement warning to the operator (an unwarned stroke from outside is then 2.1.21(1)).
         self.auto_warnings = auto_warnings
         self.rest_s = 0.5  # how long the cue ball in hand stands still before the warning (digest G7's T_still)
+        self.rest_mm = 5.0  # "still": within this of where it was put down (the tracker's noise is ~1 mm)
         self._seen: dict[str, tuple[float, float]] = {}
         self._rest: tuple[tuple[float, float], float | None] | None = None
         self.table = table or (game.table if isinstance(game, Game) else TableModel())
@@ -305,7 +316,7 @@ class Referee:
             self._rest = None
             return None
         p = self._seen[cue]
-        if self._rest is None or math.dist(self._rest[0], p) > self.table.spec.frozen_tolerance_mm:
+        if self._rest is None or math.dist(self._rest[0], p) > self.rest_mm:
             self._rest = (p, t)
             return None
         since = self._rest[1]
