@@ -56,7 +56,8 @@ def test_rules_count_what_they_say() -> None:
 
 def test_complexity_names_the_tangled_function() -> None:
     branches = "\n".join(f"    if x == {k}:\n        y += {k}" for k in range(12))
-    src = Source("pkg/mod.py", f"def tangled(x):\n    y = 0\n{branches}\n    return y\n\n\ndef flat(x):\n    return x\n")
+    text = f"def tangled(x):\n    y = 0\n{branches}\n    return y\n\n\ndef flat(x):\n    return x\n"
+    src = Source("pkg/mod.py", text)
     worst = complexity([src])
     assert not isinstance(worst, str), worst
     assert [(name, path) for _, path, name, _ in worst] == [("tangled", "pkg/mod.py")]
