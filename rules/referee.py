@@ -255,6 +255,7 @@ class Referee:
         self._open = ShotBuilder(ev, self.table, index, early=early)
         self._next_index = index + 1
         self._warn_at_stroke(ev)
+        self._seen, self._rest = {}, None  # what the tracker showed before this stroke is past
         return out
 
     # ---- the referee's own warnings (001 2.1.20, 2.1.5в) ---------------------------------------------------
@@ -355,6 +356,7 @@ class Referee:
                 why = "no shot_start came for it, so none of its records could be placed"
             raise UnjudgedShot(index, why)
         shot = self._open.finish(ev, self._inputs.pop(self._open.index, []))
+        self._seen = dict(shot.end)  # the balls at rest now, until the tracker shows more (placement_due)
         return self._judge(shot)
 
     def unjudged_record(self, shot: int, reason: str) -> dict[str, Any]:
@@ -682,6 +684,8 @@ class Referee:
     def _concede(self, player: str) -> list[Verdict]:
         if self._open is not None:
             raise _Reject("concede while a shot is in progress")
+        if self.state.frame_over or not self._started:
+            raise _Reject("no frame in play to concede (001 1.5.5)")
         winner = other(player)
         s = self.state.score
         s = set_pair(s, winner, max(s[idx(winner)], self.game.target))

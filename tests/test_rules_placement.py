@@ -106,6 +106,23 @@ def test_between_shots_the_engine_warns_once_the_cue_ball_rests_outside(game):
     assert ref.placement_due(None, 31.0) is None
 
 
+def test_what_the_tracker_showed_before_a_stroke_is_not_taken_for_a_placement_after_it():
+    s = Script("eight", layout=ALL_IN_HOUSE, start_frame=False)
+    ref = s.ref
+    assert ref.placement_due(dict(s.pos), 1.0) is None  # the cue ball in play at (2000, 900), not in hand
+    s.play("cue", ("hit", "cue", "5"), ("off", "cue"), end={"5": (800.0, 700.0)})
+    assert ref.state.in_hand
+    assert ref.placement_due(None, 5.0) is None and ref.placement_due(None, 6.0) is None  # not seen yet
+
+
+def test_conceding_a_frame_that_is_over_is_refused_1_5_5():
+    s = Script("moscow")
+    s.add(Event(type="concede", player="B"))
+    with pytest.raises(RefereeInputError, match="no frame in play"):
+        s.add(Event(type="concede", player="A"))
+    assert s.ref.match.frames_won == (1, 0)
+
+
 def test_without_the_engines_warnings_the_operator_warns_and_the_unwarned_stroke_is_the_referees_error():
     s = Script("eight", layout=ALL_IN_HOUSE, start_frame=False)
     s.ref.auto_warnings = False
