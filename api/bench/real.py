@@ -9,8 +9,9 @@ automatic calibration analyze makes). The figures and their definitions: ``api/b
 definitions are printed with the table.
 
 Prints one row per clip, then the tuning half and the held-out half side by side with their total. ``--out
-DIR`` also writes the printout to ``DIR/real.txt``. Speed is analyze's own "x real time"; with ``--jobs`` above
-1 the runs share the cores and the speeds are lower than alone. ``--keep DIR`` keeps each run's output folder
+DIR`` also writes the printout to ``DIR/real.txt`` and every clip's figures to ``DIR/real.json``. Speed is
+analyze's own "x real time"; with ``--jobs`` above 1 the runs share the cores and the speeds are lower than
+alone. ``--keep DIR`` keeps each run's output folder
 (and ``bench-run.json``: exit code, error, speed, warnings); ``--keep DIR --rescore`` scores those runs again
 without running analyze (a changed label or scorer), running it only for clips that have none.
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import re
 import statistics
@@ -62,7 +64,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--rescore", action="store_true", help="with --keep: score the runs kept there, run analyze only where none"
     )
-    parser.add_argument("--out", default=None, metavar="DIR", help="also write the printout to DIR/real.txt")
+    parser.add_argument("--out", default=None, metavar="DIR", help="also write DIR/real.txt and DIR/real.json")
 
 
 def default_realdata() -> Path | None:
@@ -362,4 +364,8 @@ def run(args: argparse.Namespace) -> int:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
         (out / "real.txt").write_text(text, encoding="utf-8")
+        clips = [dataclasses.asdict(s) for s in scores]
+        (out / "real.json").write_text(
+            json.dumps({"header": header, "clips": clips}, indent=1) + "\n", encoding="utf-8"
+        )
     return 0
