@@ -105,11 +105,20 @@ class Browser:
 
     async def click(self, selector: str) -> None:
         """A real mouse click (pressed and released) in the middle of the element, scrolled into view."""
-        box = await self.js(
-            f"(() => {{ const el = document.querySelector({json.dumps(selector)});"
-            "el.scrollIntoView({block: 'center'}); const r = el.getBoundingClientRect();"
-            "return [r.left + r.width / 2, r.top + r.height / 2, el.disabled]; })()"
-        )
+        # The page may still be laying itself out (a line added to the header moves everything below it):
+        # click only where the element itself is hit.
+        box = None
+        for _ in range(100):
+            box = await self.js(
+                f"(() => {{ const el = document.querySelector({json.dumps(selector)});"
+                "el.scrollIntoView({block: 'center'}); const r = el.getBoundingClientRect();"
+                "const x = r.left + r.width / 2, y = r.top + r.height / 2;"
+                "return [x, y, el.disabled, el.contains(document.elementFromPoint(x, y))]; })()"
+            )
+            if box[3]:
+                break
+            await asyncio.sleep(0.05)
+        assert box is not None and box[3], f"{selector} cannot be clicked: something covers it"
         assert not box[2], f"{selector} is disabled"
         for kind in ("mousePressed", "mouseReleased"):
             await self.call("Input.dispatchMouseEvent", type=kind, x=box[0], y=box[1], button="left", clickCount=1)
@@ -211,6 +220,14 @@ def test_overlay_score_changes_live_when_a_pot_verdict_is_streamed(tmp_path, bro
                 assert at_table == svc.match.state()["player"]
                 text = await browser.js("document.body.innerText")
                 assert not TRACKER_ID.search(text) and "russian71" not in text
+                assert await browser.js("document.getElementById('source').hidden") is True
+                # A live camera lost: the overlay says so while it lasts (the service's /state reports it).
+                svc.match.source_info = {"status": "reconnecting", "kind": "camera", "lost_s": 12.2}
+                await browser.wait_for(
+                    "document.getElementById('source').textContent === 'camera lost 12 s, reconnecting'", timeout=10
+                )
+                svc.match.source_info = {"status": "finished", "kind": "events"}
+                await browser.wait_for("document.getElementById('source').hidden", timeout=10)
 
                 # Settings for streaming software: placement, size and theme from the query.
                 await browser.call("Page.navigate", url=base + "/overlay?pos=top-left&scale=1.5&theme=light")

@@ -71,6 +71,11 @@ async function start() {
     }
     document.getElementById("overlay").dataset.seq = msg.seq;
   }, (s) => { document.getElementById("status").textContent = s; });
+  watchSource((text) => {
+    const el = document.getElementById("source");
+    el.textContent = text;
+    el.hidden = !text;
+  });
 }
 
 start();

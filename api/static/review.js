@@ -466,6 +466,11 @@ async function start() {
   await loadShots();
   const params = new URLSearchParams(location.search);
   if (params.has("shot")) showShot(+params.get("shot"));
+  watchSource((text) => {
+    const el = document.getElementById("source");
+    el.textContent = text;
+    el.hidden = !text;
+  });
   let pending = null;
   let packStale = false;
   openStream(console_.state.seq, (msg) => {

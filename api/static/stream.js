@@ -116,6 +116,28 @@ function inputText(e) {
   }
 }
 
+// The video source as a person reads it: nothing while it plays, the outage while it lasts (/state's source).
+function sourceText(src) {
+  if (!src) return "";
+  if (src.status === "reconnecting" || src.state === "reconnecting") {
+    return "camera lost" + (src.lost_s != null ? " " + Math.round(src.lost_s) + " s" : "") + ", reconnecting";
+  }
+  if (src.status === "failed") return "the source stopped" + (src.error ? ": " + String(src.error).split("\n")[0] : "");
+  if (src.status === "starting" || src.state === "opening") return "opening the camera";
+  return "";
+}
+
+function watchSource(onText, everyMs = 3000) {
+  async function poll() {
+    try {
+      const st = await (await fetch("/state")).json();
+      onText(sourceText(st.source), st);
+    } catch (e) { onText("the service cannot be reached", null); }
+    setTimeout(poll, everyMs);
+  }
+  poll();
+}
+
 function openStream(since, onMessage, onStatus) {
   let last = since || 0;
   let delay = 500;
