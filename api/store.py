@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import math
 import os
 import sqlite3
 import threading
@@ -29,7 +30,8 @@ import time
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -123,17 +125,50 @@ CREATE INDEX IF NOT EXISTS verdicts_shot ON verdicts(match_id, shot);
 
 @dataclass(frozen=True)
 class Message:
-    """One record of the stream as clients see it: ``{"seq", "kind", "data"}``."""
+    """One record of the stream as clients see it: ``{"seq", "kind", "data"}``. ``data_json`` is the data's
+    JSON text when it is already at hand (as stored); the message's JSON is made once, however many clients
+    it is sent to."""
 
     seq: int
     kind: str
     data: dict[str, Any]
+    data_json: str | None = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {"seq": self.seq, "kind": self.kind, "data": self.data}
 
+    @cached_property
+    def _json(self) -> str:
+        data = self.data_json if self.data_json is not None else _dumps(self.data)
+        return f'{{"seq":{self.seq},"kind":{json.dumps(self.kind)},"data":{data}}}'
+
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
+        return self._json
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
+
+
+def _dumps(data: dict[str, Any]) -> str:
+    return _strict_json(data)[0]
+
+
+def _strict_json(data: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """Strict JSON text and the data it holds: a non-finite number (which a browser's JSON.parse rejects)
+    becomes null, in the text and in the data handed on."""
+    try:
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False), data
+    except ValueError:
+        log.warning("a record held a non-finite number; stored as null: %.200s", data)
+        clean = _finite(data)
+        return json.dumps(clean, ensure_ascii=False, separators=(",", ":")), clean
 
 
 @dataclass(frozen=True)
@@ -407,7 +442,7 @@ class Store:
             args += (limit,)
         with self._lock:
             rows = self._db.execute(q, args).fetchall()
-        return [Message(r[0], r[1], json.loads(r[2])) for r in rows]
+        return [Message(r[0], r[1], json.loads(r[2]), r[2]) for r in rows]
 
     def last_seq(self, match_id: int) -> int:
         with self._lock:
@@ -509,14 +544,15 @@ class Transaction:
         self.messages: list[Message] = []
 
     def append(self, match_id: int, kind: Kind, data: dict[str, Any]) -> Message:
-        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        text, data = _strict_json(data)
         cur = self._db.execute("INSERT INTO stream (match_id, kind, data) VALUES (?, ?, ?)", (match_id, kind, text))
-        msg = Message(int(cur.lastrowid or 0), kind, data)
+        msg = Message(int(cur.lastrowid or 0), kind, data, text)
         self.messages.append(msg)
         return msg
 
     def event(self, match_id: int, data: dict[str, Any]) -> Message:
         msg = self.append(match_id, "event", data)
+        data = msg.data  # as stored: non-finite numbers made null
         self._db.execute(
             "INSERT INTO events (seq, match_id, shot, type, t, frame, confidence, data) VALUES (?,?,?,?,?,?,?,?)",
             (
@@ -528,6 +564,7 @@ class Transaction:
 
     def input(self, match_id: int, data: dict[str, Any], origin: str) -> Message:
         msg = self.append(match_id, "input", data)
+        data = msg.data  # as stored: non-finite numbers made null
         self._db.execute(
             "INSERT INTO inputs (seq, match_id, shot, type, origin, data) VALUES (?,?,?,?,?,?)",
             (msg.seq, match_id, data.get("shot"), data["type"], origin, json.dumps(data, ensure_ascii=False)),
@@ -536,6 +573,7 @@ class Transaction:
 
     def verdict(self, match_id: int, data: dict[str, Any], game_frame: int) -> Message:
         msg = self.append(match_id, "verdict", data)
+        data = msg.data  # as stored: non-finite numbers made null
         self._db.execute(
             "INSERT INTO verdicts (seq, match_id, shot, game_frame, data) VALUES (?,?,?,?,?)",
             (msg.seq, match_id, int(data["shot"]), game_frame, json.dumps(data, ensure_ascii=False)),
