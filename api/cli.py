@@ -54,7 +54,8 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
         default = action.default
-        if "default" in text or default in (None, False, argparse.SUPPRESS) or not action.option_strings:
+        unset = default is None or default is False or default == argparse.SUPPRESS  # (0 and 0.0 are shown)
+        if "default" in text or unset or not action.option_strings:
             return text
         return text + " (default: %(default)s)"
 
@@ -88,7 +89,7 @@ def build_parser(load: bool = True, only: str | None = None) -> argparse.Argumen
 
 
 def version() -> str:
-    """The installed package's version (its metadata; the source tree's pyproject.toml when not installed)."""
+    """The installed package's version, from its metadata."""
     from importlib import metadata
 
     try:

@@ -194,7 +194,7 @@ def warm_up(
     if cold:
         print(
             f"tableref: compiling the ball detector's {len(all_kernels)} kernels for this computer "
-            f"(once; a minute or two; kept in {kernel_cache.kernel_dir()})",
+            f"(once; about a minute on two idle cores; kept in {kernel_cache.kernel_dir()})",
             file=out,
             flush=True,
         )

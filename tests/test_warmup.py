@@ -11,6 +11,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numba
 import pytest
 
 from api import warmup
@@ -42,7 +43,7 @@ def test_a_kernel_compiled_once_is_found_by_the_next_process_in_the_user_folder(
     cache = tmp_path / "cache"
     first = _child(cache, tmp_path)
     assert first == {"hits": 0, "misses": 1}
-    stamp_dir = cache / "kernels" / kernel_cache.source_stamp()
+    stamp_dir = cache / "kernels" / f"{kernel_cache.source_stamp()}-numba{numba.__version__}"
     assert any(p.name.startswith("detections_kernels.first_invalid-") for p in stamp_dir.glob("*.nbi"))
     # Nothing written beside the sources for it: the user folder is the only copy.
     assert second_is_a_hit(cache, tmp_path)

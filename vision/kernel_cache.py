@@ -8,7 +8,7 @@ an install whose kernels read the same finds them compiled, whatever its path; a
 compiles them all again (numba alone would miss an edit to a kernel another file calls).
 
 The folder: ``$TABLEREF_CACHE_DIR``, else ``$XDG_CACHE_HOME/tableref``, else ``~/.cache/tableref``; the kernels
-go to ``kernels/<source hash>/`` inside it. Where it cannot be written, numba's own cache takes over.
+go to ``kernels/<source hash>-numba<version>/`` inside it. Where it cannot be written, numba's own cache takes over.
 ``install()`` must run before a kernel module is imported (``vision/__init__.py`` calls it).
 """
 
@@ -54,8 +54,12 @@ def source_stamp() -> str:
 
 
 def kernel_dir() -> Path:
-    """The folder the kernels of these sources are cached in."""
-    return cache_root() / "kernels" / source_stamp()
+    """The folder the kernels of these sources are cached in, one per numba version: numba keeps one index per
+    function and discards it whole when another version wrote it, so two installs with different numba
+    versions sharing a folder would each throw the other's compiled code away."""
+    import numba
+
+    return cache_root() / "kernels" / f"{source_stamp()}-numba{numba.__version__}"
 
 
 def _base_locator() -> type:
