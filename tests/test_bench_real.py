@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 from typing import Any
@@ -242,3 +243,11 @@ def test_the_demo_clip_scores_and_a_clip_that_fails_does_not_stop_the_others(tmp
     # Rescoring the kept run gives the same figures without running analyze again.
     again = real.run_all([demo], REPO / "api" / "data", tmp_path / "work", "classical", 300.0, 1, rescore=True)[0]
     assert (again.pots_right_pocket, again.last_tracked, again.speed) == (2, s.last_tracked, s.speed)
+    # The command itself, on the kept run: the printout and the figures in --out.
+    parser = argparse.ArgumentParser()
+    real.add_arguments(parser)
+    argv = ["--labels", str(FIXTURE), "--realdata", str(REPO / "api" / "data"), "--keep", str(tmp_path / "work")]
+    assert real.run(parser.parse_args([*argv, "--rescore", "--out", str(tmp_path / "out")])) == 0
+    assert "fixture-demo" in (tmp_path / "out" / "real.txt").read_text()
+    clips = json.loads((tmp_path / "out" / "real.json").read_text())["clips"]
+    assert [(c["name"], c["pots_right_pocket"]) for c in clips] == [("fixture-demo", 2)]
