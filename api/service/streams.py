@@ -69,7 +69,8 @@ class EventStreamResponse(StreamingResponse):
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         async def timed_send(msg: Message) -> None:
-            await asyncio.wait_for(send(msg), self._send_timeout)
+            async with asyncio.timeout(self._send_timeout):  # no task per write, unlike wait_for
+                await send(msg)
 
         try:
             await super().__call__(scope, receive, timed_send)
@@ -165,7 +166,8 @@ async def pump_websocket(websocket: WebSocket, follow: Callable[[int], AsyncIter
     async def pump() -> None:
         async for msg in follow(since):
             try:
-                await asyncio.wait_for(websocket.send_text(msg.to_json()), send_timeout)
+                async with asyncio.timeout(send_timeout):
+                    await websocket.send_text(msg.to_json())
             except TimeoutError:
                 raise ClientDropped(last[0], 0, f"a send waited {send_timeout:.0f} s") from None
             last[0] = msg.seq
