@@ -140,8 +140,22 @@ def balls_text(balls: Iterable[str]) -> str:
     return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
 
 
+_PAIR_IN_TEXT = re.compile(r"\bballs (cue|t[1-9][0-9]*|[0-9]+) and (cue|t[1-9][0-9]*|[0-9]+)\b")
+_CUE_IN_TEXT = re.compile(r"\bball cue\b")
+
+
 def humanize(text: str) -> str:
-    """A rule note or foul text with any tracker id replaced by "a ball"."""
+    """A rule note, warning or foul text with ball ids as people say them: "balls t3 and t5" is "two balls",
+    "ball t6" is "a ball", "ball cue" is "the cue ball"."""
+
+    def pair(m: re.Match[str]) -> str:
+        a, b = m.group(1), m.group(2)
+        if TRACKER_ID.match(a) and TRACKER_ID.match(b):
+            return "two balls"
+        return f"{ball_name(a)} and {ball_name(b)}"
+
+    text = _PAIR_IN_TEXT.sub(pair, text)
+    text = _CUE_IN_TEXT.sub("the cue ball", text)
     return _TRACKER_IN_TEXT.sub("a ball", text)
 
 

@@ -455,6 +455,13 @@ async function refresh() {
     Names.player("A") + " vs " + Names.player("B");
   fillPlayerControls();
   fillBallControls();
+  const list = document.getElementById("warnings");
+  list.textContent = "";
+  for (const w of console_.state.warnings || []) {
+    const li = document.createElement("li");
+    li.textContent = Names.humanize(w.text || w.code) + (w.rule ? " (" + w.rule + ")" : "");
+    list.appendChild(li);
+  }
 }
 
 async function start() {

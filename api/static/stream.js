@@ -39,7 +39,10 @@ const Names = {
   },
   // Tracker ids and game codes in a message (the engine's reasons name them) as a person reads them.
   humanize(text) {
-    let out = String(text || "").replace(/\b(?:[Bb]all )?t\d+\b/g, "a ball");
+    const id = "(cue|t\\d+|\\d+)";
+    let out = String(text || "").replace(new RegExp("\\bballs " + id + " and " + id + "\\b", "g"), (m, a, b) =>
+      /^t\d+$/.test(a) && /^t\d+$/.test(b) ? "two balls" : this.ball(a) + " and " + this.ball(b));
+    out = out.replace(/\bball cue\b/g, "the cue ball").replace(/\b(?:[Bb]all )?t\d+\b/g, "a ball");
     const codes = Object.keys(this.info.games || {}).sort((a, b) => b.length - a.length);
     if (codes.length) {
       const re = new RegExp("(^|[^\\w-])(" + codes.map((c) => c.replace(/-/g, "\\-")).join("|") + ")(?![\\w-])", "g");
