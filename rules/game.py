@@ -234,6 +234,7 @@ class Game:
             out.append(Foul.NO_CONTACT)  # 2.1.22(1)
         elif not P.frozen_cue_angle_ok(shot):
             out.append(Foul.FROZEN_CUE_ANGLE)  # 2.1.22(7)
+            j.notes.append(self.warned_note(j.state, "cue_frozen", shot.struck))
         if shot.struck in shot.off_table:
             out.append(Foul.CUE_OFF_TABLE)  # 2.1.22(2)
         if self.cue_potted == "foul" and shot.struck in shot.potted:
@@ -273,6 +274,7 @@ class Game:
         j.rolled = rolled
         for b in rolled:
             j.notes.append(f"ball {b} was rolled along the cushion: not counted (001 2.1.10)")
+            j.notes.append(self.warned_note(state, "cushion_frozen", b))
         candidates = [b for b in candidates if b not in rolled]
         excluded = list(rolled)
         if state.in_hand:
@@ -524,12 +526,24 @@ class Game:
         )
         return verdict, state
 
-    def rest_warnings(self, table: Mapping[str, Point], in_hand: bool) -> tuple[Warning, ...]:
-        """001 2.1.20: the mandatory warnings for the balls at rest at ``table`` (this game's share of them)."""
+    @staticmethod
+    def warned_note(state: FrameState, code: str, ball: str) -> str:
+        """The warning a call relies on, as given before the stroke (digest G18: verdicts cite the warnings)."""
+        for w in state.warnings:
+            if w.code == code and (ball in w.balls or code == "cue_frozen"):
+                return f"warned before the stroke: {w.text} ({w.rule})"
+        return f"no {code.replace('_', ' ')} warning was published before the stroke (001 2.1.20)"
+
+    def rest_warnings(
+        self, table: Mapping[str, Point], in_hand: bool, struck: str | None = None
+    ) -> tuple[Warning, ...]:
+        """001 2.1.20: the mandatory warnings for the balls at rest at ``table`` (this game's share of them);
+        ``struck``: the ball about to be struck, where any ball may be (Americanka)."""
+        cue = self.cue_ball if self.cue_ball is not None else struck
+        objects = [b for b in self.object_balls(table) if b != cue]
         return mandatory_warnings(
-            self.table, table, self.cue_ball, self.object_balls(table), in_hand,
-            self.temporary_house_rule, self.safety != "none",
-        )  # fmt: skip
+            self.table, table, cue, objects, in_hand, self.temporary_house_rule, self.safety != "none"
+        )
 
     def after_shot(self, j: Judging, state: FrameState) -> FrameState:
         """Hook for game-specific flow after the turn is decided (Russian 70:70)."""

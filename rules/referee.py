@@ -287,7 +287,7 @@ class Referee:
         if st.awaiting_lag:
             return
         positions = ev.positions or {}
-        warnings = self.game.rest_warnings(positions, st.in_hand)
+        warnings = self.game.rest_warnings(positions, st.in_hand, str(ev.ball))
         cue = self.game.cue_ball if self.game.cue_ball is not None else str(ev.ball)
         w = self._placement_problem(positions, cue)
         if w is not None:

@@ -223,6 +223,9 @@ def test_rolled_frozen_ball_is_void_no_penalty_turn_passes_2_1_10(game):
     v = s.play("cue", ("hit", "cue", "6"), ("hit", "cue", "6"), ("pot", "6", "pyramid-left"))
     assert v.legal and v.counted == () and v.void == ("6",) and v.next_player == "A"
     assert "6" in spots(v)
+    # the call cites the warning the engine gave before the stroke (001 2.1.20, digest G18)
+    warned = "warned before the stroke: ball 6 frozen to the cushion: rolled in, it will not count (001 2.1.20)"
+    assert warned in v.notes
 
 
 def test_rolled_frozen_ball_turn_passes_even_when_another_ball_counted_2_1_10():

@@ -211,7 +211,7 @@ class ClusterGame(Game):
             verdict = replace(verdict, next_player=nxt)
         return verdict, new.evolve(warnings=self.rest_warnings(new.table or {}, new.in_hand))
 
-    def rest_warnings(self, table: Any, in_hand: bool) -> tuple[Any, ...]:
+    def rest_warnings(self, table: Any, in_hand: bool, struck: str | None = None) -> tuple[Any, ...]:
         keep = ("on_center_line",)  # 3.8 crossings; the 001 2.1.10 rolling warnings have no place in Cluster
         warnings = mandatory_warnings(self.table, dict(table), None, list(table), False, False, True)
         return tuple(w for w in warnings if w.code in keep)
