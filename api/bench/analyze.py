@@ -39,8 +39,12 @@ import numpy as np
 
 from api.capture import open_video
 from api.pipeline import Pipeline, video_frames
+from tracking.events import GAMES
 
 REPO = Path(__file__).resolve().parent.parent.parent
+
+
+GAMES_TEXT = ", ".join(GAMES)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -49,7 +53,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scenario", default="kiss", help="scenario rendered without --clip (default kiss)")
     parser.add_argument("--seed", type=int, default=3)
     parser.add_argument("--fps", type=float, default=60.0, help="frame rate of the rendered clip (default 60)")
-    parser.add_argument("--game", default="moscow", help="game given to analyze (default moscow)")
+    parser.add_argument(
+        "--game",
+        default="moscow",
+        choices=GAMES,
+        metavar="GAME",
+        help=f"game given to analyze (default moscow): {GAMES_TEXT}",
+    )
     parser.add_argument("--detector", default="classical")
     parser.add_argument("--repeats", type=int, default=3, help="runs of each measurement (default 3)")
     parser.add_argument("--profile", type=int, default=0, metavar="N", help="print the N top costs (cProfile)")

@@ -19,7 +19,13 @@ from tracking.events import parse_line
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--game", default="all", help="a federation game name, or 'all' (default)")
+    parser.add_argument(
+        "--game",
+        default="all",
+        choices=("all", *FEDERATION_GAMES),
+        metavar="GAME",
+        help=f"a federation game ({', '.join(FEDERATION_GAMES)}) or 'all' (default)",
+    )
     parser.add_argument("--shots", type=int, default=2000, help="shots in the generated log")
     parser.add_argument("--runs", type=int, default=5, help="timed runs (the median is printed)")
     parser.add_argument("--seed", type=int, default=0)
