@@ -237,7 +237,7 @@ def test_the_demo_clip_scores_and_a_clip_that_fails_does_not_stop_the_others(tmp
     assert s.last_labelled == 14 and s.last_tracked >= 12
     assert s.first_labelled == 16 and s.first_tracked >= 12
     assert s.phantoms == 0 and s.events_in_cuts == 0
-    assert s.speed is not None and s.speed > 0
+    assert s.speed is not None and s.speed > 0 and s.cpu_speed is not None and s.cpu_speed > 0
     text = real.report(scores, [], "scores")
     assert "did not run: " in text and "fixture-demo" in text and "held-out" in text
     # Rescoring the kept run gives the same figures without running analyze again.

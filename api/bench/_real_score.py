@@ -67,6 +67,7 @@ class ClipScore:
     split: str
     error: str | None = None  # the one-line error of a run that did not finish
     speed: float | None = None  # x real time, as analyze printed it
+    cpu_speed: float | None = None  # the clip's seconds per CPU second of the analyze process
     pots_labelled: int = 0
     pots_found: int = 0
     pots_right_pocket: int = 0

@@ -11,9 +11,9 @@ definitions are printed with the table.
 Prints one row per clip, then the tuning half and the held-out half side by side with their total. ``--out
 DIR`` also writes the printout to ``DIR/real.txt`` and every clip's figures to ``DIR/real.json``. Speed is
 analyze's own "x real time"; with ``--jobs`` above 1 the runs share the cores and the speeds are lower than
-alone. ``--keep DIR`` keeps each run's output folder
-(and ``bench-run.json``: exit code, error, speed, warnings); ``--keep DIR --rescore`` scores those runs again
-without running analyze (a changed label or scorer), running it only for clips that have none.
+alone. ``--keep DIR`` keeps each run's output folder (and ``bench-run.json``: exit code, error, speed, CPU
+seconds, warnings); ``--keep DIR --rescore`` scores those runs again without running analyze (a changed label
+or scorer), running it only for clips that have none.
 """
 
 from __future__ import annotations
@@ -149,18 +149,34 @@ def _one_line(text: str) -> str:
     return lines[-1][:200] if lines else ""
 
 
+# analyze as `tableref analyze` runs it, then the process's own CPU time (every thread, start-up included) on its
+# last stderr line: a speed that the other jobs on a shared machine change far less than the wall clock's.
+ANALYZE = """import resource, sys
+from api.cli import main
+try:
+    code = main(["analyze", *sys.argv[1:]])
+finally:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    print(f"bench-cpu-s {r.ru_utime + r.ru_stime:.3f}", file=sys.stderr)
+sys.exit(code)
+"""
+CPU = re.compile(r"^bench-cpu-s ([0-9.]+)$", re.M)
+
+
 def run_analyze(argv: list[str], out: Path, timeout: float) -> dict[str, Any]:
     """``tableref analyze`` in a process of its own; what the benchmark keeps of it (``bench-run.json`` in its
-    output folder): the exit code, the one-line error, the speed it printed and its warnings."""
+    output folder): the exit code, the one-line error, the speed it printed, its CPU seconds and its warnings."""
     proc = subprocess.run(
-        [sys.executable, "-m", "api.cli", "analyze", *argv], capture_output=True, text=True, timeout=timeout, cwd=REPO
+        [sys.executable, "-c", ANALYZE, *argv], capture_output=True, text=True, timeout=timeout, cwd=REPO
     )
-    found = SPEED.search(proc.stdout)
+    found, cpu = SPEED.search(proc.stdout), CPU.search(proc.stderr)
+    stderr = CPU.sub("", proc.stderr)
     run = {
         "returncode": proc.returncode,
-        "error": (_one_line(proc.stderr) or f"exit {proc.returncode}") if proc.returncode else None,
+        "error": (_one_line(stderr) or f"exit {proc.returncode}") if proc.returncode else None,
         "speed": float(found.group(1)) if found else None,
-        "warnings": [ln.strip()[:200] for ln in proc.stderr.splitlines() if "warning" in ln.lower()],
+        "cpu_s": float(cpu.group(1)) if cpu else None,
+        "warnings": [ln.strip()[:200] for ln in stderr.splitlines() if "warning" in ln.lower()],
     }
     out.mkdir(parents=True, exist_ok=True)
     (out / "bench-run.json").write_text(json.dumps(run, indent=1), encoding="utf-8")
@@ -193,6 +209,8 @@ def run_clip(
         cal = run_calibration(argv, out)
         events = [json.loads(ln) for ln in (out / "events.jsonl").read_text().splitlines() if ln.strip()]
         score = score_clip(label, cal, events, read_tracks(out / "tracks.csv"), speed=run["speed"])
+        if run.get("cpu_s"):
+            score.cpu_speed = label.frames / label.fps / run["cpu_s"]
         score.notes += [f"analyze: {w[:160]}" for w in run["warnings"][:2]]
         return score
     except subprocess.TimeoutExpired:
@@ -216,7 +234,7 @@ def clip_rows(scores: list[ClipScore]) -> list[str]:
     w = max([len(s.name) + 2 for s in scores] + [20])
     head = (f"{'clip':<{w}}{'split':<8}{'pots L/F/ok':>12}{'+ball':>7}{'first':>7}{'last':>7}"
             f"{'phantom n/s/max':>17}{'moving':>8}{'1st hit':>8}{'cue x':>6}{'cuts':>5}{'off L/F/ok':>11}"
-            f"{'x rt':>6}")  # fmt: skip
+            f"{'x rt':>6}{'cpu x':>7}")  # fmt: skip
     rows = [head]
     for s in scores:
         if s.error:
@@ -227,11 +245,12 @@ def clip_rows(scores: list[ClipScore]) -> list[str]:
         ph = f"{s.phantoms}/{s.phantom_s:.1f}/{s.phantom_longest_s:.1f}"
         off = f"{s.off_labelled}/{s.off_found}/{s.off_right}"
         speed = "-" if s.speed is None else f"{s.speed:.1f}"
+        cpu = "-" if s.cpu_speed is None else f"{s.cpu_speed:.2f}"
         rows.append(
             f"{s.name:<{w}}{s.split:<8}{pots:>12}{ball:>7}{_frac(s.first_tracked, s.first_labelled):>7}"
             f"{_frac(s.last_tracked, s.last_labelled):>7}{ph:>17}{s.excused_moving:>8}"
             f"{_frac(s.first_contact_right, s.shots_labelled):>8}{s.cue_transfers:>6}{s.events_in_cuts:>5}{off:>11}"
-            f"{speed:>6}"
+            f"{speed:>6}{cpu:>7}"
         )
     return rows
 
@@ -243,6 +262,7 @@ def totals(scores: list[ClipScore]) -> dict[str, str]:
         return sum(getattr(s, attr) for s in ran)
 
     speeds = [s.speed for s in ran if s.speed is not None]
+    cpu = [s.cpu_speed for s in ran if s.cpu_speed is not None]
     longest = max((s.phantom_longest_s for s in ran), default=0.0)
     return {
         "clips that ran": _frac(len(ran), len(scores)),
@@ -261,6 +281,7 @@ def totals(scores: list[ClipScore]) -> dict[str, str]:
         "off table found": _ratio(tot("off_right"), tot("off_labelled")),
         "off table false": str(tot("off_found") - tot("off_right")),
         "speed x real time, median (min)": (f"{statistics.median(speeds):.2f} ({min(speeds):.2f})" if speeds else "-"),
+        "video s per CPU s, median (min)": f"{statistics.median(cpu):.2f} ({min(cpu):.2f})" if cpu else "-",
     }
 
 
@@ -288,7 +309,10 @@ DEFINITIONS = f"""definitions (api/bench/_real_score.py):
     ball of that name at the first or last frame; else at the stroke); a shot start within {SHOT_SLACK_S:g} s
   cue x: the run's cue track (named cue, else its first shot's struck ball) on another labelled ball, or off
     the labelled cue ball, at the first / last frame
-  cuts: events inside labelled camera cuts or wipes; off L/F/ok: off-table labelled / found / matched"""
+  cuts: events inside labelled camera cuts or wipes; off L/F/ok: off-table labelled / found / matched
+  x rt: analyze's own "x real time" (wall clock, decoding to the last output); cpu x: the clip's seconds over
+    the analyze process's CPU seconds (all threads, start-up and calibration included): on two idle cores
+    analyze runs at 1-2 times that"""
 
 
 def report(scores: list[ClipScore], bad_labels: list[str], header: str) -> str:
