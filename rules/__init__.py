@@ -30,7 +30,9 @@ position ties (2.1.6), the turn and play-on (2.1.8), rolling a frozen ball with 
 (2.1.10), safety (2.1.11, 2.7.6), the pocket-zone exception with the middle-pocket blind zone (2.1.12),
 balls off the table (2.1.13), spotting (2.1.14 and each game's clause), hanging balls (2.1.15),
 blocked-position re-rack (2.1.16, operator), opponent interference (2.1.19, operator), mandatory warnings
-(2.1.20), all fifteen fouls of 2.1.22 with one penalty per shot. Not judged: time limits (2.1.17),
+(2.1.20 and the 2.1.5в placement warning, given by the engine itself: docs/warnings.md), all fifteen fouls
+of 2.1.22 with one penalty per shot. Inputs that cannot apply are refused with the reason, never ignored;
+records a shot cannot place leave its verdict flagged ``review``, never unjudged. Not judged: time limits (2.1.17),
 outside interference (2.1.18) and referee errors (2.1.21), which need the referee's account of events.
 """
 
