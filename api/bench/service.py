@@ -67,6 +67,7 @@ class RunResult:
     pot_from_pipeline_ms: list[float] = field(default_factory=list)  # from the pipeline taking that frame
     pot_stream_ms: list[float] = field(default_factory=list)  # from the commit and hand-over to the stream
     pot_before_stream_ms: list[float] = field(default_factory=list)  # read_at -> handed to the stream (per pot)
+    pot_queue_ms: list[float] = field(default_factory=list)  # read_at -> the pipeline took the frame (per pot)
     event_latency_ms: list[float] = field(default_factory=list)  # every camera event, from read_at
     decided_ms: list[float] = field(default_factory=list)  # pot certain: emitting frame - the pot's own frame
     missing: int = 0  # pot messages some client never received
@@ -210,6 +211,7 @@ def one_run(clip: Path, clients: int, *, fast: bool) -> RunResult:
     result.pots = len(pot_seqs)
     result.decided_ms = [sent[s][3] / fps * 1000.0 for s in sorted(pot_seqs)]
     result.pot_before_stream_ms = [(published[s] - sent[s][0]) * 1000.0 for s in sorted(pot_seqs)]
+    result.pot_queue_ms = [(sent[s][1] - sent[s][0]) * 1000.0 for s in sorted(pot_seqs)]
     for conn in recs:
         got = set()
         for seq_f, t in conn:
@@ -334,7 +336,7 @@ def run(args: argparse.Namespace) -> int:
     print()
     head = (
         f"{'clients':>7} | {'pots':>4} | {'pot p50 ms':>10} | {'pot p99 ms':>10} | {'pot max ms':>10} | "
-        f"{'missing':>7} | {'to stream ms':>12} | {'stream p50 ms':>13} | {'stream p99 ms':>13} | "
+        f"{'missing':>7} | {'queue ms':>8} | {'to stream ms':>12} | {'stream p50 ms':>13} | {'stream p99 ms':>13} | "
         f"{'event p50 ms':>12} | {'event p99 ms':>12} | {'decided ms':>10} | "
         f"{'RSS MB':>6} | {'RSS peak MB':>11} | {'frames dropped':>14} | {'clients dropped':>15} | {'fps':>5}"
     )
@@ -351,6 +353,7 @@ def run(args: argparse.Namespace) -> int:
             "clients": n, "pots": sum(r.pots for r in runs), "pot_samples": len(pots),
             "pot_p50_ms": _pct(pots, 50), "pot_p99_ms": _pct(pots, 99), "pot_max_ms": max(pots, default=float("nan")),
             "missing": sum(r.missing for r in runs),
+            "queue_ms": _pct([v for r in runs for v in r.pot_queue_ms], 50),
             "to_stream_ms": _pct([v for r in runs for v in r.pot_before_stream_ms], 50),
             "stream_p50_ms": _pct([v for r in runs for v in r.pot_stream_ms], 50),
             "stream_p99_ms": _pct([v for r in runs for v in r.pot_stream_ms], 99),
@@ -362,7 +365,8 @@ def run(args: argparse.Namespace) -> int:
         }  # fmt: skip
         summary["rows"].append(row)
         print(f"{n:>7} | {row['pots']:>4} | {row['pot_p50_ms']:>10.1f} | {row['pot_p99_ms']:>10.1f} | "
-              f"{row['pot_max_ms']:>10.1f} | {row['missing']:>7} | {row['to_stream_ms']:>12.1f} | "
+              f"{row['pot_max_ms']:>10.1f} | {row['missing']:>7} | {row['queue_ms']:>8.1f} | "
+              f"{row['to_stream_ms']:>12.1f} | "
               f"{row['stream_p50_ms']:>13.1f} | {row['stream_p99_ms']:>13.1f} | {row['event_p50_ms']:>12.1f} | "
               f"{row['event_p99_ms']:>12.1f} | {row['decided_ms']:>10.0f} | {row['rss_before_mb']:>6.0f} | "
               f"{row['rss_peak_mb']:>11.0f} | {row['frames_dropped']:>14} | {row['clients_dropped']:>15} | "
@@ -373,9 +377,10 @@ def run(args: argparse.Namespace) -> int:
     print("whose processing emitted the pot event) to the pot's message arriving at a client; one sample per pot")
     print("and client. 'decided': median time from the ball's own frame to that frame (the tracker's wait, not")
     print("the stream's). 'to stream': median, per pot, from that frame's hand-over to the pot's message being")
-    print("stored and handed to the stream (queue wait + pipeline + referee + SQLite); 'stream': from there to")
-    print("the client (fan-out, uvicorn, the socket, the client's parsing). RSS: the serving process before the run")
-    print("and its peak during it. 'fps': frames processed per second of the run (real time is the clip's fps).")
+    print("stored and handed to the stream (queue wait + pipeline + referee + SQLite), of which 'queue' is the")
+    print("frame's wait for the pipeline; 'stream': from there to the client (fan-out, uvicorn, the socket, the")
+    print("client's parsing). RSS: the serving process before the run and its peak during it. 'fps': frames")
+    print("processed per second of the run (real time is the clip's fps).")
     if args.fast:
         ratios = ", ".join(f"{row['fps'] / base_fps:.2f}x" for row in summary["rows"])
         print(f"fps against the decode + pipeline baseline: {ratios}")
