@@ -509,6 +509,15 @@ class Store:
             ).fetchall()
         return [(r[0], float(r[1]), float(r[2])) for r in rows]
 
+    def track_frames(self, match_id: int, first: int, last: int) -> list[tuple[int, str, float, float]]:
+        """(frame, ball, x, y) of the stored ball positions of video frames first..last (the console's replay)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT frame, ball, x, y FROM tracks WHERE match_id=? AND frame BETWEEN ? AND ? ORDER BY frame, rowid",
+                (match_id, first, last),
+            ).fetchall()
+        return [(int(r[0]), r[1], float(r[2]), float(r[3])) for r in rows]
+
     def potted_balls(self, match_id: int) -> set[str]:
         """Every ball id with a pot event in this match, and every id an operator renamed a ball to (a potted
         ball may be renamed after its pot): the ids a correction may name besides the balls on the table."""

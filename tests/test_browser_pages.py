@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import csv
 import itertools
 import json
 import os
@@ -299,13 +300,21 @@ DEMO = Path(__file__).resolve().parent.parent / "api" / "data" / "demo"
 
 
 def _ingest_shot(svc, truth: list[Event], shot: int) -> None:
-    """Feed one shot of the demo's true events to the match, frame by frame, as the pipeline would."""
+    """Feed one shot of the demo's true events and ball positions to the match, frame by frame, as the
+    pipeline would."""
     by_frame: dict[int, list[Event]] = {}
     for e in truth:
         if e.shot == shot:
             by_frame.setdefault(int(e.frame), []).append(e)
-    for frame in sorted(by_frame):
-        svc.match.ingest(frame, by_frame[frame], t=by_frame[frame][0].t)
+    first, last = min(by_frame), max(by_frame)
+    balls: dict[int, dict[str, tuple[float, float]]] = {}
+    with open(DEMO / "truth" / "tracks.csv", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            if first <= int(row["frame"]) <= last:
+                balls.setdefault(int(row["frame"]), {})[row["ball"]] = (float(row["x"]), float(row["y"]))
+    for frame in range(first, last + 1):
+        evs = by_frame.get(frame, [])
+        svc.match.ingest(frame, evs, t=frame / 25, positions=balls.get(frame))
 
 
 def test_console_replays_a_shot_and_every_control_rejudges_or_says_why_not(tmp_path, browser):
@@ -400,6 +409,9 @@ def test_console_replays_a_shot_and_every_control_rejudges_or_says_why_not(tmp_p
             await browser.wait_for(f"{cursor} > {start} + 0.3 && {marks} > 0")
             await browser.click("#play")  # pause
             await browser.wait_for("document.getElementById('pack-clip').paused")
+            # The balls drawn where the tracker had them at the frame shown.
+            snap = "+document.getElementById('pack-marks').dataset.snapshot"
+            await browser.wait_for(f"{snap} > 321 && +document.getElementById('pack-marks').dataset.balls > 10")
             video_t = await browser.js("document.getElementById('pack-clip').currentTime")
             clip_t0 = httpx.get(base + "/shots/1").json()["clip_t0"]
             await browser.wait_for(f"Math.abs({cursor} - {video_t + clip_t0}) < 0.002")
@@ -411,6 +423,7 @@ def test_console_replays_a_shot_and_every_control_rejudges_or_says_why_not(tmp_p
             await browser.wait_for(f"{frame} === {f0 + 2}")
             await browser.click("#step-back")
             await browser.wait_for(f"{frame} === {f0 + 1}")
+            assert await browser.js(snap) == f0 + 1, "the drawing shows the frame the video shows"
             past = await browser.js("document.querySelectorAll('#events tbody tr.past').length")
             assert 0 < past < await browser.js("document.querySelectorAll('#events tbody tr').length")
 

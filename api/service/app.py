@@ -25,7 +25,7 @@ from api.service.inputs import InputRefused, TableView, check_input
 from api.service.limits import MAX_INT, BodyLimit, parse_json_body, parse_seq
 from api.service.match import InputRejected, MatchService
 from api.service.protocol import match_protocol, protocol_html
-from api.service.review import ClipError, ShotClips, picture_png, shot_list, shot_pack
+from api.service.review import ClipError, ShotClips, picture_png, shot_list, shot_pack, shot_track
 from api.service.settings import ServiceSettings
 from api.service.streams import (
     WS_CLOSE_BAD_REQUEST,
@@ -223,6 +223,11 @@ def create_app(service: MatchService, settings: ServiceSettings) -> FastAPI:
         """The review pack of shot n: events with confidence, the verdict with its clauses, start and end
         positions, links to the picture and the video excerpt."""
         return _pack(n)
+
+    @app.get("/shots/{n}/track", tags=["review"])
+    def shot_track_route(n: ShotNumber) -> dict[str, Any]:
+        """Where every ball was during shot n, frame by frame (the console draws them in step with the replay)."""
+        return shot_track(service.store, service.match_id, _pack(n))
 
     @app.get("/shots/{n}/picture.png", tags=["review"], response_class=Response)
     def shot_picture(n: ShotNumber) -> Response:

@@ -75,6 +75,25 @@ def shot_list(store: Store, match_id: int) -> list[dict[str, Any]]:
     return out
 
 
+TRACK_MAX_SAMPLES = 600  # ball snapshots sent for one shot's replay (a 20 s shot at 30 fps)
+
+
+def shot_track(store: Store, match_id: int, pack: dict[str, Any]) -> dict[str, Any]:
+    """Where every ball was during the shot, for the console to draw them in step with the replay:
+    ``{"samples": [[frame, {ball: [x, y]}], ...]}``, each a full snapshot taken when any ball moved (the
+    service stores the tracker's positions only then), thinned evenly to ``TRACK_MAX_SAMPLES``."""
+    first = int(pack["start_frame"]) if pack.get("start_frame") is not None else 0
+    last = int(pack["end_frame"]) if pack.get("end_frame") is not None else first + 100_000
+    frames: dict[int, dict[str, list[float]]] = {}
+    for frame, ball, x, y in store.track_frames(match_id, first, last):
+        frames.setdefault(frame, {})[ball] = [round(x, 1), round(y, 1)]
+    samples = sorted(frames.items())
+    if len(samples) > TRACK_MAX_SAMPLES:
+        step = len(samples) / TRACK_MAX_SAMPLES
+        samples = [samples[int(i * step)] for i in range(TRACK_MAX_SAMPLES)] + [samples[-1]]
+    return {"shot": pack["shot"], "samples": [[f, balls] for f, balls in samples]}
+
+
 def picture_png(pack: dict[str, Any], table: TableModel, paths: list[tuple[str, float, float]]) -> bytes | None:
     """The top-down drawing of the shot (paths, contacts, cushions, pots, spotted balls), or None when the
     drawing module is not part of this build."""

@@ -280,7 +280,7 @@ async function showShot(n) {
   img.onerror = () => { img.hidden = true; document.getElementById("pack-nopicture").hidden = false; };
   img.onload = () => drawMarks();
   img.src = p.picture + "?t=" + Date.now();
-  if (fresh) loadClip(p);
+  if (fresh) { loadClip(p); loadTrack(p); }
   buildTimeline(p);
   fillBallControls();
   document.getElementById("pack").dataset.shot = n;
@@ -366,6 +366,26 @@ async function loadClip(p) {
   video.onseeked = () => syncTo(videoToMatch(video.currentTime));
 }
 
+async function loadTrack(p) {
+  console_.track = [];
+  try {
+    const r = await fetch("/shots/" + p.shot + "/track");
+    if (r.ok && console_.selected === p.shot) console_.track = (await r.json()).samples || [];
+  } catch (e) { /* the drawing still shows the paths */ }
+  drawMarks();
+}
+
+// The last snapshot of the balls at or before a video frame (snapshots are taken when a ball moved).
+function snapshotAt(frame) {
+  const s = console_.track || [];
+  let lo = 0, hi = s.length - 1, best = null;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (s[mid][0] <= frame) { best = s[mid]; lo = mid + 1; } else hi = mid - 1;
+  }
+  return best;
+}
+
 function fps() { return (console_.pack && console_.pack.fps) || 25; }
 function videoToMatch(vt) { return vt + ((console_.pack && console_.pack.clip_t0) || 0); }
 function matchToVideo(t) { return Math.max(t - ((console_.pack && console_.pack.clip_t0) || 0), 0); }
@@ -444,6 +464,29 @@ function drawMarks() {
     ctx.stroke();
   });
   canvas.dataset.marks = seen.length;
+  // The balls where they were at this instant, over the drawing of their whole paths.
+  const snap = snapshotAt(Math.floor(t * fps() + 1e-6));
+  const radius = Math.max((m / 2.2) * k, 3);
+  canvas.dataset.balls = snap ? Object.keys(snap[1]).length : 0;
+  canvas.dataset.snapshot = snap ? snap[0] : "";
+  if (!snap) return;
+  ctx.font = Math.round(radius * 1.3) + "px sans-serif";
+  ctx.textAlign = "center";
+  ctx.textBaseline = "middle";
+  for (const [ball, pos] of Object.entries(snap[1])) {
+    const [x, y] = at(pos);
+    ctx.beginPath();
+    ctx.arc(x, y, radius, 0, 2 * Math.PI);
+    ctx.fillStyle = ball === "cue" ? "#ffffff" : "#f3e2b3";
+    ctx.fill();
+    ctx.lineWidth = 1;
+    ctx.strokeStyle = "#000";
+    ctx.stroke();
+    if (ball !== "cue" && !/^t\d+$/.test(ball) && radius >= 5) {
+      ctx.fillStyle = "#000";
+      ctx.fillText(ball, x, y + 0.5);
+    }
+  }
 }
 
 // ---- start-up and the stream ---------------------------------------------------------------------------------
