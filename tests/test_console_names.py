@@ -122,5 +122,6 @@ def test_protocol_page_names_the_game_and_the_players():
     page = protocol_html(proto)
     assert "Moscow pyramid (Московская пирамида)" in page
     assert "<td>Player B</td>" in page and "Ivanov" in page
+    assert "<tr><td>3</td><td>Player B</td><td>no_contact</td>" in page, "shot 2 of the record is the third shot"
     assert not TRACKER_ID.search(re.sub(r"<[^>]+>", " ", page))
     json.dumps(proto)  # the JSON form stays plain data

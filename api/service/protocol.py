@@ -78,7 +78,7 @@ def protocol_html(proto: dict[str, Any]) -> str:
             f"<td>{fr['fouls']['A']}</td><td>{fr['fouls']['B']}</td></tr>"
         )
     fouls = [
-        f"<tr><td>{f['shot']}</td><td>{e(str(names.get(f['player'], f['player'])))}</td>"
+        f"<tr><td>{_shot_no(f['shot'])}</td><td>{e(str(names.get(f['player'], f['player'])))}</td>"
         f"<td>{e(str(f.get('code')))}</td><td>{e(display.humanize(str(f.get('text', ''))))}</td>"
         f"<td>{e(str(f.get('rule', '')))}</td></tr>"
         for fr in proto["frames"]
@@ -103,3 +103,8 @@ def protocol_html(proto: dict[str, Any]) -> str:
 <p class="sign">Referee: ____________________ &nbsp;&nbsp; {a}: ____________ &nbsp;&nbsp; {b}: ____________</p>
 </body></html>
 """
+
+
+def _shot_no(shot: Any) -> str:
+    """Shots as people count them, from 1 (the records number them from 0)."""
+    return str(shot + 1) if isinstance(shot, int) else "—"
