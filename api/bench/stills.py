@@ -68,6 +68,7 @@ class SetScore:
     name: str
     stills: int = 0
     calibrated: int = 0
+    misshapen: int = 0  # calibrated, but the measured table shape contradicts the table given
     given_h: int = 0
     tp: int = 0
     fp: int = 0
@@ -181,6 +182,10 @@ def score_still(still: Still, table: TableModel, detector: str, score: SetScore,
         cal = calibration_from_h(table, (w, h))
         score.given_h += 1
         score.notes.append(f"{still.name}: not calibrated ({str(exc)[:120]}); the given H used")
+    problem = _shape_problem(cal)
+    if problem:
+        score.misshapen += 1
+        score.notes.append(f"{still.name}: calibrated, but {problem}")
     dets = make_detector(detector, cal).detect(img)
     pairs = match(dets.px, still.px, still.radius_px)
     score.tp += len(pairs)
@@ -196,18 +201,30 @@ def score_still(still: Still, table: TableModel, detector: str, score: SetScore,
         score.cal_mm += np.linalg.norm(cal.ball_px_to_table(still.px) - truth, axis=1).tolist()
 
 
+def _shape_problem(cal: Calibration) -> str | None:
+    """What ``tableref analyze`` warns of a calibration whose table shape contradicts the table given."""
+    try:
+        from calibration.aspect import aspect_problem, measured_aspect
+    except ImportError:  # a tree from before the check
+        return None
+    if aspect_problem(cal) is None:
+        return None
+    want = cal.table.length_mm / cal.table.width_mm
+    return f"its table measures {measured_aspect(cal):.2f}:1 (length:width), the table given {want:.2f}:1"
+
+
 def _stat(v: list[float]) -> str:
     return f"{np.median(v):.2f} / {np.percentile(v, 95):.2f}" if v else "-"
 
 
 def report(scores: list[SetScore], header: str) -> str:
     lines = [header, ""]
-    lines.append(f"{'set':<14}{'stills':>7}{'calibrated':>11}{'given H':>8}{'balls':>7}{'recall':>8}"
+    lines.append(f"{'set':<14}{'stills':>7}{'calibrated':>11}{'misshapen':>10}{'given H':>8}{'balls':>7}{'recall':>8}"
                  f"{'precision':>10}{'px err med/p95':>16}{'mm err med/p95':>16}{'cal mm med/p95':>16}")  # fmt: skip
     for s in scores:
         lines.append(
-            f"{s.name:<14}{s.stills:>7}{s.calibrated:>11}{s.given_h:>8}{s.tp + s.fn:>7}{s.recall:>8.3f}"
-            f"{s.precision:>10.3f}{_stat(s.err_px):>16}{_stat(s.err_mm):>16}{_stat(s.cal_mm):>16}"
+            f"{s.name:<14}{s.stills:>7}{s.calibrated:>11}{s.misshapen:>10}{s.given_h:>8}{s.tp + s.fn:>7}"
+            f"{s.recall:>8.3f}{s.precision:>10.3f}{_stat(s.err_px):>16}{_stat(s.err_mm):>16}{_stat(s.cal_mm):>16}"
         )
     notes = [f"  {s.name}: {n}" for s in scores for n in s.notes]
     if notes:
@@ -218,7 +235,8 @@ def report(scores: list[SetScore], header: str) -> str:
         "does not calibrate counts its balls as missed (snooker: the README's homography is used instead, 'given",
         "H'); mm error: the detection's table position through the still's own calibration against the labelled",
         "millimetres (calibration error included); cal mm: the labelled pixel centres through the same",
-        "calibration against the labelled millimetres (the calibration's share of it).",
+        "calibration against the labelled millimetres (the calibration's share of it); misshapen: calibrated",
+        "stills whose measured table shape contradicts the table given (calibration.aspect, as analyze warns).",
     ]
     return "\n".join(lines) + "\n"
 
