@@ -36,7 +36,8 @@ class FeedStatus:
     state: str = "opening"  # opening | live | reconnecting | stopped
     attempt: int = 0  # failed attempts since the feed was last live
     lost_at: float | None = None  # monotonic time the feed was lost (None while live)
-    detail: str | None = None  # why it was lost
+    cause: str | None = None  # why it was lost
+    detail: str | None = None  # why the last attempt to get it back failed (at first: why it was lost)
     outages: int = 0  # times it was lost since the service started
     fps: float | None = None  # what the camera says it sends
 
@@ -44,6 +45,8 @@ class FeedStatus:
         out: dict[str, Any] = {"state": self.state, "attempt": self.attempt, "outages": self.outages}
         if self.lost_at is not None:
             out["lost_s"] = round((now if now is not None else time.monotonic()) - self.lost_at, 1)
+        if self.cause:
+            out["cause"] = self.cause
         if self.detail:
             out["detail"] = self.detail
         return out
@@ -71,21 +74,27 @@ class _Connection:
 
     def _run(self) -> None:
         cap = None
+        began = time.monotonic()
         try:
             cap = open_live(self.location, open_timeout_s=self.s.open_timeout_s, read_timeout_s=self.s.read_timeout_s)
             if not cap.isOpened():
-                self.error = "could not be opened"
+                waited = time.monotonic() - began
+                slow = waited >= 0.9 * self.s.open_timeout_s
+                self.error = f"did not answer within {waited:.0f} s" if slow else "could not be opened"
                 return
             fps = float(cap.get(5) or 0.0)  # cv2.CAP_PROP_FPS
             self.fps = fps if 1.0 <= fps <= 240.0 else None
             self.opened.set()
             while True:
+                asked = time.monotonic()
                 ok, frame = cap.read()
                 with self._lock:
                     if self._abandoned:
                         return
                     if not ok:
-                        self.error = "the stream closed"
+                        waited = time.monotonic() - asked
+                        slow = waited >= 0.9 * self.s.read_timeout_s
+                        self.error = f"stalled: no frame for {waited:.0f} s" if slow else "the stream closed"
                         return
                     self.last_frame_at = time.monotonic()
                     self._deliver(frame, self.last_frame_at)
@@ -161,7 +170,7 @@ class LiveFeed:
                 first = False
                 self._live(conn)
             if conn.ended.is_set():
-                return f"{self._name()}: {conn.error or 'the stream closed'}"
+                return f"{self._name()} {conn.error or 'closed'}"
             since = now - (last if last is not None else opened_at)
             if since > s.read_timeout_s:
                 return f"{self._name()} stalled: no frame for {s.read_timeout_s:.0f} s"
@@ -173,7 +182,7 @@ class LiveFeed:
 
     def _live(self, conn: _Connection) -> None:
         st = self.status
-        st.state, st.attempt, st.lost_at, st.detail = "live", 0, None, None
+        st.state, st.attempt, st.lost_at, st.cause, st.detail = "live", 0, None, None, None
         st.fps = conn.fps
         self._on_status(st)
 
@@ -182,6 +191,7 @@ class LiveFeed:
         if st.lost_at is None:
             st.lost_at = time.monotonic()
             st.outages += 1
+            st.cause = reason
             if st.state == "live":
                 self._on_lost(reason)
         st.state = "reconnecting"

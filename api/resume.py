@@ -15,6 +15,7 @@ the store has recorded.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import pickle
@@ -30,6 +31,25 @@ log = logging.getLogger("tableref.resume")
 # Bumped whenever what is pickled changes shape; a point of another format is not used (the match is then
 # replayed from its first frame, which gives the same calls, only later).
 FORMAT = 1
+
+
+_PACKAGES = ("api", "calibration", "tracking", "vision")  # what a saved observer is made of
+_code_cache: list[str] = []
+
+
+def code_fingerprint() -> str:
+    """A digest of the observer's source code. A point saved by other code (an upgrade between the kill and
+    the restart) may not even load into this one's classes, and where it does, would not carry on as this
+    code does: it is not used."""
+    if not _code_cache:
+        root = Path(__file__).resolve().parent.parent
+        digest = hashlib.sha256()
+        for pkg in _PACKAGES:
+            for path in sorted((root / pkg).rglob("*.py")):
+                digest.update(str(path.relative_to(root)).encode())
+                digest.update(path.read_bytes())
+        _code_cache.append(digest.hexdigest()[:16])
+    return _code_cache[0]
 
 
 @dataclass
@@ -57,8 +77,8 @@ class ResumePoints:
         self.path = self.folder / f"match-{match_id}.resume"
 
     def save(self, point: ResumePoint) -> None:
-        payload = {"format": FORMAT, "match": self.match_id, "source": self.source, "point": point}
-        data = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
+        header = {"format": FORMAT, "code": code_fingerprint(), "match": self.match_id, "source": self.source}
+        data = pickle.dumps(header) + pickle.dumps(point, protocol=pickle.HIGHEST_PROTOCOL)
         self.folder.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(".tmp")
         with open(tmp, "wb") as fh:
@@ -72,16 +92,21 @@ class ResumePoints:
         if not self.path.exists():
             return None
         try:
-            payload = pickle.loads(self.path.read_bytes())  # noqa: S301 - written by this service beside its own database
-        except Exception as exc:  # a point from another version of the code, or damaged: replay from the start
+            with open(self.path, "rb") as fh:
+                header = pickle.load(fh)
+                if not isinstance(header, dict) or header.get("code") != code_fingerprint():
+                    log.warning("resume point %s was saved by other code; replaying the match from its first frame",
+                                self.path)  # fmt: skip
+                    return None
+                point = pickle.load(fh)
+        except Exception as exc:  # damaged: replay from the start
             log.warning("resume point %s unreadable (%s); replaying the match from its first frame", self.path, exc)
             return None
-        point = payload.get("point") if isinstance(payload, dict) else None
         if (
             not isinstance(point, ResumePoint)
-            or payload.get("format") != FORMAT
-            or payload.get("match") != self.match_id
-            or payload.get("source") != self.source
+            or header.get("format") != FORMAT
+            or header.get("match") != self.match_id
+            or header.get("source") != self.source
         ):
             log.warning("resume point %s is not this match's; replaying the match from its first frame", self.path)
             return None

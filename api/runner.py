@@ -128,7 +128,7 @@ class FrameQueue:
 
     def put(self, item: Any, *, force_wait: bool = False) -> None:
         with self._cond:
-            if self._drop and not force_wait:
+            if self._drop:  # a live source never waits: the oldest frame makes room (a marker too is let in)
                 while len(self._items) >= self._size:
                     k = next((i for i, (droppable, _) in enumerate(self._items) if droppable), None)
                     if k is None:
@@ -315,6 +315,8 @@ class Runner:
             info["video_fps"] = self.fps
         if self.frame_count:
             info["frame_count"] = self.frame_count
+        if self.source.live and self._feed is None:
+            info["state"] = status  # opening, then preparing (the detector's kernels) before the feed opens
         if self._feed is not None:
             info.update(self._feed.status.to_dict())
             if self._feed.status.state == "reconnecting":
@@ -520,6 +522,8 @@ class Runner:
             self._publish_info("playing" if st.state == "live" else st.state)
             self.service.note_source({"state": st.state, "detail": st.detail} if st.detail else {"state": st.state})
 
+        self._publish_info("preparing")
+        self._prime_kernels()
         self._feed = LiveFeed(
             self.source.location, deliver=deliver, on_lost=lost, on_status=status, stop=self._stop,
             settings=self.feed_settings,
@@ -528,6 +532,19 @@ class Runner:
             self._feed.run()
         finally:
             queue.put(_END, force_wait=True)
+
+    def _prime_kernels(self) -> None:
+        """Loads the detector's compiled kernels into this process before the camera is opened: the first call
+        of each holds the interpreter for a second or more while it is read in, and during a live feed that
+        would be frames lost (or a feed taken for stalled) at the start of the match."""
+        try:
+            from api.warmup import drive_detector
+        except ImportError:  # a build without the warm-up: the kernels load at the first frames instead
+            return
+        try:
+            drive_detector(lambda: self._stop.is_set())
+        except Exception as exc:  # the feed still opens; the first frames are only slower
+            log.warning("could not prepare the detector's kernels before the feed: %s", exc)
 
     # ---- observing ----------------------------------------------------------------------------------------
     def _new_pipeline(self, known_ids: dict[str, tuple[float, float]] | None) -> FramePipeline:

@@ -15,6 +15,7 @@ from typing import Any
 import uvicorn
 from fastapi import FastAPI
 
+from api.live_feed import FeedSettings
 from api.runner import FramePipeline, PipelineFactory, Runner, SourceError, SourceSpec, parse_source
 from api.service.app import create_app
 from api.service.match import MatchService
@@ -47,6 +48,7 @@ def build(
     new_match: bool = False,
     on_step: Callable[..., None] | None = None,
     referee_factory: Callable[[str], RefereeSession | None] = open_referee,
+    feed_settings: FeedSettings | None = None,
 ) -> Service:
     if game not in GAMES:
         raise UnknownGame(f"unknown game '{game}' (known: {', '.join(GAMES)})")
@@ -62,7 +64,7 @@ def build(
         store.close()
         raise SourceError("a video source needs the live pipeline (api/pipeline.py), which this build does not have")
     runner = Runner(match, spec, fast=fast, pipeline_factory=factory, on_step=on_step,
-                    resume_dir=settings.cache_dir / "resume")  # fmt: skip
+                    resume_dir=settings.cache_dir / "resume", feed_settings=feed_settings)  # fmt: skip
     app = create_app(match, settings)
     return Service(settings, store, match, runner, app)
 
