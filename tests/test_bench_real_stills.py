@@ -85,3 +85,16 @@ def test_a_real_snooker_still_is_found_and_placed_within_centimetres() -> None:
     stills.score_still(one[0], TableModel(stills.SNOOKER), "classical", s, fallback_h=True)
     assert s.tp >= 10 and s.recall > 0.7
     assert float(np.median(s.err_px)) < 3.0 and float(np.median(s.err_mm)) < 20.0
+
+
+def test_a_calibration_turned_by_ninety_degrees_is_counted_misshapen() -> None:
+    from calibration.mapping import Calibration
+
+    pool = TableModel(stills.POOL)
+    lying = {"house-left": (100.0, 100.0), "house-right": (100.0, 600.0),
+             "pyramid-left": (1100.0, 100.0), "pyramid-right": (1100.0, 600.0)}  # fmt: skip
+    turned = {"house-left": (100.0, 100.0), "house-right": (600.0, 100.0),
+              "pyramid-left": (100.0, 600.0), "pyramid-right": (600.0, 600.0)}  # fmt: skip
+    assert stills._shape_problem(Calibration.from_corners(lying, (1280, 720), pool)) is None
+    problem = stills._shape_problem(Calibration.from_corners(turned, (1280, 720), pool))
+    assert problem is not None and "1.00:1" in problem and "2.00:1" in problem
