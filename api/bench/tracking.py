@@ -35,6 +35,7 @@ import argparse
 import contextlib
 import csv
 import io
+import json
 import os
 import sys
 import time
@@ -342,6 +343,15 @@ def recorded_frames(path: Path) -> Iterator[tuple[int, float, _Recorded]]:
         yield int(i), float(t), dets
 
 
+def stated_format(folder: Path) -> tuple[float, tuple[int, int]] | None:
+    """The frame rate and image size a scene's ``camera.json`` states, when it states both."""
+    cam = folder / "camera.json"
+    obj = json.loads(cam.read_text(encoding="utf-8")) if cam.exists() else {}
+    if not obj.get("fps") or not obj.get("image_size"):
+        return None
+    return float(obj["fps"]), (int(obj["image_size"][0]), int(obj["image_size"][1]))
+
+
 def score_scene(folder: Path, run: SceneRun | None = None) -> SceneResult:
     """One rendered scenario folder through the whole pipeline (as ``analyze`` runs it), or from its recorded
     tracker input, scored against its truth."""
@@ -351,9 +361,14 @@ def score_scene(folder: Path, run: SceneRun | None = None) -> SceneResult:
     from api.commands.analyze import scenario_calibration
 
     run = run or SceneRun()
-    cap = open_video(folder / "video.mp4")
-    fps = float(cap.get(cv2.CAP_PROP_FPS) or 30.0)
-    size = (int(cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT)))
+    stated = stated_format(folder) if run.feed == "replay" else None
+    cap = None if stated else open_video(folder / "video.mp4")  # a replay decodes nothing: the video may be gone
+    if cap is None:
+        assert stated is not None
+        fps, size = stated
+    else:
+        fps = float(cap.get(cv2.CAP_PROP_FPS) or 30.0)
+        size = (int(cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT)))
     truth = read_jsonl(folder / "truth" / "events.jsonl")
     with open(folder / "truth" / "tracks.csv", encoding="utf-8") as f:
         truth_rows = [(int(r["frame"]), r["ball"], float(r["x"]), float(r["y"])) for r in csv.DictReader(f)]
@@ -383,9 +398,11 @@ def score_scene(folder: Path, run: SceneRun | None = None) -> SceneResult:
             pipe.finish()
             n = len(frames)
         else:
+            assert cap is not None
             n = pipe.run_timed(timed_frames(cap, fps))
     finally:
-        cap.release()
+        if cap is not None:
+            cap.release()
     work = time.perf_counter() - t0
     if recorder is not None:
         recorder.save(folder / TRACKER_INPUT)
