@@ -146,7 +146,8 @@ class ShotBuilder:
         self.records.append(ev)
         problem = self._problem(ev)
         if problem is not None:
-            self.unplaced.append((ev, problem))
+            where = f"frame {ev.frame}" if ev.frame is not None else f"{ev.t:g} s"
+            self.unplaced.append((ev, f"{problem} ({ev.type} at {where})"))
             return
         if ev.type == "pot" and ev.ball:
             self._potted.add(ev.ball)
