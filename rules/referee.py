@@ -402,6 +402,8 @@ class Referee:
                 return []
             if target < self._next_index:
                 raise _Reject(f"the verdict on shot {target} is frozen")
+            if target > self._next_index:
+                raise _Reject(f"manual_foul for shot {target}: the next shot is shot {self._next_index}")
             self._store(target, ev)
             return []
         # calls, third balls, re-order: for the next shot, before its stroke (2.2.6: not during it)
