@@ -24,7 +24,9 @@ class ImageError(ValueError):
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("image", help="an image file (PNG, JPEG, ...) or a video, whose first frame is used")
-    parser.add_argument("--calibration", help="calibration JSON from `tableref calibrate` (default: find the table)")
+    parser.add_argument(
+        "--calibration", metavar="FILE", help="calibration JSON from `tableref calibrate` (default: find the table)"
+    )
     parser.add_argument(
         "--detector", choices=list(DETECTORS), default="classical", help="which detector (default: classical)"
     )
