@@ -421,13 +421,13 @@ class Referee:
         """Keep an input for the shot it names (judged with it); the same input twice changes nothing."""
         waiting = self._inputs.get(target, [])
         key = _input_key(ev)
-        if any(_input_key(e) == key for e in waiting):
-            raise _Reject(f"{ev.type} for shot {target} is already recorded")
         if ev.type in ("call", "call_any"):
             # 001 2.2.6: a call may be changed before the stroke; the last one is in force.
             calls = [e for e in waiting if e.type in ("call", "call_any")]
             if calls and _input_key(calls[-1]) == key:
                 raise _Reject(f"that call is already in force for shot {target}")
+        elif any(_input_key(e) == key for e in waiting):
+            raise _Reject(f"{ev.type} for shot {target} is already recorded")
         self._inputs.setdefault(target, []).append(ev)
 
     def _check_applies(self, ev: Event) -> None:

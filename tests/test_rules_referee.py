@@ -165,8 +165,20 @@ def test_placement_warning_survives_an_amendment_of_the_last_verdict_2_1_5v():
 def test_play_on_without_a_foul_is_refused_2_1_8():
     s = Script("eight")
     s.play("cue", ("cross", "cue", "house", "+x"), ("hit", "cue", "4"))
-    with pytest.raises(RefereeInputError, match="no foul pending.*001 2.1.8"):
+    with pytest.raises(RefereeInputError, match=r"no foul pending.*001 2\.1\.8"):
         s.play_on("A")
+
+
+def test_a_call_may_change_before_the_stroke_but_the_same_call_twice_is_refused_2_2_6():
+    s = Script("russian71")
+    s.call("4", "pyramid-left")
+    s.call("5", "pyramid-right")
+    s.call("4", "pyramid-left")  # changed back: in force again
+    with pytest.raises(RefereeInputError, match="already in force"):
+        s.call("4", "pyramid-left")
+    assert [e["ball"] for e in s.ref.snapshot()["inputs_waiting"]] == ["4", "5", "4"]
+    with pytest.raises(RefereeInputError, match="no calls"):
+        Script("moscow").call("4", "pyramid-left")
 
 
 def test_call_after_the_stroke_is_refused_2_2_6():
