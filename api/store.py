@@ -463,6 +463,14 @@ class Store:
             ).fetchall()
         return [{"seq": r[0], **json.loads(r[1])} for r in rows]
 
+    def inputs_of_type(self, match_id: int, kind: str) -> list[dict[str, Any]]:
+        """Every operator input of one type in the match, in order (e.g. the frame_starts naming the players)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT seq, data FROM inputs WHERE match_id=? AND type=? ORDER BY seq", (match_id, kind)
+            ).fetchall()
+        return [{"seq": r[0], **json.loads(r[1])} for r in rows]
+
     def verdict_history(self, match_id: int, shot: int) -> list[dict[str, Any]]:
         """Every verdict given for a shot, oldest first (later ones are the operator's amendments)."""
         with self._lock:

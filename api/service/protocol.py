@@ -55,12 +55,8 @@ def match_protocol(store: Store, match_id: int) -> dict[str, Any]:
 def _players(store: Store, match_id: int, players: dict[str, str]) -> dict[str, str]:
     """The players as the operator named them at the last frame's start (else as the match was opened)."""
     out = dict(players)
-    after = 0
-    while page := store.messages(match_id, after, 1000):
-        for msg in page:
-            if msg.kind == "input" and msg.data.get("type") == "frame_start":
-                out.update(msg.data.get("players") or {})
-        after = page[-1].seq
+    for ev in store.inputs_of_type(match_id, "frame_start"):
+        out.update(ev.get("players") or {})
     return out
 
 
