@@ -225,10 +225,10 @@ def test_overlay_score_changes_live_when_a_pot_verdict_is_streamed(tmp_path, bro
                 # A live camera lost: the overlay says so while it lasts (the service's /state reports it).
                 svc.match.source_info = {"status": "reconnecting", "kind": "camera", "lost_s": 12.2}
                 await browser.wait_for(
-                    "document.getElementById('source').textContent === 'camera lost 12 s, reconnecting'", timeout=10
+                    "document.getElementById('source').textContent === 'camera lost 12 s, reconnecting'", timeout=15
                 )
                 svc.match.source_info = {"status": "finished", "kind": "events"}
-                await browser.wait_for("document.getElementById('source').hidden", timeout=10)
+                await browser.wait_for("document.getElementById('source').hidden", timeout=15)
 
                 # Settings for streaming software: placement, size and theme from the query.
                 await browser.call("Page.navigate", url=base + "/overlay?pos=top-left&scale=1.5&theme=light")

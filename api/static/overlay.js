@@ -71,11 +71,12 @@ async function start() {
     }
     document.getElementById("overlay").dataset.seq = msg.seq;
   }, (s) => { document.getElementById("status").textContent = s; });
+  // Every 5 s: many overlays may watch one table, and an outage lasts seconds at least.
   watchSource((text) => {
     const el = document.getElementById("source");
     el.textContent = text;
     el.hidden = !text;
-  });
+  }, 5000);
 }
 
 start();
