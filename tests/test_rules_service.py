@@ -118,3 +118,21 @@ def test_the_service_gives_the_placement_warning_between_shots(tmp_path):
         (v,) = [m.data for m in msgs if m.kind == "verdict"]
         assert [f["rule"] for f in v["fouls"]] == ["001 2.1.22(14)"]
         assert [i["type"] for i in svc.store.shot_inputs(mid, 1)] == ["placement_warning"]  # stored with its shot
+
+
+def test_a_restarted_service_replays_the_referees_own_warning(tmp_path):
+    src = _log(tmp_path, DATA / "rules_placement" / "eight.events.jsonl", keep=4)
+    layout = {"1": (300.0, 400.0), "2": (450.0, 1300.0), "5": (800.0, 700.0), "cue": (400.0, 889.0)}
+    with running_service(tmp_path, src, game="eight") as (svc, _base):
+        svc.runner.start()
+        assert svc.runner.join(30)
+        frame = svc.match.progress_frame + 1
+        svc.match.ingest(frame, [], t=20.0, positions=layout)
+        warned = [m for m in svc.match.ingest(frame + 30, [], t=20.6) if m.kind == "input"]
+        assert [m.data["type"] for m in warned] == ["placement_warning"]
+        seen = svc.match.state()["referee_state"]
+        svc.store.set_match_status(svc.match.match_id, "live")  # as if it had stopped mid-match
+    with running_service(tmp_path, src, game="eight") as (svc2, _base2):
+        assert svc2.match.resumed and svc2.match.referee_errors == []
+        again = svc2.match.state()["referee_state"]
+        assert again["placement_warned"] and again == seen
