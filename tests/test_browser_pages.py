@@ -221,7 +221,7 @@ def test_overlay_score_changes_live_when_a_pot_verdict_is_streamed(tmp_path, bro
                 assert at_table == svc.match.state()["player"]
                 text = await browser.js("document.body.innerText")
                 assert not TRACKER_ID.search(text) and "russian71" not in text
-                assert await browser.js("document.getElementById('source').hidden") is True
+                assert await browser.js("document.getElementById('source').hidden") is True, "a file plays on"
                 # A live camera lost: the overlay says so while it lasts (the service's /state reports it).
                 svc.match.source_info = {"status": "reconnecting", "kind": "camera", "lost_s": 12.2}
                 await browser.wait_for(

@@ -126,7 +126,8 @@ function sourceText(src) {
     return "camera lost" + (src.lost_s != null ? " " + Math.round(src.lost_s) + " s" : "") + ", reconnecting";
   }
   if (src.status === "failed") return "the source stopped" + (src.error ? ": " + String(src.error).split("\n")[0] : "");
-  if (src.status === "starting" || src.state === "opening") return "opening the camera";
+  const live = src.kind === "camera" || src.kind === "url";
+  if (live && (src.status === "starting" || src.state === "opening")) return "opening the camera";
   return "";
 }
 
