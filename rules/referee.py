@@ -243,8 +243,15 @@ class Referee:
                     # opening break from hand, the first stroke is an ordinary one.
                     self.state = self.state.evolve(in_hand=False, shots=1)
                     self._frame_notes.append("no frame_start and no racked pyramid: joined a frame in play")
+            elif self._looks_racked(ev):
+                # The balls are racked again and no frame_start came: the next frame, broken by whoever
+                # 001 2.1.4 says (the operator's frame_start would name him).
+                breaker = self.expected_breaker or other(self.state.breaker)
+                self._frame_start(Event(type="frame_start", game=self.game.name, breaker=breaker))
+                self._frame_notes.append(f"no frame_start: the balls racked again open frame {self.state.frame}, "
+                                         f"{breaker} breaks (001 2.1.4)")  # fmt: skip
             else:
-                raise _Reject("the frame is over: frame_start expected")
+                raise _Reject("the frame is over and the balls are not racked: frame_start expected")
         if self.state.pending_removal is not None:
             self._reconcile_removal(ev)
         if self.state.table is None and not self.state.awaiting_lag:

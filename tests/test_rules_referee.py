@@ -10,7 +10,7 @@ import pytest
 
 from api.cli import main
 from calibration.table import TableModel
-from rules.errors import RefereeInputError, UnknownGameError
+from rules.errors import RefereeInputError, UnjudgedShot, UnknownGameError
 from rules.referee import Referee
 from rules.registry import FEDERATION_GAMES, GAME_NAMES, game_class
 from rules.scenarios import Script, racked
@@ -127,6 +127,22 @@ def test_blocked_position_rerack_then_lag_then_hand_2_1_16(game):
     for e in lag_events(1, "a"):
         s.add(e)
     assert s.verdicts[-1].next_player == "A" and s.ref.state.in_hand and not s.ref.state.awaiting_lag
+
+
+def test_after_a_frame_the_balls_racked_again_open_the_next_frame_else_the_shot_is_unjudged_2_1_4():
+    ref = Referee("moscow", frames_to_win=2)
+    ref.feed(Event(type="frame_start", game="moscow", breaker="A"))
+    ref.feed(Event(type="concede", player="B"))
+    mid = {"cue": (1700.0, 800.0), "1": (2400.0, 900.0)}
+    with pytest.raises(RefereeInputError, match="not racked: frame_start expected"):
+        ref.feed(Event(type="shot_start", t=1, shot=0, ball="cue", positions=mid))
+    with pytest.raises(UnjudgedShot, match="shot 0 not judged: its shot_start was refused"):
+        ref.feed(Event(type="shot_end", t=2, shot=0, positions=mid))
+    ref.feed(Event(type="shot_start", t=5, shot=1, ball="cue", positions=racked(T)))
+    assert ref.state.frame == 2 and ref.state.breaker == "B" and ref.state.in_hand  # 001 2.1.4: breaks alternate
+    ref.feed(Event(type="contact", t=5.5, shot=1, balls=("cue", "4"), pos=(2600.0, 889.0)))
+    (v,) = ref.feed(Event(type="shot_end", t=7, shot=1, positions=racked(T)))
+    assert v.player == "B" and v.notes[0] == "no frame_start: the balls racked again open frame 2, B breaks (001 2.1.4)"
 
 
 def test_frame_start_can_change_the_game():
