@@ -578,6 +578,14 @@ class Runner:
                 continue
             index, t, read_at, frame = item
             started_at = time.monotonic()
+            maker = self.pipeline_factory
+            if pipeline is None and getattr(maker, "pending", False):  # a live source calibrated from its frames
+                found = maker.offer(frame)  # type: ignore[union-attr]
+                info = getattr(maker, "info", None)
+                if info:
+                    self.service.calibration = dict(info)
+                if not found:
+                    continue
             if pipeline is None:  # the first frame of a live feed, or the first after it came back
                 known = res.known_ids
                 if made:  # the balls where the record last saw them

@@ -4,7 +4,6 @@ benchmark; and running uvicorn in the foreground or on a background thread."""
 from __future__ import annotations
 
 import importlib
-import json
 import threading
 import time
 from collections.abc import Callable
@@ -18,10 +17,12 @@ from fastapi import FastAPI
 from api.live_feed import FeedSettings
 from api.runner import FramePipeline, PipelineFactory, Runner, SourceError, SourceSpec, parse_source
 from api.service.app import create_app
+from api.service.calibration_setup import CalibrationRefused, auto_for_file, auto_from_frames, load_for_service
 from api.service.match import MatchService
 from api.service.referee import RefereeSession, open_referee
 from api.service.settings import ServiceSettings
 from api.store import Store
+from calibration.mapping import Calibration
 from tracking.events import GAMES
 
 
@@ -53,13 +54,13 @@ def build(
     if game not in GAMES:
         raise UnknownGame(f"unknown game '{game}' (known: {', '.join(GAMES)})")
     spec = parse_source(source)
-    cal_info, cal_path = _calibration_info(spec, calibration)
+    cal_info, cal = _calibration_info(spec, calibration)
     store = Store(settings.db)
     match = MatchService(
         store, source=spec.location, game=game, players=settings.players, calibration=cal_info,
         resume=not new_match, client_limit=settings.client_queue, referee_factory=referee_factory,
     )  # fmt: skip
-    factory = None if spec.kind == "events" else pipeline_factory(cal_path, game)
+    factory = None if spec.kind == "events" else pipeline_factory(cal, game)
     if spec.kind != "events" and factory is None:
         store.close()
         raise SourceError("a video source needs the live pipeline (api/pipeline.py), which this build does not have")
@@ -69,43 +70,82 @@ def build(
     return Service(settings, store, match, runner, app)
 
 
-def _calibration_info(spec: SourceSpec, calibration: str | None) -> tuple[dict[str, Any], Path | None]:
+def _calibration_info(spec: SourceSpec, calibration: str | None) -> tuple[dict[str, Any], Calibration | None]:
+    """What the source is observed with, and what /state says about it. A file with no calibration is
+    calibrated from its first seconds here; a live source with none, from its first frames (the runner)."""
     if spec.kind == "events":
         return {"status": "not needed", "detail": "the source is a recorded event log"}, None
-    if calibration:
-        from calibration.mapping import Calibration
+    try:
+        if calibration:
+            cal, info = load_for_service(calibration)
+            return info, cal
+        if spec.scenario_dir is not None and (spec.scenario_dir / "camera.json").exists():
+            from calibration.mapping import Calibration
 
-        path = Path(calibration)
-        cal = Calibration.load(path)
-        return {"status": "loaded", "file": str(path), "source": cal.source, "quality": cal.quality}, path
-    if spec.scenario_dir is not None and (spec.scenario_dir / "camera.json").exists():
-        cam = json.loads((spec.scenario_dir / "camera.json").read_text())
-        return {"status": "from camera.json", "image_size": cam.get("image_size")}, spec.scenario_dir / "camera.json"
-    return {"status": "missing"}, None
+            cal = Calibration.load(spec.scenario_dir / "camera.json")
+            return {"status": "from camera.json", "image_size": list(cal.image_size)}, cal
+        if spec.kind == "file":
+            cal, info = auto_for_file(Path(spec.location))
+            return info, cal
+    except CalibrationRefused as exc:
+        raise SourceError(str(exc)) from None
+    return {"status": "calibrating", "detail": "from the first frames of the source"}, None
 
 
-def pipeline_factory(calibration: Path | None, game: str) -> PipelineFactory | None:
-    """A maker of the live pipeline for a video of a given frame rate, or None in a build without it."""
+class _PipelineMaker:
+    """Makes the live pipeline; for a live source given no calibration, first finds one in the per-pixel
+    median of frames spread over its first seconds (``offer``), as ``analyze`` does from a file's."""
+
+    FRAMES = 15  # frames in the median
+    EVERY = 5  # one frame in this many (15 frames over 3 s at 25 fps: a player walking past drops out)
+
+    def __init__(self, module: Any, game: str, cal: Calibration | None) -> None:
+        self._module = module
+        self._game = game
+        self.cal = cal
+        self._frames: list[Any] = []
+        self._seen = 0
+        self.info: dict[str, Any] | None = None  # what /state says, once found (or failed) here
+        self.attempts = 0
+
+    @property
+    def pending(self) -> bool:
+        return self.cal is None
+
+    def offer(self, frame: Any) -> bool:
+        """One more frame of a source not yet calibrated; True once calibrated."""
+        self._seen += 1
+        if self._seen % self.EVERY == 1:
+            self._frames.append(frame)
+        if len(self._frames) < self.FRAMES:
+            return False
+        frames, self._frames = self._frames, []
+        self.attempts += 1
+        try:
+            self.cal = auto_from_frames(frames)
+        except ValueError as exc:  # the next frames are tried: someone may have been standing in the way
+            self.info = {"status": "calibrating", "detail": f"attempt {self.attempts} failed: {exc}"}
+            return False
+        self.info = {"status": "automatic", "detail": "found in the first frames of the source",
+                     "source": self.cal.source, "quality": self.cal.quality}  # fmt: skip
+        return True
+
+    def __call__(self, fps: float, known_ids: dict[str, tuple[float, float]] | None) -> FramePipeline:
+        if self.cal is None:
+            raise SourceError("the source is not calibrated yet")
+        return self._module.Pipeline(self.cal, game=self._game, known_ids=known_ids)
+
+
+def pipeline_factory(calibration: Calibration | None, game: str) -> PipelineFactory | None:
+    """A maker of the live pipeline for a video of a given frame rate, or None in a build without it. With no
+    calibration, the maker finds one in the source's first frames (``_PipelineMaker.offer``)."""
     try:
         module = importlib.import_module("api.pipeline")
     except ModuleNotFoundError as exc:
         if exc.name == "api.pipeline":
             return None
         raise
-
-    if calibration is None:
-        raise SourceError(
-            "a video source needs a calibration: --calibration FILE (see tableref calibrate), or a synth "
-            "scenario folder with its camera.json"
-        )
-    from calibration.mapping import Calibration
-
-    cal = Calibration.load(calibration)
-
-    def make(fps: float, known_ids: dict[str, tuple[float, float]] | None) -> FramePipeline:
-        return module.Pipeline(cal, game=game, known_ids=known_ids)
-
-    return make
+    return _PipelineMaker(module, game, calibration)
 
 
 class BackgroundServer:
