@@ -260,7 +260,11 @@ def _score_phantoms(s: ClipScore, label: ClipLabel, cal: Calibration, tracks: di
         if life > s.phantom_longest_s:
             s.phantom_longest_s = life
         if life > 0.5:
-            s.notes.append(f"phantom {tr.ball}: frames {int(tr.frame[0])}-{int(tr.frame[-1])} ({life:.1f} s)")
+            u, v = cal.table_to_image(np.median(tr.xy, axis=0).reshape(1, 2))[0]
+            s.notes.append(
+                f"phantom {tr.ball}: frames {int(tr.frame[0])}-{int(tr.frame[-1])} ({life:.1f} s), "
+                f"about px ({u:.0f}, {v:.0f})"
+            )
 
 
 def _position_at(tracks: dict[str, Track], ball: str, frame: int, start: dict[str, Any]) -> np.ndarray | None:
