@@ -358,6 +358,8 @@ class Referee:
     def _shot_end(self, ev: Event) -> list[Verdict]:
         if self._open is None:
             index = ev.shot if ev.shot is not None else self._next_index
+            if index in self._verdicts and index not in self._refused_starts:
+                raise _Reject(f"shot {index} has already ended: its verdict stands")
             why = self._refused_starts.pop(index, None)
             if why is None:
                 why = "no shot_start came for it, so none of its records could be placed"

@@ -118,6 +118,16 @@ def test_a_shot_with_nothing_placeable_is_unjudged_with_the_reason():
     assert [(v.shot, v.legal) for v in out] == [(2, True)]  # the referee goes on with the next shot
 
 
+def test_a_second_shot_end_for_a_judged_shot_is_refused_not_declared_unjudged():
+    ref = Referee("eight")
+    stream = unplaceable_shot()
+    for ev in stream[:3]:
+        ref.feed(ev)
+    with pytest.raises(RefereeInputError, match="already ended: its verdict stands") as exc:
+        ref.feed(stream[2])
+    assert not isinstance(exc.value, UnjudgedShot) and ref.finals()[0].legal
+
+
 @pytest.mark.parametrize("name", sorted(LOGS))
 def test_unplaced_golden_logs(name, capsys):
     game, make = LOGS[name]
