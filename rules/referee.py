@@ -840,9 +840,9 @@ def referee_lines(
             if on_refused is None:
                 yield from _pending(ref, emitted, notes, final=True)
                 raise
-            on_refused(n, str(exc))
             shot = exc.shot if isinstance(exc, UnjudgedShot) else ev.shot
             what = "" if isinstance(exc, UnjudgedShot) else f"{ev.type} refused: "
+            on_refused(n, f"line {n}: {what}{exc.reason}")
             notes.append((shot if shot is not None else -1, f"line {n}: {what}{exc.reason}"))
         yield from _pending(ref, emitted, notes, final=False)
     yield from _pending(ref, emitted, notes, final=True)

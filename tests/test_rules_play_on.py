@@ -89,7 +89,8 @@ def test_play_on_golden_log(game, capsys):
     assert all(clause(game) in n for n in refused)
     err = captured.err.splitlines()
     assert len(err) == 2 and all(x.startswith("tableref referee: line ") for x in err)
-    assert "no foul pending" in err[0] and "wrong player: B takes the next shot anyway" in err[1]
+    assert "play_on refused: no foul pending" in err[0]
+    assert "play_on refused: wrong player: B takes the next shot anyway" in err[1]
 
 
 @pytest.mark.parametrize("game", GAMES)
