@@ -242,6 +242,9 @@ class Runner:
         )
         self._renames: collections.deque[tuple[str, str]] = collections.deque()
         self._feed: LiveFeed | None = None
+        self._announced: dict[str, Any] = {}
+        self._drops_in_shot: dict[int, int] = {}
+        self._drops_announced = 0.0
         exit_at = os.environ.get(EXIT_AFTER_FRAME_ENV, "")
         self._exit_after = int(exit_at) if exit_at.strip().lstrip("-").isdigit() else None
         service.input_hooks.append(self._on_input)
@@ -421,7 +424,7 @@ class Runner:
         shot = live.shot
         if shot is None:
             return
-        self.service.flag_shot(shot, f"not observed to its end: {reason}")
+        self.service.flag_shot(shot, f"not observed to its end: {reason}", what="lost")
         positions = {b: (float(p[0]), float(p[1])) for b, p in live.positions.items()}
         end = Event(type="shot_end", t=live.t or 0.0, frame=frame, shot=shot, positions=positions, review=True)
         self._step(frame, time.monotonic(), [end], live.t)
@@ -489,7 +492,7 @@ class Runner:
             f"the video ended at frame {end} of the {count} its header announces: the file is truncated or damaged"
         )
         log.warning("%s: %s", self.source.location, self.stats.warning)
-        self.service.note_source({"state": "ended_early", "detail": self.stats.warning})
+        self._announce(state="ended_early", detail=self.stats.warning)
 
     # ---- reading a live feed --------------------------------------------------------------------------------
     def _read_live(self) -> None:
@@ -520,7 +523,7 @@ class Runner:
                 self.fps = st.fps
                 self.service.store.set_fps(self.service.match_id, st.fps)
             self._publish_info("playing" if st.state == "live" else st.state)
-            self.service.note_source({"state": st.state, "detail": st.detail} if st.detail else {"state": st.state})
+            self._announce(state=st.state, detail=st.detail)
 
         self._publish_info("preparing")
         self._prime_kernels()
@@ -631,11 +634,11 @@ class Runner:
         is ended there and flagged for review (the frames after the loss are not there to judge it on)."""
         shot = self.service.live.shot
         if shot is not None:
-            self.service.flag_shot(shot, f"not observed to its end: {reason}")
+            self.service.flag_shot(shot, f"not observed to its end: {reason}", what="lost")
         tail = self._renumber(pipeline.finish(), offset, -1, set())
         for ev in tail:
             if ev.shot is not None and (ev.type == "shot_end" or ev.shot == shot):
-                self.service.flag_shot(ev.shot, f"not observed to its end: {reason}")
+                self.service.flag_shot(ev.shot, f"not observed to its end: {reason}", what="lost")
         tail = [ev.model_copy(update={"review": True}) if ev.type == "shot_end" else ev for ev in tail]
         if tail or index >= 0:
             self._step(max(index, 0), read_at, tail, t)
@@ -643,10 +646,28 @@ class Runner:
             self._close_interrupted_shot(max(index, 0), reason)
 
     def _note_drops(self, n: int) -> None:
-        """Frames a live source dropped: a shot in progress is flagged (its verdict notes say how many)."""
+        """Frames a live source dropped. During a shot they are never silent: the shot's verdict is flagged
+        with the count in its notes, and /state and the stream say so (at most once a second)."""
         shot = self.service.live.shot
-        if shot is not None:
-            self.service.flag_shot(shot, f"{n} camera frame(s) dropped during this shot (the observer fell behind)")
+        if shot is None:
+            return
+        total = self._drops_in_shot.get(shot, 0) + n
+        self._drops_in_shot = {shot: total}
+        reason = f"{total} camera frame(s) dropped during this shot (the observer fell behind the camera)"
+        self.service.flag_shot(shot, reason, what="dropped frames")
+        now = time.monotonic()
+        if now - self._drops_announced >= 1.0:
+            self._drops_announced = now
+            self._announce(dropped={"shot": shot, "frames": total})
+
+    def _announce(self, **changes: Any) -> None:
+        """What the stream's ``state`` messages say about the source (a change makes one)."""
+        for k, v in changes.items():
+            if v is None:
+                self._announced.pop(k, None)
+            else:
+                self._announced[k] = v
+        self.service.note_source(dict(self._announced))
 
     def _save_point(self, pipeline: FramePipeline, index: int, frame: np.ndarray, stored: dict[str, Any]) -> None:
         assert self._points is not None

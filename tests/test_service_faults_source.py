@@ -185,3 +185,33 @@ def test_a_file_that_ends_before_its_header_says_is_reported(tmp_path):
     warning = state["source"]["warning"]
     assert f"ended at frame {read} of the {announced}" in warning and "truncated" in warning
     assert "ended_early" in _source_states(tmp_path / "match.db")
+
+
+@pytest.mark.slow
+def test_frames_a_live_camera_drops_during_a_shot_are_counted_and_flag_the_shot(tmp_path):
+    # A camera sending as fast as it can encode (far beyond the observer's pace) into a one-frame queue.
+    camera = MjpegServer(VideoFrames(DEMO / "video.mp4"), fps=1000)
+    try:
+        with _served(tmp_path, camera.url, frame_queue=1) as (svc, base):
+            svc.runner.start()
+            state = _wait(base, lambda s: s["last_verdict"] is not None, "a verdict on the break")
+            dropped = state["source"]["frames_dropped"]
+            assert dropped > 0, "the camera outran the observer"
+            verdict = state["last_verdict"]
+            assert verdict.get("review") is True
+            notes = [n for n in verdict["notes"] if "dropped during this shot" in n]
+            assert len(notes) == 1 and int(notes[0].split()[0]) > 0, verdict["notes"]
+        states = [m.data["source"] for m in _stored(tmp_path / "match.db") if m.kind == "state" and "source" in m.data]
+        assert any(s.get("dropped", {}).get("shot") == 0 and s["dropped"]["frames"] > 0 for s in states)
+    finally:
+        camera.close()
+
+
+def _stored(db: Path) -> list[Any]:
+    from api.store import Store
+
+    store = Store(db)
+    try:
+        return store.messages(1)
+    finally:
+        store.close()

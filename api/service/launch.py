@@ -50,6 +50,7 @@ def build(
     on_step: Callable[..., None] | None = None,
     referee_factory: Callable[[str], RefereeSession | None] = open_referee,
     feed_settings: FeedSettings | None = None,
+    frame_queue: int = 8,
 ) -> Service:
     if game not in GAMES:
         raise UnknownGame(f"unknown game '{game}' (known: {', '.join(GAMES)})")
@@ -65,7 +66,8 @@ def build(
         store.close()
         raise SourceError("a video source needs the live pipeline (api/pipeline.py), which this build does not have")
     runner = Runner(match, spec, fast=fast, pipeline_factory=factory, on_step=on_step,
-                    resume_dir=settings.cache_dir / "resume", feed_settings=feed_settings)  # fmt: skip
+                    resume_dir=settings.cache_dir / "resume", feed_settings=feed_settings,
+                    frame_queue=frame_queue)  # fmt: skip
     app = create_app(match, settings)
     return Service(settings, store, match, runner, app)
 

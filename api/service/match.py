@@ -49,7 +49,7 @@ class MatchService:
         self.hub = StreamHub(self._read, client_limit=client_limit)
         self.source_info: dict[str, Any] = {"status": "starting"}
         # shot -> why its verdict needs a referee's review (the camera was lost or dropped frames during it)
-        self.review_reasons: dict[int, list[str]] = {}
+        self.review_reasons: dict[int, dict[str, str]] = {}  # shot -> {what: reason}
         self._lock = threading.RLock()
         # Called with each operator input once it is stored (the runner passes renames to the pipeline).
         self.input_hooks: list[Callable[[Event], None]] = []
@@ -180,13 +180,12 @@ class MatchService:
             upd["positions"] = {names.get(b, b): p for b, p in ev.positions.items()}
         return ev.model_copy(update=upd) if upd else ev
 
-    def flag_shot(self, shot: int, reason: str) -> None:
+    def flag_shot(self, shot: int, reason: str, what: str | None = None) -> None:
         """The shot's verdict (when it comes, and every amended one) is flagged for review, ``reason`` in its
-        notes: the observer did not see all of it."""
+        notes: the observer did not see all of it. A later reason about the same ``what`` replaces the
+        earlier one (a count of dropped frames that grows)."""
         with self._lock:
-            reasons = self.review_reasons.setdefault(shot, [])
-            if reason not in reasons:
-                reasons.append(reason)
+            self.review_reasons.setdefault(shot, {})[what or reason] = reason
 
     def note_source(self, source: dict[str, Any]) -> None:
         """The source's condition as the stream shows it (a ``state`` message when it changes): live,
@@ -240,7 +239,7 @@ class MatchService:
         for v in verdicts:
             reasons = self.review_reasons.get(v.get("shot")) if isinstance(v.get("shot"), int) else None
             if reasons:
-                v = {**v, "review": True, "notes": [*(v.get("notes") or []), *reasons]}
+                v = {**v, "review": True, "notes": [*(v.get("notes") or []), *reasons.values()]}
             tx.verdict(mid, v, self.live.game_frame)
             self.live.apply_verdict(v)
 
