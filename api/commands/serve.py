@@ -52,6 +52,9 @@ def run(args: argparse.Namespace) -> int:
     state = "resumed" if svc.match.resumed else "new"
     print(f"tableref serve: match {svc.match.match_id} ({state}) · {args.game} · source {svc.runner.source.location}",
           file=sys.stderr)  # fmt: skip
+    cal = svc.match.calibration
+    said = cal.get("pose") or cal.get("detail") or cal.get("file")
+    print(f"tableref serve: calibration {cal.get('status')}{f' ({said})' if said else ''}", file=sys.stderr)
 
     def announce() -> None:
         while not server.started and not server.should_exit:
@@ -78,6 +81,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         svc.runner.stop()
         svc.store.close()
+    if svc.runner.stats.warning:
+        print(f"tableref serve: warning: {svc.runner.stats.warning}", file=sys.stderr)
     if svc.runner.stats.error:
         print(f"tableref serve: source stopped: {svc.runner.stats.error}", file=sys.stderr)
         return 1
