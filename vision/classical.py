@@ -46,6 +46,7 @@ import numpy as np
 
 from calibration.mapping import Calibration
 from vision import view_kernels
+from vision.ball_classifier import judge, load_ball_classifier
 from vision.blob_kernels import blob_stats
 from vision.classical_kernels import (
     box_parts,
@@ -140,6 +141,10 @@ class ClassicalSettings:
     adapt: bool = True
     adapt_every: int = 8  # frames between cloth-model updates
     coarse_step: int = 2  # the coarse grid (where blobs are looked for) has this many fine cells per cell
+    # The learned judge of each proposal's look (vision.ball_classifier): a proposal it gives less p(ball) than
+    # ``ball_min_p`` (chosen on the tuning footage) is dropped, a kept one's confidence is the mean of both.
+    ball_classifier: bool = False
+    ball_min_p: float = 0.5
 
 
 class ClassicalDetector:
@@ -196,6 +201,7 @@ class ClassicalDetector:
         t = calibration.table
         self._mouths = np.array([pk.mouth_center for pk in t.pockets.values()])
         self._pocket_reach = 2.5 * t.ball_diameter_mm
+        self._ball_judge = load_ball_classifier() if s.ball_classifier else None
 
     # ---- setup ------------------------------------------------------------------------------------------
     def _ideal_peak(self) -> float:
@@ -472,7 +478,12 @@ class ClassicalDetector:
             pos, px, radius_px, support, strength, blob, t.length_mm, t.width_mm, s.outside_mm, s.min_rim_support
         )
         px, colour = px[sel], colour[sel]
-        return Detections(px, pos[sel], radius_px[sel], confidence[sel], self._classify(colour), colour)
+        confidence = confidence[sel]
+        if self._ball_judge is not None and len(px):
+            keep, confidence = judge(self._ball_judge, frame, px, radius_px[sel], confidence, s.ball_min_p)
+            sel = np.asarray(sel)[keep]
+            px, colour, confidence = px[keep], colour[keep], confidence[keep]
+        return Detections(px, pos[sel], radius_px[sel], confidence, self._classify(colour), colour)
 
     def _refine(
         self,
