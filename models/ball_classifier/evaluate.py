@@ -6,8 +6,10 @@ classifier's cost per frame on a 1080p frame with 16 proposals.
     python3 -m models.ball_classifier.evaluate --data /tmp/bc [--model models/ball_classifier/ball_classifier.onnx]
 
 A proposal matches a labelled ball within half the ball's image radius, one to one (as ``tableref bench
-stills``). Rows: ``clips`` = the labelled first and last frames of the clips (``tests/data/real/clips``),
-``padova`` = the padova first/last stills with their ball boxes, ``snooker-*`` = the snooker rig stills.
+stills``). Columns: ``conf>=.55`` the detector alone, only proposals at the confidence where the tracker starts
+a track; ``comb>=.55`` the same with the classifier (kept, and the combined confidence at least that). Rows:
+``clips`` = the labelled first and last frames of the clips (``tests/data/real/clips``), ``padova`` = the
+padova first/last stills with their ball boxes, ``snooker-*`` = the snooker rig stills.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import cv2
 import numpy as np
 
 from api.bench.stills import match
-from vision.ball_classifier import DEFAULT_MODEL, BallClassifier, cut_crops
+from vision.ball_classifier import DEFAULT_MODEL, BallClassifier, combine, cut_crops
 
 HERE = Path(__file__).resolve().parent
 
@@ -83,13 +85,14 @@ def main(argv: list[str] | None = None) -> int:
         thr = float(json.loads((Path(args.model).parent / "threshold.json").read_text())["threshold"])
     model = BallClassifier(args.model)
     p = model.predict_crops(real["det_crops"])
+    comb = combine(real["det_conf"], p)
     real["det_on"] = one_to_one(real)
     groups = real["frame_group"]
     splits = real["frame_split"]
     rows = []
     print(f"threshold p(ball) >= {thr:.3f}")
     print(f"{'split':<8}{'set':<22}{'frames':>7}{'balls':>6} | {'alone R':>8}{'P':>7} | {'conf>=.55 R':>11}{'P':>7} | "
-          f"{'with clf R':>10}{'P':>7}{'dropped on/off':>16}")  # fmt: skip
+          f"{'with clf R':>10}{'P':>7}{'dropped on/off':>16} | {'comb>=.55 R':>11}{'P':>7}")  # fmt: skip
     for split in ("heldout", "tuning"):
         for g in sorted(set(groups)):
             frames = np.flatnonzero((groups == g) & (splits == split))
@@ -97,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             fsel = np.isin(real["det_frame"], frames)
             out = []
-            for keep in (np.ones(len(p), bool), real["det_conf"] >= 0.55, p >= thr):
+            for keep in (np.ones(len(p), bool), real["det_conf"] >= 0.55, p >= thr, (p >= thr) & (comb >= 0.55)):
                 tp, nd, nt = score(real, keep, frames)
                 out.append((tp / max(nt, 1), tp / max(nd, 1), tp, nd, nt))
             dropped_on = int((fsel & real["det_on"] & (p < thr)).sum())
@@ -105,13 +108,14 @@ def main(argv: list[str] | None = None) -> int:
             rows.append((split, g, len(frames), out))
             print(f"{split:<8}{g:<22}{len(frames):>7}{out[0][4]:>6} | {out[0][0]:>8.3f}{out[0][1]:>7.3f} | "
                   f"{out[1][0]:>11.3f}{out[1][1]:>7.3f} | {out[2][0]:>10.3f}{out[2][1]:>7.3f}"
-                  f"{f'{dropped_on}/{dropped_off}':>16}")  # fmt: skip
-        tot = [sum(r[3][k][2] for r in rows if r[0] == split) for k in range(3)]
-        nd = [sum(r[3][k][3] for r in rows if r[0] == split) for k in range(3)]
+                  f"{f'{dropped_on}/{dropped_off}':>16} | {out[3][0]:>11.3f}{out[3][1]:>7.3f}")  # fmt: skip
+        tot = [sum(r[3][k][2] for r in rows if r[0] == split) for k in range(4)]
+        nd = [sum(r[3][k][3] for r in rows if r[0] == split) for k in range(4)]
         nt = sum(r[3][0][4] for r in rows if r[0] == split)
-        rp = [(tot[k] / max(nt, 1), tot[k] / max(nd[k], 1)) for k in range(3)]
+        rp = [(tot[k] / max(nt, 1), tot[k] / max(nd[k], 1)) for k in range(4)]
         print(f"{split:<8}{'all':<22}{'':>7}{nt:>6} | {rp[0][0]:>8.3f}{rp[0][1]:>7.3f} | "
-              f"{rp[1][0]:>11.3f}{rp[1][1]:>7.3f} | {rp[2][0]:>10.3f}{rp[2][1]:>7.3f}")  # fmt: skip
+              f"{rp[1][0]:>11.3f}{rp[1][1]:>7.3f} | {rp[2][0]:>10.3f}{rp[2][1]:>7.3f}{'':>16} | "
+              f"{rp[3][0]:>11.3f}{rp[3][1]:>7.3f}")  # fmt: skip
     if args.timing_image:
         print("classifier cost per 1080p frame, 16 proposals, 1 thread:", json.dumps(
             {k: round(v, 3) for k, v in timing(model, Path(args.timing_image)).items()}))  # fmt: skip
