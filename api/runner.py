@@ -117,18 +117,22 @@ def parse_source(src: str) -> SourceSpec:
 # ---- the bounded frame queue ------------------------------------------------------------------------------
 class FrameQueue:
     """A bounded queue of frames. ``put`` either drops the oldest queued frame (counted) or waits. Markers put
-    with ``force_wait`` (the end, a lost feed) are never dropped."""
+    with ``force_wait`` (the end, a lost feed) are never dropped and never wait (a reader that has stopped
+    must not hold up the one telling it to stop); once ``close``d, a waiting ``put`` gives up."""
 
     def __init__(self, size: int, *, drop_oldest: bool) -> None:
         self._items: collections.deque[tuple[bool, Any]] = collections.deque()
         self._size = size
         self._drop = drop_oldest
         self._cond = threading.Condition()
+        self._closed = False
         self.dropped = 0
 
     def put(self, item: Any, *, force_wait: bool = False) -> None:
         with self._cond:
-            if self._drop:  # a live source never waits: the oldest frame makes room (a marker too is let in)
+            if force_wait:
+                pass
+            elif self._drop:  # a live source never waits: the oldest frame makes room
                 while len(self._items) >= self._size:
                     k = next((i for i, (droppable, _) in enumerate(self._items) if droppable), None)
                     if k is None:
@@ -136,9 +140,16 @@ class FrameQueue:
                     del self._items[k]
                     self.dropped += 1
             else:
-                while len(self._items) >= self._size:
+                while len(self._items) >= self._size and not self._closed:
                     self._cond.wait()
+                if self._closed:
+                    return
             self._items.append((not force_wait, item))
+            self._cond.notify_all()
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
             self._cond.notify_all()
 
     def get(self) -> Any:
@@ -283,7 +294,8 @@ class Runner:
     def stop(self) -> None:
         self._stop.set()
         if self._queue is not None:
-            self._queue.put(_END, force_wait=False)
+            self._queue.close()
+            self._queue.put(_END, force_wait=True)
 
     def join(self, timeout: float | None = None) -> bool:
         """Wait for the source to end; True when it has (or was never started)."""
@@ -307,7 +319,8 @@ class Runner:
             self.stats.finished = time.monotonic()
             self.done.set()
             if self._queue is not None:
-                self._queue.put(_END)
+                self._queue.close()
+                self._queue.put(_END, force_wait=True)
 
     def _publish_info(self, status: str) -> None:
         info: dict[str, Any] = {
