@@ -4,7 +4,8 @@ input (``tests/data/metrics/SCENE/``), against the figures committed in ``tests/
 Each scene folder holds what a replay reads and nothing it does not: ``tracker-input.npz`` (the detections the
 tracker was fed, after the streak and launch measurements: ``tableref bench tracking --record``), ``camera.json``
 (the calibration, frame rate and image size) and ``truth/`` (events, the game and operator inputs for the
-referee's calls, and the balls' truth tracks, whose first frame names the balls at their starting places).
+referee's calls, and a tenth of the balls' truth tracks: the first frame names the balls at their starting
+places, the rest give a sample of the position error).
 No video: a replay decodes and detects nothing, so the floor guards the tracker and the events alone.
 
     python -m tests.metrics_floor                    # replay and print the table beside the committed one
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import csv
 import io
 import json
 import os
@@ -33,10 +35,14 @@ DATA = HERE / "data" / "metrics"
 TABLE = HERE / "metrics.txt"
 # The event types of the floor, in the order of the benchmark's table.
 KINDS = ("pot", "first_contact", "contact", "cushion", "cushion_segment", "line_cross", "off_table")
-# An F1 may fall this far below its committed figure before the floor fails: under the step that one event
-# gains or loses in any type of this set (the table prints each type's step), above the table's rounding, so
-# that losing a single event anywhere fails, and a rounding difference never does.
-TOLERANCE = 0.01
+# An F1 may fall this far below its committed figure before the floor fails: the most a tracking change may
+# cost any event type on the suites (issue 35's bar), finer than one event of any type in this set (the table
+# prints each type's step, 0.005 or more for the ~90 contacts here) and coarser than the table's rounding:
+# losing a single event anywhere fails, and a difference in the last printed digit never does.
+TOLERANCE = 0.003
+# Truth track rows kept: the first frame (it names the balls at their starting places) and every tenth after
+# it, for a position-error sample; the floor itself reads only events.
+TRACK_EVERY = 10
 KEPT = ("camera.json", "tracker-input.npz", "truth/events.jsonl", "truth/scenario.json", "truth/inputs.jsonl")
 
 
@@ -196,10 +202,24 @@ def record(suite: Path, scenes: list[str], data: Path = DATA) -> None:
             dest = data / name
             shutil.rmtree(dest, ignore_errors=True)
             (dest / "truth").mkdir(parents=True)
-            for f in (*KEPT, "truth/tracks.csv"):
+            for f in KEPT:
                 if (work / f).exists():
                     shutil.copyfile(work / f, dest / f)
+            thin_tracks(work / "truth" / "tracks.csv", dest / "truth" / "tracks.csv")
             assert (dest / TRACKER_INPUT).exists()
+
+
+def thin_tracks(src: Path, dest: Path) -> None:
+    """``src``'s truth track rows of the first frame and of every ``TRACK_EVERY``-th frame after it."""
+    with open(src, encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f))
+    head, body = rows[0], rows[1:]
+    col = head.index("frame")
+    first = min(int(r[col]) for r in body)
+    with open(dest, "w", encoding="utf-8", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(head)
+        w.writerows(r for r in body if (int(r[col]) - first) % TRACK_EVERY == 0)
 
 
 def main(argv: list[str] | None = None) -> int:
