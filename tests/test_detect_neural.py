@@ -42,6 +42,7 @@ def test_neural_detector_finds_rendered_balls_and_has_a_model_card():
 def test_training_dataset_labels_every_visible_ball_and_holds_out_whole_scenes(tmp_path):
     """``tableref train-detector --data-only``: JPEG frames rectified as ``vision.neural`` sees them,
     one YOLO box per visible ball (class 1 the cue ball), every ``val_every``-th scene in validation."""
+    pytest.importorskip("pooltool")  # the training scenes are simulated strokes (the synth extra)
     import cv2
 
     from models.detector.scenes import training_cases

@@ -57,6 +57,7 @@ def test_a_ball_on_a_thin_cue_is_split_from_it_in_a_box_the_cue_runs_out_of(monk
     grid shows only the ball, the fine grid the ball joined to the stick, which runs out of the ball's
     window and out of the box around it. The votes in the box find the ball, as on the whole fine grid."""
     scenes = pytest.importorskip("models.detector.scenes")
+    pytest.importorskip("pooltool")  # the frame's layout is a simulated stroke (the synth extra)
     case = scenes.Case(
         "cluster-hit", 101, (1920, 1080), 8.85797138668502, 187.15319186214197, 4112.029077812001,
         -0.05647652925933851, moments=(1.0,), lighting="uneven", noise_sigma=2.106412866043986,
