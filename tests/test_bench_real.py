@@ -194,6 +194,10 @@ def test_a_malformed_label_is_one_clear_line(tmp_path: Path) -> None:
         load_label(bad)
     labels, errors = real.find_labels(tmp_path, "all", None)
     assert labels == [] and len(errors) == 1 and "\n" not in errors[0]
+    parser = argparse.ArgumentParser()
+    real.add_arguments(parser)
+    with pytest.raises(ValueError, match="no label folder or file at"):
+        real.run(parser.parse_args(["--labels", str(tmp_path / "absent"), "--realdata", str(tmp_path)]))
 
 
 def test_an_image_sequence_becomes_a_video_at_the_labels_rate(tmp_path: Path) -> None:

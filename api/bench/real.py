@@ -55,7 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--labels", default=str(REPO / "tests" / "data" / "real" / "clips"), help="label folder or one label file"
     )
     parser.add_argument("--realdata", default=None, help="footage folder (default: ../shared/realdata)")
-    parser.add_argument("--split", choices=("tuning", "heldout", "all"), default="all")
+    parser.add_argument("--split", choices=("tuning", "heldout", "all"), default="all", help="which half (default all)")
     parser.add_argument("--only", default=None, help="comma-separated parts of label names to run")
     parser.add_argument("--jobs", type=int, default=1, help="clips analysed at once (default 1)")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds one clip may take (default 900)")
@@ -361,6 +361,8 @@ def run(args: argparse.Namespace) -> int:
     if realdata is None or not realdata.is_dir():
         print("real footage: ../shared/realdata not found; left out (give --realdata DIR)")
         return 0
+    if not Path(args.labels).exists():
+        raise ValueError(f"no label folder or file at {args.labels}")
     labels, bad = find_labels(Path(args.labels), args.split, args.only)
     if not labels:
         print(f"real footage: no labels to run in {args.labels} (split {args.split})")
