@@ -106,7 +106,7 @@ def test_the_detector_with_the_classifier_drops_a_non_ball_beside_balls(crops, f
     from vision.classical import ClassicalDetector
 
     rendered = render([(800.0, 600.0), (1500.0, 900.0), (2200.0, 500.0)], size=(1280, 720))
-    plain = ClassicalDetector(rendered.calibration).detect(rendered.image)
+    plain = ClassicalDetector(rendered.calibration, ball_classifier=False).detect(rendered.image)
     assert len(plain.px) == 3
     r = float(np.median(plain.radius_px))
     (k,) = np.flatnonzero((crops["frame"] == frame) & ~crops["ball"])
@@ -117,9 +117,20 @@ def test_the_detector_with_the_classifier_drops_a_non_ball_beside_balls(crops, f
     def near(dets):
         return np.linalg.norm(dets.px - centre, axis=1) < 2 * r
 
-    without = ClassicalDetector(rendered.calibration).detect(img)
+    without = ClassicalDetector(rendered.calibration, ball_classifier=False).detect(img)
     assert near(without).any(), f"{what} pasted beside the balls is not even proposed"
     judged = ClassicalDetector(rendered.calibration, ball_classifier=True, ball_min_p=THRESHOLD).detect(img)
     assert not near(judged).any(), f"{what} kept: p(ball) too high"
     on_balls = np.linalg.norm(judged.px[:, None] - rendered.px[None], axis=2).min(axis=0) < r / 2
     assert on_balls.all(), "a rendered ball was dropped"
+
+
+def test_a_ball_frozen_among_two_others_is_packed_and_a_lone_pair_is_not():
+    from vision.ball_classifier import packed
+
+    d = 57.15
+    row = np.array([[0.0, 0.0], [d, 0.0], [2 * d, 0.0], [500.0, 500.0], [500.0 + d + 1.0, 500.0]])
+    assert packed(row, d).tolist() == [False, True, False, False, False]
+    tri = np.array([[0.0, 0.0], [d, 0.0], [d / 2, d * np.sqrt(3) / 2]])
+    assert packed(tri, d).all()
+    assert not packed(tri * 1.2, d).any()

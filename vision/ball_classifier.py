@@ -101,10 +101,30 @@ def combine(confidence: np.ndarray, p_ball: np.ndarray) -> np.ndarray:
     return np.clip(0.5 * (np.asarray(confidence, dtype=float) + np.asarray(p_ball, dtype=float)), 0.0, 1.0)
 
 
+# A proposal one ball diameter (within this many mm) from two or more others is a ball frozen in a packing
+# (a rack, a cluster): a hand, a glove or a cue does not make one, and a crop of 2.5 diameters around a rack
+# ball shows mostly other balls, which the network has seen too little of. Such proposals are never dropped.
+FROZEN_TOL_MM = 5.0
+PACKED_NEIGHBOURS = 2
+
+
+def packed(pos_mm: np.ndarray, diameter_mm: float) -> np.ndarray:
+    """(N,) bool: the proposal lies one diameter from at least ``PACKED_NEIGHBOURS`` others."""
+    p = np.asarray(pos_mm, dtype=float).reshape(-1, 2)
+    if len(p) < PACKED_NEIGHBOURS + 1:
+        return np.zeros(len(p), bool)
+    d = np.linalg.norm(p[:, None, :] - p[None, :, :], axis=2)
+    return np.count_nonzero(np.abs(d - diameter_mm) <= FROZEN_TOL_MM, axis=1) >= PACKED_NEIGHBOURS
+
+
 def judge(
     classifier: BallClassifier, frame_bgr: np.ndarray, px: np.ndarray, radius_px: np.ndarray,
-    confidence: np.ndarray, min_p: float,
+    confidence: np.ndarray, min_p: float, pos_mm: np.ndarray, diameter_mm: float,
 ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """Which proposals to keep (p(ball) >= ``min_p``) and every proposal's combined confidence."""
+    """Which proposals to keep (p(ball) >= ``min_p``, or frozen in a packing) and every proposal's confidence
+    (combined with p(ball); a packed ball's never lowered)."""
     p = classifier.predict(frame_bgr, px, radius_px)
-    return p >= min_p, combine(confidence, p)
+    pk = packed(pos_mm, diameter_mm)
+    conf = combine(confidence, p)
+    conf[pk] = np.maximum(conf[pk], np.asarray(confidence, dtype=float)[pk])
+    return (p >= min_p) | pk, conf

@@ -480,7 +480,9 @@ class ClassicalDetector:
         px, colour = px[sel], colour[sel]
         confidence = confidence[sel]
         if self._ball_judge is not None and len(px):
-            keep, confidence = judge(self._ball_judge, frame, px, radius_px[sel], confidence, s.ball_min_p)
+            keep, confidence = judge(
+                self._ball_judge, frame, px, radius_px[sel], confidence, s.ball_min_p, pos[sel], t.ball_diameter_mm
+            )
             sel = np.asarray(sel)[keep]
             px, colour, confidence = px[keep], colour[keep], confidence[keep]
         return Detections(px, pos[sel], radius_px[sel], confidence, self._classify(colour), colour)
