@@ -2,7 +2,8 @@
 
 The cameras are the ones of the detection benchmark's racks that a plain vote threshold got wrong (a
 middle ball whose vote peak is weak, and peaks that lie a fraction of a radius beyond the balls, away from
-the camera, at a view angle of 40 degrees at the rack), and whose centres were 2-3 mm off."""
+the camera, at a view angle of 40 degrees at the rack), and whose centres were 2-3 mm off. Their racks are the
+ideal frozen triangle (no gaps between the balls: the hardest case for the valleys between them)."""
 
 from __future__ import annotations
 
@@ -17,12 +18,12 @@ pytest.importorskip("pooltool")  # the racks are laid out by the physics of the 
 
 CASES = [
     scenes.Case("break", 1, (1920, 1080), 17.400853590616684, 77.55625459017834, 4623.736921701822,
-                -0.04515169353753698, lighting="uneven", render_seed=9),
+                -0.04515169353753698, lighting="uneven", render_seed=9, ideal_rack=True),
     scenes.Case("break", 0, (1920, 1080), 20.15477945168114, 89.49452264290045, 3730.043968260426,
-                -0.09871421122550697, lighting="uneven", render_seed=16),
+                -0.09871421122550697, lighting="uneven", render_seed=16, ideal_rack=True),
     scenes.Case("break", 100, (2560, 1440), 29.759792938244935, -13.510857699177365, 3754.1849665963823,
                 -0.00840762255230483, noise_sigma=1.70451723846955, exposure=0.3706278479894067,
-                moments=(0.0,), render_seed=1041),
+                moments=(0.0,), render_seed=1041, ideal_rack=True),
 ]  # fmt: skip
 
 

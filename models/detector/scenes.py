@@ -40,6 +40,7 @@ class Case:
     occluders: bool = True
     tags: tuple[str, ...] = ()
     render_seed: int = 0
+    ideal_rack: bool = False  # the rack exactly on rack_positions (see models.synth.library.build)
 
 
 @dataclass(frozen=True)
@@ -74,10 +75,10 @@ def render_cases(cases: list[Case], table: TableModel | None = None) -> Iterator
     truths: dict[tuple[str, int], object] = {}
     R = table.ball_radius_mm
     for case in cases:
-        key = (case.scenario, case.seed)
+        key = (case.scenario, case.seed, case.ideal_rack)
         if key not in truths:
             try:
-                sc = library.build(case.scenario, case.seed, table, ptable)
+                sc = library.build(case.scenario, case.seed, table, ptable, ideal_rack=case.ideal_rack)
                 truths[key] = run_scenario(sc, table, ptable)
             except (library.ScenarioError, PhysicsGlitch):
                 truths[key] = None
