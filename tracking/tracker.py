@@ -233,6 +233,7 @@ class Tracker:
         self._frame_dt_est: float | None = None
         self._shot_flip_t: float | None = None  # when shot_active last turned on (this tracker's clock)
         self._burst: _Burst | None = None
+        self._resumed_t = -math.inf  # when observation last resumed after frames without the table (``resume``)
         pockets = list(table.pockets.values())
         # the pockets' mouth centres, outward normals and mouth widths as arrays (the cloth test's screen)
         self._mouths = (
@@ -327,8 +328,7 @@ class Tracker:
 
         for c in range(len(z)):
             if c not in matched_d and (conf[c] >= self.s.new_track_confidence or self._at_known_place(z[c], t)):
-                self._tracks.append(self._new_track(z[c], bool(cue[c]), t))
-                self._tracks[-1].quality = float(conf[c])
+                self._tracks.append(self._new_track(z[c], bool(cue[c]), t, float(conf[c])))
                 self._tracks[-1].colour = None if col is None else col[c].copy()
 
         relabel = self._watch_burst(t, t_prev)
@@ -1069,7 +1069,8 @@ class Tracker:
         """Is any public ball in motion (a shot in play, whether or not the extractor has decided so yet)?"""
         return any(tr.id is not None and tr.state == TrackState.CONFIRMED and not tr.resting for tr in self._tracks)
 
-    def _new_track(self, zc: np.ndarray, is_cue: bool, t: float) -> _Track:
+    def _new_track(self, zc: np.ndarray, is_cue: bool, t: float, conf: float = 1.0) -> _Track:
+        first_frame = self._t0 is None or self._t0 == t
         if self._t0 is None:
             self._t0 = t
         # a ball at its known starting place is at rest there: its velocity is known (zero), so its gate is a
@@ -1077,9 +1078,17 @@ class Tracker:
         still = self._at_known_place(zc, t)
         kf = make_ball_filter(zc, self.s.filter, vel=np.zeros(2) if still else None)
         tr = _Track(self._next_key, kf, TrackState.TENTATIVE, t, zc.copy(), cue_votes=1 if is_cue else -1)
+        tr.quality = conf
         tr.recent.append((t, float(zc[0]), float(zc[1])))
         self._next_key += 1
-        if self.s.confirm_hits <= 1:
+        # A ball in the very first frame has no earlier frame to be confirmed by, and needs none: what is on the
+        # table when the video starts is there, as surely as a track is ever started (``new_track_confidence``).
+        # (the first moments' rule of ``_maybe_confirm`` still holds: a weak blob away from the known places is not)
+        if self.s.confirm_hits <= 1 or (
+            first_frame
+            and conf >= self.s.new_track_confidence
+            and (conf >= self.s.placed_confidence or not self._off_known_places(tr))
+        ):
             tr.state = TrackState.CONFIRMED
             tr.id = self._claim_id(tr)
         return tr
@@ -1096,10 +1105,15 @@ class Tracker:
                     out.append(loss)
         return tuple(out)
 
+    def resume(self, t: float) -> None:
+        """Observation resumes at ``t`` after frames that did not show the table (a camera cut, a graphics
+        wipe): a ball is judged gone only on frames in which it was looked for, so its absence counts from now."""
+        self._resumed_t = t
+
     def _check_loss(self, tr: _Track, t: float, final: bool = False) -> Loss | None:
         if tr.id is None:
             return None
-        gap = t - tr.last_t
+        gap = t - max(tr.last_t, self._resumed_t)
         if final:
             gap = max(gap, self.s.pot_confirm_s)
         p = tr.last_meas
@@ -1116,8 +1130,12 @@ class Tracker:
             ahead = p + v * min(gap, 0.1)
             margin = R + 5.0
             outside = not (-margin <= ahead[0] <= tb.length_mm + margin and -margin <= ahead[1] <= tb.width_mm + margin)
-            near_edge = min(p[0], p[1], tb.length_mm - p[0], tb.width_mm - p[1]) < 3 * R
-            if outside or (near_edge and speed > 1500.0):
+            # a ball leaves over the rail only moving toward it: fast toward the nearest cushion, near it
+            gaps = (p[0], p[1], tb.length_mm - p[0], tb.width_mm - p[1])
+            toward = (-v[0], -v[1], v[0], v[1])
+            k = int(np.argmin(gaps))
+            near_edge = gaps[k] < 3 * R and toward[k] > 1500.0
+            if outside or near_edge:
                 return self._lose(tr, "off_table", None, v, 0.7)
         mouth = tb.in_pocket_mouth(_pt(p))
         if mouth is not None and (gap >= self.s.late_pot_confirm_s or final):
@@ -1154,9 +1172,16 @@ class Tracker:
         for pk in tb.pockets.values():
             depth = pk.depth(_pt(p))
             lat = pk.lateral(_pt(p))
-            if depth >= -R - 10.0 and abs(lat) <= pk.mouth_width_mm / 2 + R:
-                return pk.name
             vn = v[0] * pk.outward[0] + v[1] * pk.outward[1]
+            if depth >= -R - 10.0 and abs(lat) <= pk.mouth_width_mm / 2 + R:
+                # Beside the mouth and heading out over the rail within the horizon: a ball whose centre crosses
+                # the mouth line beyond the jaws' tips (by more than half a radius) meets the rail, not the hole,
+                # and if it vanishes it jumped off the table. A ball rolling along the cushion into the pocket
+                # crosses that line slowly (past the horizon) and stays this pocket's.
+                tau = -depth / vn if vn > 0 else math.inf
+                if depth < 0 and tau <= 0.1 and abs(pk.lateral(_pt(p + v * tau))) > pk.mouth_width_mm / 2 + R * 0.5:
+                    continue
+                return pk.name
             if vn <= 0:
                 continue
             tau = -depth / vn
