@@ -30,6 +30,7 @@ from tracking.events import Event
 from tracking.extractor import EventExtractor, ExtractorSettings
 from tracking.ids import rack_ids
 from tracking.tracker import BallObs, Tracker, TrackerFrame, TrackerSettings
+from vision.table_view import TableView
 
 CUE_CLASS = 1  # vision.detections.CUE: the code of a cue ball told apart by colour
 
@@ -130,6 +131,9 @@ class Pipeline:
         # id: its last detection's confidence, class and colour
         self._looks: dict[str, tuple[float, Any, np.ndarray | None]] = {}
         self._held: list[TrackerFrame] = []  # tracker frames not yet given to the extractor (see step_detections)
+        # is the table in the picture (vision.table_view)? frame spans (first, last) where it was not
+        self.view = TableView(calibration) if calibration is not None else None
+        self.paused: list[tuple[int, int]] = []
         self._launches: LaunchWatch | None = None
 
     # ---- feeding ----------------------------------------------------------------------------------------
@@ -148,6 +152,15 @@ class Pipeline:
         return self._step_frame(frame_bgr, self.detector.detect(frame_bgr), index, t)
 
     def _step_frame(self, frame_bgr: np.ndarray, dets: Any, index: int, t: float) -> list[Event]:
+        if self.view is not None and not self.view.check(frame_bgr):
+            # not the table (a camera cut, a graphics wipe): observation pauses, nothing from this frame
+            if self.paused and self.paused[-1][1] == index - 1:
+                self.paused[-1] = (self.paused[-1][0], index)
+            else:
+                self.paused.append((index, index))
+            return []
+        if self.paused and self.paused[-1][1] == index - 1:
+            self.tracker.resume(float(t))
         if self.streaks and self.last is not None and t > self.last.t:
             dets, launched = self._launch_measurements(frame_bgr, dets, t)
             dets = self._streak_measurements(frame_bgr, dets, t, launched)

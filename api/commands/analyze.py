@@ -250,6 +250,14 @@ def run(args: argparse.Namespace) -> int:
             f.write(json.dumps(v, ensure_ascii=False) + "\n")
     if problem:
         print(f"tableref analyze: warning: {problem}", file=sys.stderr)
+    if pipe.paused:
+        # frames that did not show the table (a camera cut, a graphics wipe) were not observed
+        spans = ", ".join(f"{a}-{b}" if b > a else f"{a}" for a, b in pipe.paused[:5])
+        more = f" and {len(pipe.paused) - 5} more" if len(pipe.paused) > 5 else ""
+        n_off = sum(b - a + 1 for a, b in pipe.paused)
+        paused = f"the table was not in view in {n_off} frame(s) ({spans}{more}): observation paused there"
+        warnings.append(paused)
+        print(f"tableref analyze: note: {paused}", file=sys.stderr)
     if not rows:
         # a run that saw no ball has nothing to referee: say so rather than write empty files silently
         blind = f"no ball was tracked in {i} frames: check the calibration (--calibration), --table and --ball"

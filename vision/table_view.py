@@ -1,0 +1,61 @@
+"""Is the table in the picture where the calibration puts it?
+
+Broadcast footage cuts away (a close-up, a replay, a full-screen graphics wipe) and cameras get bumped. A
+frame that does not show the table where the calibration says must not be observed: its "detections" are
+graphics and faces, and the balls' sudden absence reads as pots.
+
+The test is the cloth itself. A fixed grid of points on the playing surface is read in every frame, each
+against the colour it had (and against the cloth's overall colour, for a point a ball has since left). Seen
+from above, a player covers at most about a third of the surface, even lying across the table, and the balls a
+few per cent; when fewer than ``MIN_CLOTH_SHARE`` of the points look like cloth, the picture is not the table.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from calibration.mapping import Calibration
+
+MIN_CLOTH_SHARE = 0.3
+# Colour distance (BGR, grey levels) within which a point still looks like its cloth: sensor noise and
+# compression move a pixel by 5-10 levels, a passing shadow or a slow change of the light by some tens.
+CLOTH_TOL = 40.0
+GRID = (24, 12)  # points along the length and across the width
+DRIFT = 0.05  # how fast a point's colour follows the light, per frame it matches
+
+
+class TableView:
+    """Feed every frame to ``check``; it says whether the table is in view."""
+
+    def __init__(self, calibration: Calibration) -> None:
+        t = calibration.table
+        inset = t.ball_diameter_mm  # off the cushions' faces and shadows
+        xs = np.linspace(inset, t.length_mm - inset, GRID[0])
+        ys = np.linspace(inset, t.width_mm - inset, GRID[1])
+        pts = np.array([(x, y) for x in xs for y in ys], dtype=float)
+        px = np.rint(calibration.table_to_image(pts)).astype(np.int64)
+        w, h = calibration.image_size
+        inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
+        self._u, self._v = px[inside, 0], px[inside, 1]
+        self._ref: np.ndarray | None = None  # each point's cloth colour
+        self.last_share = 1.0
+
+    def check(self, frame_bgr: np.ndarray) -> bool:
+        """True where the frame shows the table (and learns from it), False where it does not."""
+        if frame_bgr.ndim != 3 or len(self._u) == 0:
+            return True
+        h, w = frame_bgr.shape[:2]
+        if self._u.max() >= w or self._v.max() >= h:
+            return False  # not the calibrated picture size: another source
+        col = frame_bgr[self._v, self._u].astype(float)
+        if self._ref is None:
+            self._ref = col  # the first frame shows the table: the calibration was found on it
+            return True
+        cloth = np.median(self._ref, axis=0)
+        own = np.linalg.norm(col - self._ref, axis=1) <= CLOTH_TOL
+        like = own | (np.linalg.norm(col - cloth, axis=1) <= CLOTH_TOL)
+        self.last_share = float(np.mean(like))
+        if self.last_share < MIN_CLOTH_SHARE:
+            return False
+        self._ref[own] += DRIFT * (col[own] - self._ref[own])
+        return True
