@@ -45,6 +45,7 @@ class Frame:
     group: str  # what set it counts in: clips, padova, snooker-<folder>
     split: str
     det_px: np.ndarray
+    det_pos: np.ndarray  # table mm (the detector's calibration)
     det_r: np.ndarray
     det_conf: np.ndarray
     det_kind: np.ndarray  # ON_BALL / OFF_BALL / AMBIGUOUS
@@ -55,6 +56,7 @@ class Frame:
     extra_y: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     extra_kind: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     detect_ms: float = 0.0
+    diameter_mm: float = 57.15
 
 
 def table_for(source: str) -> TableModel:
@@ -144,8 +146,9 @@ def make_frame(detector, img, name, group, split, true_px, true_r_given, cal, rn
     true_px = np.asarray(true_px, dtype=np.float64).reshape(-1, 2)
     true_r = label_radius(true_px, dets.px, dets.radius_px, 12.0) if true_r_given is None else true_r_given
     kind = classify_proposals(dets.px, true_px, true_r)
-    f = Frame(name, group, split, dets.px, dets.radius_px, dets.confidence, kind,
-              cut_crops(img, dets.px, dets.radius_px), true_px, true_r, detect_ms=ms)  # fmt: skip
+    f = Frame(name, group, split, dets.px, dets.pos_mm, dets.radius_px, dets.confidence, kind,
+              cut_crops(img, dets.px, dets.radius_px), true_px, true_r, detect_ms=ms,
+              diameter_mm=detector.calibration.table.ball_diameter_mm)  # fmt: skip
     if extras:
         f.extra_crops, f.extra_y, f.extra_kind = extra_crops(img, cal, true_px, true_r, rng)
     return f
@@ -256,6 +259,8 @@ def save(frames: list[Frame], path: Path) -> None:
         frame_detect_ms=np.array([f.detect_ms for f in frames]),
         det_frame=np.concatenate([np.full(len(f.det_px), i) for i, f in det] + [np.zeros(0, int)]),
         det_px=np.concatenate([f.det_px for f in frames] + [np.zeros((0, 2))]),
+        det_pos=np.concatenate([f.det_pos for f in frames] + [np.zeros((0, 2))]),
+        det_diameter=np.concatenate([np.full(len(f.det_px), f.diameter_mm) for f in frames] + [np.zeros(0)]),
         det_r=np.concatenate([f.det_r for f in frames] + [np.zeros(0)]),
         det_conf=np.concatenate([f.det_conf for f in frames] + [np.zeros(0)]),
         det_kind=np.concatenate([f.det_kind for f in frames] + [np.zeros(0, int)]),

@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from api.bench.stills import match
-from vision.ball_classifier import DEFAULT_MODEL, BallClassifier, combine, cut_crops
+from vision.ball_classifier import DEFAULT_MODEL, BallClassifier, combine, cut_crops, packed
 
 HERE = Path(__file__).resolve().parent
 
@@ -86,6 +86,14 @@ def main(argv: list[str] | None = None) -> int:
     model = BallClassifier(args.model)
     p = model.predict_crops(real["det_crops"])
     comb = combine(real["det_conf"], p)
+    # As the detector applies it: a proposal frozen among two others is kept, its confidence never lowered.
+    pk = np.zeros(len(p), bool)
+    for i in range(len(real["frame_name"])):
+        idx = np.flatnonzero(real["det_frame"] == i)
+        if len(idx):
+            pk[idx] = packed(real["det_pos"][idx], float(real["det_diameter"][idx[0]]))
+    comb[pk] = np.maximum(comb[pk], real["det_conf"][pk])
+    p = np.where(pk, np.maximum(p, thr), p)
     real["det_on"] = one_to_one(real)
     groups = real["frame_group"]
     splits = real["frame_split"]
