@@ -184,9 +184,15 @@ def named_settings(rev: str | None) -> list[tuple[str, str, int]]:
     return out
 
 
+def _commit(rev: str) -> str:
+    got = subprocess.run(["git", "rev-parse", "--short", rev], cwd=REPO, capture_output=True, text=True)
+    return got.stdout.strip() or "?"
+
+
 def report(files: list[str], rev: str | None) -> list[str]:
     sources = [read_source(f, rev) for f in files]
-    lines = [f"tracking core counts ({'work tree' if rev is None else rev}); rules: tableref bench code --help"]
+    where = "work tree" if rev is None else f"{rev} = {_commit(rev)}"
+    lines = [f"tracking core counts ({where}); rules: tableref bench code --help"]
     lines.append("")
     lines.append(f"{'file':<32}{'lines':>7}{'settings fields':>17}{'bare numbers':>14}{'big vetoes':>12}")
     total = [0, 0, 0, 0]
