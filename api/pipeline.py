@@ -269,9 +269,10 @@ class Pipeline:
             raise ValueError("this pipeline has finished; start a new one")
         cls = np.asarray(dets.cls).reshape(-1)
         is_cue = cls == CUE_CLASS if cls.dtype.kind in "iu" else cls == "cue"
-        self.tracker.shot_active = self.extractor.shot_active
         colour = getattr(dets, "colour", None)
-        tf = self.tracker.step(index, float(t), dets.pos_mm, dets.confidence, is_cue, colour)
+        tf = self.tracker.step(
+            index, float(t), dets.pos_mm, dets.confidence, is_cue, colour, shot_active=self.extractor.shot_active
+        )
         self.last = tf
         if tf.relabel:
             self._relabel_held(dict(tf.relabel), tf.relabel_since)

@@ -47,6 +47,7 @@ from tracking.kalman import (
     reseed,
     update_position,
 )
+from vision.packing import MIN_NEIGHBOURS, frozen_neighbours
 
 
 class TrackState(StrEnum):
@@ -245,15 +246,8 @@ class Tracker:
     # ---- public API ------------------------------------------------------------------------------------
     @property
     def shot_active(self) -> bool:
-        """Set by the event extractor: is a shot in play? A respotted ball appears only between shots, and a
-        ball lost in a stroke's blur is looked for only around a shot's start."""
+        """Was a shot in play at the last ``step`` (its ``shot_active`` input)?"""
         return self._shot_active
-
-    @shot_active.setter
-    def shot_active(self, value: bool) -> None:
-        if value and not self._shot_active:
-            self._shot_flip_t = self._t
-        self._shot_active = value
 
     def step(
         self,
@@ -263,10 +257,16 @@ class Tracker:
         confidence: np.ndarray | None = None,
         is_cue: np.ndarray | None = None,
         colour: np.ndarray | None = None,
+        shot_active: bool = False,
     ) -> TrackerFrame:
         """One frame's detections: table positions (N x 2), and optionally their confidence, whether each is
         the distinguishable cue ball, and their mean colour (N x 3, any colour space), which keeps two balls
-        of different colours from trading ids where their paths meet."""
+        of different colours from trading ids where their paths meet. ``shot_active``: is a shot in play (the
+        event extractor decides it)? A respotted ball appears only between shots, and a ball lost in a stroke's
+        blur is looked for only around a shot's start."""
+        if shot_active and not self._shot_active:
+            self._shot_flip_t = self._t  # the last frame before the shot was seen in play
+        self._shot_active = shot_active
         z = np.asarray(pos_mm, dtype=float).reshape(-1, 2)
         conf = np.ones(len(z)) if confidence is None else np.asarray(confidence, dtype=float).reshape(-1)
         cue = np.zeros(len(z), bool) if is_cue is None else np.asarray(is_cue, dtype=bool).reshape(-1)
@@ -326,9 +326,11 @@ class Tracker:
             if loss is not None:
                 losses.append(loss)
 
+        packed = frozen_neighbours(z, self.table.ball_diameter_mm) >= MIN_NEIGHBOURS
         for c in range(len(z)):
             if c not in matched_d and (conf[c] >= self.s.new_track_confidence or self._at_known_place(z[c], t)):
-                self._tracks.append(self._new_track(z[c], bool(cue[c]), t, float(conf[c])))
+                strong = bool(packed[c] and conf[c] >= self.s.new_track_confidence)
+                self._tracks.append(self._new_track(z[c], bool(cue[c]), t, float(conf[c]), strong))
                 self._tracks[-1].colour = None if col is None else col[c].copy()
 
         relabel = self._watch_burst(t, t_prev)
@@ -1069,7 +1071,7 @@ class Tracker:
         """Is any public ball in motion (a shot in play, whether or not the extractor has decided so yet)?"""
         return any(tr.id is not None and tr.state == TrackState.CONFIRMED and not tr.resting for tr in self._tracks)
 
-    def _new_track(self, zc: np.ndarray, is_cue: bool, t: float, conf: float = 1.0) -> _Track:
+    def _new_track(self, zc: np.ndarray, is_cue: bool, t: float, conf: float = 1.0, packed: bool = False) -> _Track:
         first_frame = self._t0 is None or self._t0 == t
         if self._t0 is None:
             self._t0 = t
@@ -1081,14 +1083,10 @@ class Tracker:
         tr.quality = conf
         tr.recent.append((t, float(zc[0]), float(zc[1])))
         self._next_key += 1
-        # A ball in the very first frame has no earlier frame to be confirmed by, and needs none: what is on the
-        # table when the video starts is there, as surely as a track is ever started (``new_track_confidence``).
-        # (the first moments' rule of ``_maybe_confirm`` still holds: a weak blob away from the known places is not)
-        if self.s.confirm_hits <= 1 or (
-            first_frame
-            and conf >= self.s.new_track_confidence
-            and (conf >= self.s.placed_confidence or not self._off_known_places(tr))
-        ):
+        # A ball in the very first frame has no earlier frame to be confirmed by, and needs none where it is
+        # clearly a ball: a clear detection, or one frozen among two others (a rack: no hand packs like that).
+        # A weak blob waits for its second sighting (the player's hand is one).
+        if self.s.confirm_hits <= 1 or (first_frame and (conf >= self.s.placed_confidence or packed)):
             tr.state = TrackState.CONFIRMED
             tr.id = self._claim_id(tr)
         return tr
