@@ -134,3 +134,9 @@ def test_a_ball_frozen_among_two_others_is_packed_and_a_lone_pair_is_not():
     tri = np.array([[0.0, 0.0], [d, 0.0], [d / 2, d * np.sqrt(3) / 2]])
     assert packed(tri, d).all()
     assert not packed(tri * 1.2, d).any()
+
+
+def test_the_detector_uses_the_threshold_chosen_on_the_tuning_footage():
+    from vision.classical import ClassicalSettings
+
+    assert ClassicalSettings().ball_min_p == pytest.approx(THRESHOLD)

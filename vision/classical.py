@@ -70,7 +70,6 @@ from vision.classical_kernels import (
 from vision.cloth import ClothModel
 from vision.detections import BALL, CUE, Detections
 from vision.detector import check_frame
-from vision.packing import packed_confidence
 from vision.parallax import ball_px_to_table, camera_centre_mm, lens_arrays, view_geometry
 from vision.rectify import TableRectifier
 from vision.rectify_kernels import stack_windows
@@ -143,7 +142,9 @@ class ClassicalSettings:
     adapt_every: int = 8  # frames between cloth-model updates
     coarse_step: int = 2  # the coarse grid (where blobs are looked for) has this many fine cells per cell
     # The learned judge of each proposal's look (vision.ball_classifier): a proposal it gives less p(ball) than
-    # ``ball_min_p`` (chosen on the tuning footage) is dropped, a kept one's confidence is the mean of both.
+    # ``ball_min_p`` (chosen on the tuning footage: models/ball_classifier/threshold.json) is dropped unless
+    # frozen in a packing, a kept one's confidence is the mean of both. Off by default until a ball entering
+    # a pocket's jaws is kept (models/ball_classifier/README.md: what it gains and loses on real footage).
     ball_classifier: bool = False
     ball_min_p: float = 0.5
 
@@ -479,7 +480,7 @@ class ClassicalDetector:
             pos, px, radius_px, support, strength, blob, t.length_mm, t.width_mm, s.outside_mm, s.min_rim_support
         )
         px, colour = px[sel], colour[sel]
-        confidence = packed_confidence(pos[sel], support[sel], confidence[sel], t.ball_diameter_mm)
+        confidence = confidence[sel]
         if self._ball_judge is not None and len(px):
             keep, confidence = judge(
                 self._ball_judge, frame, px, radius_px[sel], confidence, s.ball_min_p, pos[sel], t.ball_diameter_mm
