@@ -223,8 +223,8 @@ def _score_presence(
         dist = np.linalg.norm(truth - cue_xy, axis=1) if len(truth) else np.zeros(0)
         lab_cue = labelled_cue(balls)
         on_other = [balls[j].ball for j in np.flatnonzero(dist <= d) if balls[j] is not lab_cue]
-        k = balls.index(lab_cue) if lab_cue is not None else None
-        off_cue = k is not None and dist[k] > d
+        at = balls.index(lab_cue) if lab_cue is not None else None
+        off_cue = at is not None and dist[at] > d
         if on_other or off_cue:
             s.cue_transfers += 1
             what = f"on the labelled {on_other[0]}" if on_other else "off the labelled cue ball"

@@ -105,7 +105,7 @@ def sequence_video(label: ClipLabel, realdata: Path, tmp: Path) -> Path:
                 break
             if writer is None:
                 h, w = img.shape[:2]
-                writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), label.fps, (w, h))
+                writer = cv2.VideoWriter(str(video), cv2.VideoWriter.fourcc(*"MJPG"), label.fps, (w, h))
                 writer.set(cv2.VIDEOWRITER_PROP_QUALITY, 98)
             writer.write(img)
             n += 1
