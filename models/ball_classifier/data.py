@@ -222,8 +222,8 @@ def padova_frames(realdata: Path, rng: np.random.Generator) -> list[Frame]:
         clip = still.name.split("/")[0]
         split = "heldout" if clip in HELDOUT_PADOVA else "tuning"
         img = cv2.imread(str(still.image), cv2.IMREAD_COLOR)
-        cal = calibrate(img, table, False)
-        if cal is None:
+        cal = None if img is None else calibrate(img, table, False)
+        if img is None or cal is None:
             continue
         f = make_frame(ClassicalDetector(cal), img, still.name, "padova", split, still.px, still.radius_px, cal, rng,
                        split == "tuning")  # fmt: skip
@@ -240,7 +240,9 @@ def snooker_frames(realdata: Path, rng: np.random.Generator) -> list[Frame]:
     for name in SNOOKER_SETS:
         for still in snooker_stills(realdata / "snooker-rig-stills" / "with_projector_on" / name):
             img = cv2.imread(str(still.image), cv2.IMREAD_COLOR)
-            cal = calibrate(img, table, True)
+            cal = None if img is None else calibrate(img, table, True)
+            if img is None or cal is None:
+                continue
             f = make_frame(ClassicalDetector(cal), img, still.name, f"snooker-{name}", "heldout", still.px,
                            still.radius_px, cal, rng, False)  # fmt: skip
             out.append(f)

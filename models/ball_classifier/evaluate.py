@@ -118,10 +118,10 @@ def main(argv: list[str] | None = None) -> int:
                   f"{out[1][0]:>11.3f}{out[1][1]:>7.3f} | {out[2][0]:>10.3f}{out[2][1]:>7.3f}"
                   f"{f'{dropped_on}/{dropped_off}':>16} | {out[3][0]:>11.3f}{out[3][1]:>7.3f}")  # fmt: skip
         tot = [sum(r[3][k][2] for r in rows if r[0] == split) for k in range(4)]
-        nd = [sum(r[3][k][3] for r in rows if r[0] == split) for k in range(4)]
-        nt = sum(r[3][0][4] for r in rows if r[0] == split)
-        rp = [(tot[k] / max(nt, 1), tot[k] / max(nd[k], 1)) for k in range(4)]
-        print(f"{split:<8}{'all':<22}{'':>7}{nt:>6} | {rp[0][0]:>8.3f}{rp[0][1]:>7.3f} | "
+        kept = [sum(r[3][k][3] for r in rows if r[0] == split) for k in range(4)]
+        balls = sum(r[3][0][4] for r in rows if r[0] == split)
+        rp = [(tot[k] / max(balls, 1), tot[k] / max(kept[k], 1)) for k in range(4)]
+        print(f"{split:<8}{'all':<22}{'':>7}{balls:>6} | {rp[0][0]:>8.3f}{rp[0][1]:>7.3f} | "
               f"{rp[1][0]:>11.3f}{rp[1][1]:>7.3f} | {rp[2][0]:>10.3f}{rp[2][1]:>7.3f}{'':>16} | "
               f"{rp[3][0]:>11.3f}{rp[3][1]:>7.3f}")  # fmt: skip
     if args.timing_image:

@@ -58,7 +58,7 @@ def augment(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     becomes blue or red), lit brighter or darker, with noise."""
     n = len(x)
     out = x.astype(np.float32)
-    k = rng.integers(0, 4)
+    k = int(rng.integers(0, 4))
     out = np.rot90(out, k, axes=(1, 2))
     if rng.random() < 0.5:
         out = out[:, :, ::-1]
@@ -163,7 +163,7 @@ def choose_threshold(p: np.ndarray, y: np.ndarray, min_recall: float = 0.99) -> 
 
 def export(net: BallNet, path: Path) -> None:
     dummy = torch.zeros(1, 3, CROP_PX, CROP_PX)
-    torch.onnx.export(net, dummy, str(path), input_names=["crops"], output_names=["logit"], opset_version=OPSET,
+    torch.onnx.export(net, (dummy,), str(path), input_names=["crops"], output_names=["logit"], opset_version=OPSET,
                       dynamic_axes={"crops": {0: "n"}, "logit": {0: "n"}}, dynamo=False)  # fmt: skip
 
 
