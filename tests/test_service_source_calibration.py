@@ -110,11 +110,11 @@ def test_serve_over_a_live_stream_with_no_calibration_finds_it_in_the_first_fram
         state = {}
         while time.monotonic() < deadline:
             state = httpx.get(base + "/state", timeout=5).json()
-            if state["calibration"]["status"] == "automatic" and len(state["balls"]) >= 10:
+            if state["calibration"]["status"] == "automatic" and state["source"]["frames_processed"] >= 10:
                 break
             time.sleep(0.2)
         assert state["calibration"]["status"] == "automatic", state["calibration"]
-        assert len(state["balls"]) >= 10, "observed once calibrated"
+        assert state["source"]["frames_processed"] >= 10 and state["video_frame"] is not None, "observed"
     finally:
         svc.runner.stop()
         svc.runner.join(10)
