@@ -21,6 +21,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.packing import MIN_NEIGHBOURS, frozen_neighbours
+
 CROP_PX = 32  # side of the square the network sees
 SPAN_DIAMETERS = 2.5  # the square covers this many ball diameters around the proposal's centre
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "ball_classifier" / "ball_classifier.onnx"
@@ -101,20 +103,11 @@ def combine(confidence: np.ndarray, p_ball: np.ndarray) -> np.ndarray:
     return np.clip(0.5 * (np.asarray(confidence, dtype=float) + np.asarray(p_ball, dtype=float)), 0.0, 1.0)
 
 
-# A proposal one ball diameter (within this many mm) from two or more others is a ball frozen in a packing
-# (a rack, a cluster): a hand, a glove or a cue does not make one, and a crop of 2.5 diameters around a rack
-# ball shows mostly other balls, which the network has seen too little of. Such proposals are never dropped.
-FROZEN_TOL_MM = 5.0
-PACKED_NEIGHBOURS = 2
-
-
 def packed(pos_mm: np.ndarray, diameter_mm: float) -> np.ndarray:
-    """(N,) bool: the proposal lies one diameter from at least ``PACKED_NEIGHBOURS`` others."""
-    p = np.asarray(pos_mm, dtype=float).reshape(-1, 2)
-    if len(p) < PACKED_NEIGHBOURS + 1:
-        return np.zeros(len(p), bool)
-    d = np.linalg.norm(p[:, None, :] - p[None, :, :], axis=2)
-    return np.count_nonzero(np.abs(d - diameter_mm) <= FROZEN_TOL_MM, axis=1) >= PACKED_NEIGHBOURS
+    """(N,) bool: the proposal is frozen in a packing (``vision.packing``: one diameter from two or more
+    others). A hand, a glove or a cue does not make one, and a crop of 2.5 diameters around a rack ball shows
+    mostly other balls, which the network has seen too little of: such proposals are never dropped."""
+    return frozen_neighbours(pos_mm, diameter_mm) >= MIN_NEIGHBOURS
 
 
 def judge(
