@@ -16,6 +16,7 @@ from api.pipeline import Pipeline
 from api.tabledraw import draw_table, encode_png, shot_picture
 from calibration.mapping import Calibration
 from calibration.table import TableModel
+from tests.drawn_support import overhead_calibration
 from tracking.events import Event, read_jsonl
 from tracking.kinematic_sim import SimResult, SimSettings, simulate_shot
 
@@ -24,18 +25,11 @@ TABLE = TableModel()
 
 def _write_video(path: Path, sim: SimResult, size: tuple[int, int] = (640, 360)) -> Calibration:
     w, h = size
-    m = 24
-    sx = (w - 2 * m) / TABLE.length_mm
-    hh = TABLE.width_mm * sx
-    top = (h - hh) / 2
-    corners = {
-        "house-left": (m, top),
-        "house-right": (m, top + hh),
-        "pyramid-left": (w - m, top),
-        "pyramid-right": (w - m, top + hh),
-    }
-    cal = Calibration.from_corners(corners, size, TABLE)
-    ring = np.array([corners[k] for k in ("house-left", "pyramid-left", "pyramid-right", "house-right")], np.int32)
+    cal = overhead_calibration(TABLE, size, 24)
+    sx = (w - 2 * 24) / TABLE.length_mm
+    ring = np.array(
+        [cal.corners_px[k] for k in ("house-left", "pyramid-left", "pyramid-right", "house-right")], np.int32
+    )
     vw = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"mp4v"), sim.fps, size)
     for _, balls in sim.frames:
         img = np.zeros((h, w, 3), np.uint8)

@@ -9,6 +9,7 @@ import numpy as np
 from api.pipeline import Pipeline
 from calibration.mapping import Calibration
 from calibration.table import TableModel
+from tests.drawn_support import overhead_calibration
 from tracking.kinematic_sim import SimSettings, simulate_shot
 from vision.table_view import TableView
 
@@ -18,18 +19,7 @@ DECEL = 1500.0
 
 
 def _calibration() -> Calibration:
-    w, h = SIZE
-    m = 30
-    sx = (w - 2 * m) / TABLE.length_mm
-    hh = TABLE.width_mm * sx
-    top = (h - hh) / 2
-    corners = {
-        "house-left": (m, top),
-        "house-right": (m, top + hh),
-        "pyramid-left": (w - m, top),
-        "pyramid-right": (w - m, top + hh),
-    }
-    return Calibration.from_corners(corners, SIZE, TABLE)
+    return overhead_calibration(TABLE, SIZE, 30)
 
 
 def _draw(cal: Calibration, balls: dict[str, tuple[float, float]]) -> np.ndarray:
