@@ -50,13 +50,21 @@ def running_service(
     settings = ServiceSettings.load({"db": tmp / "match.db", "port": 0, "client_queue": client_queue}, env=env)
     extra = {} if referee_factory is None else {"referee_factory": referee_factory}
     svc = build(str(source), game, settings, fast=fast, **extra)
+    with on_a_server(svc) as base:
+        yield svc, base
+
+
+@contextmanager
+def on_a_server(svc: Service, join_s: float = 5.0) -> Iterator[str]:
+    """``svc`` on a real uvicorn server on 127.0.0.1 (its base URL); then its source, the server and its store
+    are stopped, in that order."""
     server = BackgroundServer(svc.app, "127.0.0.1", free_port())
     port = server.start()
     try:
-        yield svc, f"http://127.0.0.1:{port}"
+        yield f"http://127.0.0.1:{port}"
     finally:
         svc.runner.stop()
-        svc.runner.join(5)
+        svc.runner.join(join_s)
         server.stop()
         svc.store.close()
 

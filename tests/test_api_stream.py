@@ -4,9 +4,7 @@ SSE resumes from Last-Event-ID, a slow client never holds up a fast one and is d
 from __future__ import annotations
 
 import asyncio
-import base64
 import json
-import os
 import re
 import socket
 import struct
@@ -16,6 +14,7 @@ import httpx
 import pytest
 import websockets
 
+from tests.service_http_support import RawWebSocket
 from tests.service_support import log_records, read_sse, read_ws, running_service, stream_records, ws_url
 
 
@@ -83,50 +82,8 @@ def test_sse_resumes_from_last_event_id_and_ws_from_since(tmp_path):
         assert [d for _, d in resumed_sse] == everything[12:]
         resumed_ws = asyncio.run(read_ws(base, total - 20, since=20))
         assert resumed_ws == everything[20:]
-        # A malformed Last-Event-ID starts from the beginning rather than failing.
+        # No Last-Event-ID: the stream starts from the beginning.
         assert asyncio.run(read_sse(base, 1, last_event_id=None))[0][0] == 1
-
-
-class RawWebSocket:
-    """A WebSocket client on a plain socket with a tiny receive buffer, which reads only when told to: the
-    deliberately slow client. (Client libraries keep draining the socket in the background.)"""
-
-    def __init__(self, port: int, path: str) -> None:
-        self.sock = socket.socket()
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
-        self.sock.connect(("127.0.0.1", port))
-        key = base64.b64encode(os.urandom(16)).decode()
-        self.sock.sendall(
-            f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
-        )
-        self.buf = b""
-        while b"\r\n\r\n" not in self.buf:
-            self.buf += self.sock.recv(4096)
-        head, self.buf = self.buf.split(b"\r\n\r\n", 1)
-        assert head.startswith(b"HTTP/1.1 101")
-
-    def _need(self, n: int) -> bytes:
-        while len(self.buf) < n:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise ConnectionError("closed without a close frame")
-            self.buf += chunk
-        out, self.buf = self.buf[:n], self.buf[n:]
-        return out
-
-    def recv(self) -> tuple[int, bytes]:
-        """(opcode, payload) of the next frame from the server (never masked, never fragmented here)."""
-        b0, b1 = self._need(2)
-        length = b1 & 0x7F
-        if length == 126:
-            length = struct.unpack("!H", self._need(2))[0]
-        elif length == 127:
-            length = struct.unpack("!Q", self._need(8))[0]
-        return b0 & 0x0F, self._need(length)
-
-    def close(self) -> None:
-        self.sock.close()
 
 
 @pytest.mark.slow

@@ -23,10 +23,10 @@ import httpx
 import pytest
 
 from api.live_feed import FeedSettings
-from api.service.launch import BackgroundServer, Service, build
+from api.service.launch import Service, build
 from api.service.settings import ServiceSettings
 from tests.mjpeg_support import MjpegServer, VideoFrames
-from tests.service_support import free_port
+from tests.service_support import on_a_server
 
 DEMO = Path(__file__).resolve().parent.parent / "api" / "data" / "demo"
 CAMERA = DEMO / "camera.json"
@@ -38,15 +38,8 @@ FEED = FeedSettings(open_timeout_s=2.0, read_timeout_s=2.0, backoff_s=(0.2, 0.5,
 def _served(tmp: Path, source: str, **kw: Any) -> Iterator[tuple[Service, str]]:
     settings = ServiceSettings.load({"db": tmp / "match.db", "port": 0}, env={})
     svc = build(source, "moscow", settings, calibration=str(CAMERA), feed_settings=FEED, **kw)
-    server = BackgroundServer(svc.app, "127.0.0.1", free_port())
-    port = server.start()
-    try:
-        yield svc, f"http://127.0.0.1:{port}"
-    finally:
-        svc.runner.stop()
-        svc.runner.join(10)
-        server.stop()
-        svc.store.close()
+    with on_a_server(svc, join_s=10) as base:
+        yield svc, base
 
 
 def _wait(base: str, ok: Callable[[dict[str, Any]], bool], what: str, timeout: float = 60.0) -> dict[str, Any]:
