@@ -1128,12 +1128,8 @@ class Tracker:
             ahead = p + v * min(gap, 0.1)
             margin = R + 5.0
             outside = not (-margin <= ahead[0] <= tb.length_mm + margin and -margin <= ahead[1] <= tb.width_mm + margin)
-            # a ball leaves over the rail only moving toward it: fast toward the nearest cushion, near it
-            gaps = (p[0], p[1], tb.length_mm - p[0], tb.width_mm - p[1])
-            toward = (-v[0], -v[1], v[0], v[1])
-            k = int(np.argmin(gaps))
-            near_edge = gaps[k] < 3 * R and toward[k] > 1500.0
-            if outside or near_edge:
+            near_edge = min(p[0], p[1], tb.length_mm - p[0], tb.width_mm - p[1]) < 3 * R
+            if outside or (near_edge and speed > 1500.0):
                 return self._lose(tr, "off_table", None, v, 0.7)
         mouth = tb.in_pocket_mouth(_pt(p))
         if mouth is not None and (gap >= self.s.late_pot_confirm_s or final):
