@@ -25,6 +25,7 @@ import websockets
 from api.service.launch import BackgroundServer, build
 from api.service.settings import ServiceSettings
 from tests.service_support import TOKEN, free_port, running_service, scaled_log
+from tests.test_console_names import tracked
 from tracking.events import Event, read_jsonl, write_jsonl
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -483,17 +484,7 @@ def test_console_replays_a_shot_and_every_control_rejudges_or_says_why_not(tmp_p
 
 def test_console_names_balls_the_camera_could_not_number_by_where_they_lie(tmp_path, browser):
     """Moscow pyramid: the tracker cannot number the balls (tN); the console names them "a ball near ..."."""
-    ids = {str(n): f"t{n + 3}" for n in range(1, 16)}
-    records = []
-    for e in read_jsonl(DEMO / "truth" / "events.jsonl"):
-        upd: dict = {}
-        if e.ball in ids:
-            upd["ball"] = ids[e.ball]
-        if e.balls:
-            upd["balls"] = tuple(ids.get(b, b) for b in e.balls)
-        if e.positions:
-            upd["positions"] = {ids.get(b, b): p for b, p in e.positions.items()}
-        records.append(e.model_copy(update=upd))
+    records = tracked(read_jsonl(DEMO / "truth" / "events.jsonl"))
     log = tmp_path / "moscow.jsonl"
     write_jsonl(log, records)
     with running_service(tmp_path, log, game="moscow") as (svc, base):

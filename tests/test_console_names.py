@@ -18,7 +18,7 @@ DEMO = Path(__file__).resolve().parent.parent / "api" / "data" / "demo"
 TRACKER_ID = re.compile(r"\bt\d+\b")
 
 
-def _tracked(events: list[Event]) -> list[Event]:
+def tracked(events: list[Event]) -> list[Event]:
     """The demo's true events as a tracker without the rack's numbers reports them: every object ball tN."""
     ids = {str(n): f"t{n + 3}" for n in range(1, 16)}
 
@@ -64,7 +64,7 @@ def test_the_terminal_tells_each_shot_once_in_time_order_with_the_break_summariz
     lines = text.lines("input", {"type": "frame_start", "shot": 0, "game": "moscow", "breaker": "B",
                                  "players": {"B": "Sidorov"}})  # fmt: skip
     assert lines == ["   operator: new frame of Moscow pyramid, Sidorov breaks"]
-    for e in _tracked(shuffled):
+    for e in tracked(shuffled):
         lines += text.lines("event", e.to_dict())
     contacts = sum(1 for e in truth if e.type == "contact")
     assert contacts > 30 and len(lines) == 1 + 3, "one line per shot, not one per contact"
@@ -92,7 +92,7 @@ def test_analyze_lines_give_each_shot_then_its_verdict():
 
 def test_report_names_balls_players_and_game_and_prints_the_score_and_notes(tmp_path):
     events = [Event(type="frame_start", shot=0, game="moscow", breaker="A", players={"A": "Ivanov", "B": "Petrov"})]
-    events += _tracked(read_jsonl(DEMO / "truth" / "events.jsonl"))
+    events += tracked(read_jsonl(DEMO / "truth" / "events.jsonl"))
     verdicts = [
         {"shot": 0, "player": "A", "legal": True, "fouls": [], "counted": ["t15"], "void": [], "spot": [],
          "score": {"A": 1, "B": 0}, "next_player": "A", "notes": ["ball t15 fell within 0.5 s of the stop: counts"]},
