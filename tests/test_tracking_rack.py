@@ -24,7 +24,7 @@ def _frames(packed: bool) -> list[tuple[float, np.ndarray, np.ndarray, np.ndarra
         pos = np.array(f["pos_mm"])
         conf = np.array(f["detector_confidence"])
         if packed:
-            conf = packed_confidence(pos, np.array(f["support"]), conf, D)
+            conf = packed_confidence(np.array(f["support"]), conf, frozen_neighbours(pos, D))
         out.append((f["t"], pos, conf, np.array(f["cue"])))
     return out
 
@@ -75,4 +75,4 @@ def test_a_blob_beside_one_ball_is_not_a_packing() -> None:
     # a hand against one ball: one neighbour at a diameter is any blob beside any ball
     pos = np.array([[1000.0, 800.0], [1000.0 + D, 800.0], [2000.0, 500.0]])
     conf = np.array([0.9, 0.45, 0.9])
-    assert np.array_equal(packed_confidence(pos, np.array([0.9, 0.5, 0.9]), conf, D), conf)
+    assert np.array_equal(packed_confidence(np.array([0.9, 0.5, 0.9]), conf, frozen_neighbours(pos, D)), conf)

@@ -326,11 +326,13 @@ class Tracker:
             if loss is not None:
                 losses.append(loss)
 
-        packed = frozen_neighbours(z, self.table.ball_diameter_mm) >= MIN_NEIGHBOURS
+        # in the first frame a ball frozen among others is a ball at once (``_new_track``); later it never matters
+        first_frame = self._t0 is None or self._t0 == t
+        packed = (frozen_neighbours(z, self.table.ball_diameter_mm) >= MIN_NEIGHBOURS) if first_frame else None
         for c in range(len(z)):
             if c not in matched_d and (conf[c] >= self.s.new_track_confidence or self._at_known_place(z[c], t)):
-                strong = bool(packed[c] and conf[c] >= self.s.new_track_confidence)
-                self._tracks.append(self._new_track(z[c], bool(cue[c]), t, float(conf[c]), strong))
+                sure = packed is not None and bool(packed[c]) and conf[c] >= self.s.new_track_confidence
+                self._tracks.append(self._new_track(z[c], bool(cue[c]), t, float(conf[c]), sure))
                 self._tracks[-1].colour = None if col is None else col[c].copy()
 
         relabel = self._watch_burst(t, t_prev)
@@ -1072,6 +1074,8 @@ class Tracker:
         return any(tr.id is not None and tr.state == TrackState.CONFIRMED and not tr.resting for tr in self._tracks)
 
     def _new_track(self, zc: np.ndarray, is_cue: bool, t: float, conf: float = 1.0, packed: bool = False) -> _Track:
+        """A tentative track at ``zc``; confirmed at once in the first frame where it is clearly a ball: a clear
+        detection, or one frozen among two others (``packed``: a rack, which no hand makes)."""
         first_frame = self._t0 is None or self._t0 == t
         if self._t0 is None:
             self._t0 = t
@@ -1083,9 +1087,7 @@ class Tracker:
         tr.quality = conf
         tr.recent.append((t, float(zc[0]), float(zc[1])))
         self._next_key += 1
-        # A ball in the very first frame has no earlier frame to be confirmed by, and needs none where it is
-        # clearly a ball: a clear detection, or one frozen among two others (a rack: no hand packs like that).
-        # A weak blob waits for its second sighting (the player's hand is one).
+        # (a weak blob waits for its second sighting: the player's hand is one)
         if self.s.confirm_hits <= 1 or (first_frame and (conf >= self.s.placed_confidence or packed)):
             tr.state = TrackState.CONFIRMED
             tr.id = self._claim_id(tr)
@@ -1165,24 +1167,19 @@ class Tracker:
         best, best_tau = None, math.inf
         for pk in tb.pockets.values():
             depth = pk.depth(_pt(p))
-            lat = pk.lateral(_pt(p))
             vn = v[0] * pk.outward[0] + v[1] * pk.outward[1]
-            if depth >= -R - 10.0 and abs(lat) <= pk.mouth_width_mm / 2 + R:
-                # Beside the mouth and heading out over the rail within the horizon: a ball whose centre crosses
-                # the mouth line beyond the jaws' tips (by more than half a radius) meets the rail, not the hole,
-                # and if it vanishes it jumped off the table. A ball rolling along the cushion into the pocket
-                # crosses that line slowly (past the horizon) and stays this pocket's.
-                tau = -depth / vn if vn > 0 else math.inf
-                if depth < 0 and tau <= 0.1 and abs(pk.lateral(_pt(p + v * tau))) > pk.mouth_width_mm / 2 + R * 0.5:
+            # when (within 0.1 s) its path crosses the mouth line, and whether it does so between the jaws
+            tau = -depth / vn if vn > 0 else math.inf
+            crosses = tau <= 0.1
+            between = crosses and abs(pk.lateral(_pt(p + v * tau))) <= pk.mouth_width_mm / 2 + R * 0.5
+            if depth >= -R - 10.0 and abs(pk.lateral(_pt(p))) <= pk.mouth_width_mm / 2 + R:
+                # Beside the mouth and heading out over the rail: a ball whose centre crosses the mouth line beyond
+                # the jaws' tips meets the rail, not the hole, and if it vanishes it jumped off the table. A ball
+                # rolling along the cushion into the pocket crosses that line slowly (past 0.1 s): this pocket's.
+                if depth < 0 and crosses and not between:
                     continue
                 return pk.name
-            if vn <= 0:
-                continue
-            tau = -depth / vn
-            if tau > 0.1 or tau >= best_tau:
-                continue
-            q = p + v * tau
-            if abs(pk.lateral(_pt(q))) <= pk.mouth_width_mm / 2 + R * 0.5:
+            if between and tau < best_tau:
                 best, best_tau = pk.name, tau
         return best
 

@@ -112,12 +112,11 @@ def packed(pos_mm: np.ndarray, diameter_mm: float) -> np.ndarray:
 
 def judge(
     classifier: BallClassifier, frame_bgr: np.ndarray, px: np.ndarray, radius_px: np.ndarray,
-    confidence: np.ndarray, min_p: float, pos_mm: np.ndarray, diameter_mm: float,
+    confidence: np.ndarray, min_p: float, pk: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """Which proposals to keep (p(ball) >= ``min_p``, or frozen in a packing) and every proposal's confidence
-    (combined with p(ball); a packed ball's never lowered)."""
+    """Which proposals to keep (p(ball) >= ``min_p``, or frozen in a packing: ``pk``, see ``packed``) and every
+    proposal's confidence (combined with p(ball); a packed ball's never lowered)."""
     p = classifier.predict(frame_bgr, px, radius_px)
-    pk = packed(pos_mm, diameter_mm)
     conf = combine(confidence, p)
     conf[pk] = np.maximum(conf[pk], np.asarray(confidence, dtype=float)[pk])
     return (p >= min_p) | pk, conf

@@ -70,7 +70,7 @@ from vision.classical_kernels import (
 from vision.cloth import ClothModel
 from vision.detections import BALL, CUE, Detections
 from vision.detector import check_frame
-from vision.packing import packed_confidence
+from vision.packing import MIN_NEIGHBOURS, frozen_neighbours, packed_confidence
 from vision.parallax import ball_px_to_table, camera_centre_mm, lens_arrays, view_geometry
 from vision.rectify import TableRectifier
 from vision.rectify_kernels import stack_windows
@@ -481,11 +481,11 @@ class ClassicalDetector:
             pos, px, radius_px, support, strength, blob, t.length_mm, t.width_mm, s.outside_mm, s.min_rim_support
         )
         px, colour = px[sel], colour[sel]
-        confidence = packed_confidence(pos[sel], support[sel], confidence[sel], t.ball_diameter_mm)
+        neighbours = frozen_neighbours(pos[sel], t.ball_diameter_mm)
+        confidence = packed_confidence(support[sel], confidence[sel], neighbours)
         if self._ball_judge is not None and len(px):
-            keep, confidence = judge(
-                self._ball_judge, frame, px, radius_px[sel], confidence, s.ball_min_p, pos[sel], t.ball_diameter_mm
-            )
+            packed = neighbours >= MIN_NEIGHBOURS
+            keep, confidence = judge(self._ball_judge, frame, px, radius_px[sel], confidence, s.ball_min_p, packed)
             sel = np.asarray(sel)[keep]
             px, colour, confidence = px[keep], colour[keep], confidence[keep]
         return Detections(px, pos[sel], radius_px[sel], confidence, self._classify(colour), colour)

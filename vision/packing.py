@@ -34,13 +34,11 @@ def frozen_neighbours(pos_mm: np.ndarray, diameter_mm: float, tol_mm: float = FR
     return np.count_nonzero(np.abs(d - diameter_mm) <= tol_mm, axis=1)
 
 
-def packed_confidence(
-    pos_mm: np.ndarray, support: np.ndarray, confidence: np.ndarray, diameter_mm: float
-) -> np.ndarray:
-    """Each detection's confidence, raised for a ball frozen among two or more others to the share of its
-    visible rim that shows an edge (never lowered)."""
+def packed_confidence(support: np.ndarray, confidence: np.ndarray, neighbours: np.ndarray) -> np.ndarray:
+    """Each detection's confidence, raised for a ball frozen among two or more others (``neighbours``: its count
+    of ``frozen_neighbours``) to the share of its visible rim that shows an edge (never lowered)."""
     conf = np.asarray(confidence, dtype=float).copy()
-    k = frozen_neighbours(pos_mm, diameter_mm)
+    k = np.asarray(neighbours)
     packed = k >= MIN_NEIGHBOURS
     if packed.any():
         visible = np.clip(1.0 - RIM_HIDDEN_PER_CONTACT * k[packed], 0.3, 1.0)
