@@ -96,6 +96,11 @@ SUITES: dict[str, Suite] = {
         "video", lambda: [(name, seed) for seed in (100, 101) for name in library.names()],
         lambda i: _video_settings((1920, 1080), 60.0)(10_000 + i),
     ),
+    "events-heldout-1080p30": Suite(
+        "events-heldout-1080p30", "held-out: the same held-out scenes and cameras at 1080p30",
+        "video", lambda: [(name, seed) for seed in (100, 101) for name in library.names()],
+        lambda i: _video_settings((1920, 1080), 30.0)(10_000 + i),
+    ),
     "detect": Suite(
         "detect", "2000 JPEG frames (5 per scene) with ball pixel labels, many cameras and resolutions",
         "detect", _detect_items, _detect_settings,
