@@ -403,11 +403,7 @@ class Pipeline:
         if self.last is not None:
             balls = tuple(replace(b, id=mapping.get(b.id, b.id)) for b in self.last.balls)
             self.last = replace(self.last, balls=balls)
-        ex = self.extractor.balls
-        moved = {new: ex.pop(old) for old, new in mapping.items() if old in ex}
-        for new, b in moved.items():
-            b.id = new
-            ex[new] = b
+        self.extractor.rename(mapping)
 
 
 _ORDER = {"shot_start": 0, "shot_end": 2}

@@ -19,6 +19,7 @@ import pytest
 import tracking.extractor as extractor
 from calibration.table import TableModel
 from tests.replay_support import replay, settings_with
+from tracking.detect import geometry
 from tracking.trajectory import fit_path, solve_root
 
 FIXTURE = "corner-bounce-60fps-cluster-random-s2.json"
@@ -69,7 +70,7 @@ def test_the_outgoing_path_run_back_meets_the_jaw_where_the_ball_left_it() -> No
     start, v = np.array([1743.0 + r, -15.0]), np.array([2000.0, 300.0])
     ts = 1.0 + np.arange(1, 4) / 60.0
     new = fit_path(ts, start + np.outer(ts - 1.0, v))
-    t = extractor._both_ways(1.0, extractor._gap_to_jaw(new, jaw, r), new, 0.9)
+    t = geometry.both_ways(1.0, geometry.gap_to_jaw(new, jaw, r), new, 0.9)
     assert t is not None and abs(t - 1.0) < 1e-3
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from tests.replay_support import replay
-from tracking.extractor import EventExtractor
+from tracking.detect import cushions
 
 FIXTURE = "corner-60fps-frame-s0.json"
 
@@ -33,6 +33,6 @@ def test_the_cushion_met_off_a_jaw_is_found_within_a_frame() -> None:
 def test_without_the_cushion_run_back_the_second_touch_is_misnamed(monkeypatch: pytest.MonkeyPatch) -> None:
     # the outgoing path, run back, also leaves the jaws after the first touch: read as a second touch of the jaw
     # (tip, then face), the cushion's is lost
-    monkeypatch.setattr(EventExtractor, "_cushion_after_jaw", lambda *a, **k: False)
+    monkeypatch.setattr(cushions, "cushion_after_jaw", lambda *a, **k: False)
     _, found = _touches()
     assert [c for c, _ in found] == ["left-house", "jaw:house-left", "jaw:house-left"]

@@ -8,13 +8,15 @@ from __future__ import annotations
 import numpy as np
 
 from calibration.table import TableModel
-from tracking.extractor import EventExtractor, _Ball
+from tracking.detect import contacts, segments
+from tracking.detect.segments import Ball
+from tracking.extractor import EventExtractor
 
 TABLE = TableModel()
 
 
-def _ball(name: str, ts: list[float], xy: list[tuple[float, float]], sid: int) -> _Ball:
-    b = _Ball(name)
+def _ball(name: str, ts: list[float], xy: list[tuple[float, float]], sid: int) -> Ball:
+    b = Ball(name)
     for t, p in zip(ts, xy, strict=True):
         b.ts.append(t)
         b.xy.append(np.array(p))
@@ -27,10 +29,10 @@ def _ball(name: str, ts: list[float], xy: list[tuple[float, float]], sid: int) -
 def test_a_window_with_no_kept_sample_is_empty_not_a_crash() -> None:
     ex = EventExtractor(TABLE)
     shaken = _ball("1", [0.0, 1 / 60, 2 / 60], [(500.0, 500.0), (530.0, 470.0), (490.0, 520.0)], sid=-1)
-    kept, frames = ex._kept_frames(shaken, 0, 3)
+    kept, frames = segments.kept_frames(ex, shaken, 0, 3)
     assert kept.size == 0 and frames.size == 0
     hidden = _ball("2", [0.0], [(600.0, 500.0)], sid=1)
-    kept, frames = ex._kept_frames(hidden, 1, 1)
+    kept, frames = segments.kept_frames(ex, hidden, 1, 1)
     assert kept.size == 0 and frames.size == 0
 
 
@@ -39,12 +41,12 @@ def test_two_balls_one_unseen_since_their_contact_are_not_known_to_have_stayed_t
     ts = [i / 60 for i in range(10)]
     a = _ball("1", ts, [(500.0 + 10 * i, 500.0) for i in range(10)], sid=1)
     b = _ball("2", ts[:2], [(568.0, 500.0), (569.0, 500.0)], sid=2)  # hidden from the third frame on
-    assert ex._parted(a, b, ts[3], ts[9])
+    assert contacts.parted(ex, a, b, ts[3], ts[9])
 
 
 def test_one_sample_per_frame_the_first_of_two_a_jittery_clock_rounds_together() -> None:
     ex = EventExtractor(TABLE)
     ts = [0.0, 1 / 60, 1 / 60 + 1e-4, 2 / 60]
     b = _ball("1", ts, [(500.0, 500.0), (510.0, 500.0), (511.0, 500.0), (520.0, 500.0)], sid=1)
-    kept, frames = ex._kept_frames(b, 0, 4)
+    kept, frames = segments.kept_frames(ex, b, 0, 4)
     assert kept.tolist() == [0, 1, 3] and frames.tolist() == [0, 1, 2]

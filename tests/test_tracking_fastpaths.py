@@ -14,7 +14,7 @@ import pytest
 from filterpy.kalman import KalmanFilter
 
 from calibration.table import TableModel
-from tracking.extractor import _Ball, _newest_in, _Seg
+from tracking.detect.segments import Ball, Seg, newest_in
 from tracking.kalman import (
     FilterSettings,
     _motion,
@@ -129,13 +129,13 @@ def test_path_screen_never_misses_a_ball_the_exact_test_finds() -> None:
 
 
 def test_newest_samples_of_a_segment_are_the_tail_of_its_kept_ones() -> None:
-    b = _Ball("x")
-    seg = _Seg(7, "move", 0.0, np.zeros(2))
+    b = Ball("x")
+    seg = Seg(7, "move", 0.0, np.zeros(2))
     b.sid = [7, -1, 7, 7, -1, 7, 3, 7]
     seg.idx = [0, 1, 2, 3, 4, 5, 7]
     kept = [i for i in seg.idx if b.sid[i] == seg.sid]
     for k in range(1, 8):
-        assert _newest_in(b, seg, k) == kept[-k:]
+        assert newest_in(b, seg, k) == kept[-k:]
 
 
 def _on_cloth_reference(tracker: Tracker, z: np.ndarray) -> np.ndarray:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-import tracking.extractor as extractor
 from tests.replay_support import contacts, replay
+from tracking.detect import cushions, segments
 
 
 @pytest.mark.parametrize("trimmed", [True, False])
@@ -19,7 +19,7 @@ def test_a_glancing_hit_of_two_rolling_balls_is_timed_on_their_paths_before_it(t
     # The suite's cluster-frame-s4 at 1080p60 (tests/data: every detection of frames 96-150). Ball 14 (1.2 m/s)
     # glances off ball 6 (0.45 m/s) at 2.1941 s; the frame at 2.2000 s is the last of both incoming paths.
     if not trimmed:
-        monkeypatch.setattr(extractor.EventExtractor, "_trimmed_before_kink", lambda self, *a, **k: None)
+        monkeypatch.setattr(segments, "trimmed_before_kink", lambda ex, *a, **k: None)
     d, events = replay("glance-60fps-cluster-frame-s4.json")
     found = contacts(events, {"14", "6"})
     assert len(found) == 1
@@ -38,7 +38,7 @@ def test_a_ball_rolled_along_its_cushion_does_not_touch_it_anew(hugs: bool, monk
     # before): the bend is the hit, not a touch of the cushion (the truth's rule, RULES-DIGEST: a frozen ball's
     # touches of its own cushion do not count until it has moved away).
     if not hugs:
-        monkeypatch.setattr(extractor.EventExtractor, "_hugs", lambda self, *a, **k: False)
+        monkeypatch.setattr(cushions, "hugs", lambda ex, *a, **k: False)
     d, events = replay("roll-60fps-frozen-cushion-roll-s5.json")
     found = contacts(events, {"cue", "1"})
     assert len(found) == 1 and abs((found[0].t or 0.0) - d["truth_contact_t"]) <= 0.5 / 60

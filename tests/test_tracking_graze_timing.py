@@ -44,14 +44,15 @@ def test_a_graze_past_the_flat_nose_is_of_the_jaw_tip() -> None:
     # there and the jaw's rounded tip begins) touched the pyramid-right pocket's jaw: frame-short-s5's ball 1
     # grazed it 2.7 mm past the flat, and the truth names the jaw.
     from calibration.table import TableModel
+    from tracking.detect import cushions
     from tracking.extractor import EventExtractor
 
     table = TableModel()
     ex = EventExtractor(table)
     cu = table.cushions["pyramid"]
     lo, hi = table.cushion_flats["pyramid"]
-    assert ex._tip_touched(cu, (lo + hi) / 2) is None
-    assert ex._tip_touched(cu, hi + 0.5) is None  # within the noise of the flat's end: the cushion
-    right, left = ex._tip_touched(cu, hi + 2.7), ex._tip_touched(cu, lo - 2.7)
+    assert cushions.tip_touched(ex, cu, (lo + hi) / 2) is None
+    assert cushions.tip_touched(ex, cu, hi + 0.5) is None  # within the noise of the flat's end: the cushion
+    right, left = cushions.tip_touched(ex, cu, hi + 2.7), cushions.tip_touched(ex, cu, lo - 2.7)
     assert right is not None and right.pocket == "pyramid-right" and right.cushion == "pyramid"
     assert left is not None and left.pocket == "pyramid-left"

@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import tracking.extractor as extractor
 from api.pipeline import Pipeline
 from tests.replay_support import TABLE, Dets, contacts, replay
+from tracking.detect import shots
 from tracking.tracker import Tracker
 
 
@@ -57,7 +57,7 @@ def test_a_blob_seen_far_off_that_stops_dead_is_no_hidden_ball_struck(stall_rule
     # a ball struck under the arm coming out of hiding) and stops dead; the cue ball is struck at 2.5 s. A rolling
     # ball does not stop within a frame with no ball near: the shot is the cue ball's, not ball 6's.
     if not stall_rule:
-        monkeypatch.setattr(extractor.EventExtractor, "_stalled", lambda self, *a: False)
+        monkeypatch.setattr(shots, "stalled", lambda ex, *a: False)
     rng = np.random.default_rng(1)
     known = {"cue": (1000.0, 600.0), "6": (3000.0, 500.0), "5": (2000.0, 1200.0)}
     pipe = Pipeline(table=TABLE, known_ids=known, meas_sigma_mm=1.0)

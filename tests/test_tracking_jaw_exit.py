@@ -19,7 +19,9 @@ import pytest
 import tracking.extractor as extractor
 from calibration.table import TableModel
 from tests.replay_support import replay, settings_with
-from tracking.extractor import ExtractorSettings, _gap_to_jaw
+from tracking.detect import cushions
+from tracking.detect.geometry import gap_to_jaw
+from tracking.extractor import ExtractorSettings
 from tracking.trajectory import fit_path, solve_root
 
 FIXTURE = "jaw-twice-60fps-frozen-cushion-roll-s0.json"
@@ -63,8 +65,8 @@ def test_a_single_bounce_leaves_the_jaw_when_it_met_it() -> None:
     ts_in, ts_out = np.arange(-4, 0) * dt + 0.3 * dt, np.arange(1, 5) * dt - 0.3 * dt
     into = fit_path(ts_in, c + np.outer(ts_in, v_in))
     out = fit_path(ts_out, c + np.outer(ts_out, v_out))
-    t_in = solve_root(_gap_to_jaw(into, jaw, r), -dt, dt)
-    t_out = solve_root(_gap_to_jaw(out, jaw, r), -dt, dt)
+    t_in = solve_root(gap_to_jaw(into, jaw, r), -dt, dt)
+    t_out = solve_root(gap_to_jaw(out, jaw, r), -dt, dt)
     assert t_in is not None and t_out is not None
     assert abs(t_in) < 0.01 * dt and abs(t_out) < 0.01 * dt
     assert abs(t_out - t_in) < ExtractorSettings().jaw_exit_frames * dt
@@ -77,8 +79,8 @@ def test_a_ball_coming_off_a_jaw_grazes_the_cushion_beside_it(beside: bool, monk
     # nose line, lie within the graze tolerance of that line's extension too: counted, they join the graze in one
     # dip whose bottom is the jaw.
     if not beside:
-        valleys = extractor._valleys
-        monkeypatch.setattr(extractor, "_valleys", lambda off, depth, where=None: valleys(off, depth))
+        valleys = cushions.valleys
+        monkeypatch.setattr(cushions, "valleys", lambda off, depth, where=None: valleys(off, depth))
     d, events = replay(FIXTURE)
     grazes = [e for e in events if e.type == "cushion" and e.ball == "1" and e.cushion == "pyramid"]
     if beside:
@@ -99,11 +101,11 @@ def test_a_second_jaw_touch_after_the_first_outgoing_sample_is_found() -> None:
 
 
 def test_judged_on_the_first_outgoing_sample_only_the_second_touch_is_lost(monkeypatch) -> None:
-    paths_out = extractor.EventExtractor._paths_out
+    paths_out = cushions.paths_out
 
-    def first(self, *a):
-        return iter(list(paths_out(self, *a))[:1])
+    def first(ex, *a):
+        return iter(list(paths_out(ex, *a))[:1])
 
-    monkeypatch.setattr(extractor.EventExtractor, "_paths_out", first)
+    monkeypatch.setattr(cushions, "paths_out", first)
     _, events = replay("jaw-twice-60fps-frozen-cushion-roll-s2.json")
     assert len([e for e in events if e.type == "cushion" and e.cushion == "jaw:pyramid-left"]) == 1

@@ -20,6 +20,8 @@ import tracking.extractor as extractor
 from api.pipeline import Pipeline
 from calibration.table import TableModel
 from tests.replay_support import DATA, Dets, contacts, replay, settings_with
+from tracking.detect import contacts as contacts_mod
+from tracking.detect import shots
 from tracking.events import Event
 from tracking.extractor import EventExtractor
 from tracking.tracker import BallObs, TrackerFrame, TrackState
@@ -113,7 +115,7 @@ def test_a_ball_hit_slowly_in_a_shot_is_a_contact_not_touched_by_hand(reached: b
     # was seen moving, ``_reached_by``) found the contact. Timed where its speed along its new path jumps, its
     # start is the hit, and ball 4's approach explains it, fallback or not.
     if not reached:
-        monkeypatch.setattr(extractor.EventExtractor, "_reached_by", lambda self, *a, **k: None)
+        monkeypatch.setattr(contacts_mod, "reached_by", lambda ex, *a, **k: None)
     d, events = replay("slow-hit-60fps-cluster-frame-s2.json")
     assert not [e for e in events if e.type == "disturbed" and e.ball == "3"]
     found = contacts(events, {"3", "4"})
@@ -159,7 +161,7 @@ def test_a_ball_sent_off_fast_by_a_ball_lost_in_a_blur_is_hit_by_it(lost: bool, 
     # in sight near it. A hand does not send a ball off that fast: the moving ball last seen where it could
     # have reached the hitter's place hit it (flagged for review), not a touched ball (001 2.1.22(4)).
     if not lost:
-        monkeypatch.setattr(extractor.EventExtractor, "_lost_hitter", lambda self, *a, **k: None)
+        monkeypatch.setattr(contacts_mod, "lost_hitter", lambda ex, *a, **k: None)
     d, events = replay("lost-hitter-30fps-cushion-first-s2.json")
     assert not [e for e in events if e.type == "disturbed" and e.shot is not None]
     found = contacts(events, {"cue", "1"})
@@ -208,7 +210,7 @@ def test_a_ball_that_creeps_on_after_it_stopped_is_not_touched(clause: bool, mon
     # 0.2 s after it stopped (slower than a struck ball, nothing near), within its shot: the same roll going on,
     # a creep the tracker took for rest, not a ball touched in the shot (001 2.1.22(4))
     if not clause:
-        monkeypatch.setattr(EventExtractor, "_still_going", lambda self, *a: False)
+        monkeypatch.setattr(shots, "still_going", lambda ex, *a: False)
     ex = EventExtractor(TABLE)
     events = [e for f in _stop_then_creep(1.3) for e in ex.update(f)] + ex.finish()
     assert [e.ball for e in events if e.type == "shot_start"] == ["1"]

@@ -31,6 +31,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent.parent
 CORE = ("tracking/extractor.py", "tracking/tracker.py")
+CORE_PACKAGES = ("tracking/detect",)  # every module of these counts too, where the revision has them
 NAMED_SETTINGS = ("ExtractorSettings", "TrackerSettings", "FilterSettings")
 STRUCTURAL = (0, 1, 2, 0.5)
 MAX_COMPLEXITY = 10
@@ -38,7 +39,11 @@ MAX_COMPLEXITY = 10
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rev", default=None, help="count the files of this git revision (default: the work tree)")
-    parser.add_argument("--files", default=",".join(CORE), help=f"comma-separated files (default {','.join(CORE)})")
+    parser.add_argument(
+        "--files",
+        default=None,
+        help=f"comma-separated files (default {','.join(CORE)} and the modules under {','.join(CORE_PACKAGES)})",
+    )
     parser.add_argument("--out", metavar="FILE", help="also write the printed report to FILE (a folder: code.txt)")
 
 
@@ -170,18 +175,27 @@ def complexity(sources: list[Source]) -> list[tuple[int, str, str, int]] | str:
 
 def named_settings(rev: str | None) -> list[tuple[str, str, int]]:
     """(class, file, fields) of each of NAMED_SETTINGS, found anywhere under tracking/."""
-    if rev is None:
-        files = sorted(str(p.relative_to(REPO)) for p in (REPO / "tracking").rglob("*.py"))
-    else:
-        listed = subprocess.run(["git", "ls-tree", "-r", "--name-only", rev, "tracking"], cwd=REPO,
-                                capture_output=True, text=True, check=True)  # fmt: skip
-        files = sorted(p for p in listed.stdout.split() if p.endswith(".py"))
     out = []
-    for path in files:
+    for path in python_files("tracking", rev):
         for cls in settings_classes(read_source(path, rev).tree):
             if cls.name in NAMED_SETTINGS:
                 out.append((cls.name, path, field_count(cls)))
     return out
+
+
+def python_files(folder: str, rev: str | None) -> list[str]:
+    """The .py files under ``folder`` in the work tree (``rev`` None) or at ``rev``, sorted."""
+    if rev is None:
+        return sorted(str(p.relative_to(REPO)) for p in (REPO / folder).rglob("*.py"))
+    listed = subprocess.run(["git", "ls-tree", "-r", "--name-only", rev, folder], cwd=REPO,
+                            capture_output=True, text=True, check=True)  # fmt: skip
+    return sorted(p for p in listed.stdout.split() if p.endswith(".py"))
+
+
+def core_files(rev: str | None) -> list[str]:
+    """CORE and the modules of CORE_PACKAGES (those with any code: an empty ``__init__.py`` adds nothing)."""
+    extra = [f for pkg in CORE_PACKAGES for f in python_files(pkg, rev)]
+    return [*CORE, *(f for f in extra if read_source(f, rev).text.strip())]
 
 
 def _commit(rev: str) -> str:
@@ -237,8 +251,8 @@ def report(files: list[str], rev: str | None) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    files = [f.strip() for f in str(args.files).split(",") if f.strip()]
     try:
+        files = [f.strip() for f in str(args.files).split(",") if f.strip()] if args.files else core_files(args.rev)
         text = "\n".join(report(files, args.rev)) + "\n"
     except (OSError, ValueError, SyntaxError) as exc:
         print(f"tableref bench code: {exc}", file=sys.stderr)

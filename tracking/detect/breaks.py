@@ -1,0 +1,244 @@
+"""Explaining the breaks of the paths, in causal order: a resting ball set moving (``shots``, ``contacts``) or a
+moving ball's kink (a cushion, a jaw or a ball, whichever explains it best), and a finished path's grazes and
+line crossings once it has ended."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from tracking.detect import contacts, cushions, lines, resolve, segments, shots
+from tracking.detect.geometry import (
+    as_pt,
+    both_ways,
+    gap_between,
+    gap_to_cushion,
+    gap_to_jaw,
+)
+from tracking.detect.segments import Ball, Break, Seg, seg_before
+from tracking.events import Event, jaw_cushion, jaw_pocket
+from tracking.trajectory import intersect_paths, solve_root
+
+if TYPE_CHECKING:
+    from tracking.extractor import EventExtractor
+
+
+def explain_breaks(ex: EventExtractor, out: list[Event], force: bool) -> None:
+    ready: list[tuple[float, Ball, Break]] = []
+    waiting = []  # (last old sample, last new one) of the breaks not ready yet
+    for b in ex.balls.values():
+        keep = []
+        for br in b.breaks:
+            n = len([i for i in br.new.idx if b.sid[i] >= 0])
+            closed = br.new is not b.seg or b.seg.kind == "rest" or not b.on_table
+            if n >= ex.s.new_path_samples or ((force or closed) and n >= 1):
+                ready.append((br.t_hi, b, br))  # by first sighting: a ball that ran unseen comes last
+            else:
+                keep.append(br)
+                waiting.append((br.t_lo, b.ts[br.new.idx[-1]] if br.new.idx else br.t_hi))
+        b.breaks = keep
+    now = ex.times[-1] if ex.times else 0.0
+    # (a ball still in sight gathers its path in a few frames; one gone from sight is waited for a few frames)
+    lows = [lo for lo, last in waiting if now - last <= ex.s.order_wait_frames * ex.dt]
+    if lows and not force:
+        # A break still waiting for its path happened after its ball's last sample on the old one: nothing
+        # first seen after that is explained before it (it may be what set that off).
+        hold = round(min(lows) / ex.dt)
+        for t_hi, b, br in ready:
+            if round(t_hi / ex.dt) > hold:
+                b.breaks.append(br)
+        ready = [r for r in ready if round(r[0] / ex.dt) <= hold]
+    # Breaks first seen in the same frame are taken outwards from the struck ball: what it hit is the cause
+    # of the rest (a rack's balls all seen set off in the frame after the break).
+    # The struck ball's own break counts from its last sample before it (its hit is what sets the others off,
+    # though it may be seen again only after them).
+    near = struck_pos(ex)
+    struck = ex.stroke[0] if ex.stroke is not None and ex.shot_active else None
+    ready.sort(
+        key=lambda r: (
+            round((r[2].t_lo if r[1].id == struck else r[0]) / ex.dt),
+            distance_from(r[1], near),
+        )
+    )
+    for _, b, br in ready:
+        if ex.pending is not None and ex.pending.ball != b.id:
+            shots.judge_pending(ex, out, force=True)  # another ball set off or bent: the pending one was struck
+        if br.kind == "start":
+            explain_start(ex, b, br, out)
+        else:
+            explain_kink(ex, b, br, out)
+
+
+def struck_pos(ex: EventExtractor) -> np.ndarray | None:
+    """Where the struck ball was last seen (None between shots)."""
+    if ex.stroke is None or not ex.shot_active:
+        return None
+    b = ex.balls.get(ex.stroke[0])
+    return b.xy[-1] if b is not None and b.xy else None
+
+
+def distance_from(b: Ball, p: np.ndarray | None) -> float:
+    return 0.0 if p is None or not b.xy else float(np.linalg.norm(b.xy[-1] - p))
+
+
+def explain_start(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> None:
+    """A resting ball set moving: what set it off, then a cushion it touched before it was seen moving."""
+    shots.explain_set_off(ex, b, br, out)
+    if br.t_hi - br.t_lo <= 2.5 * ex.dt:
+        cushions.bounce_off_start(ex, b, br, out)
+
+
+def explain_kink(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> None:
+    dt = ex.dt
+    before = seg_before(b, br.old)
+    short = len([i for i in br.old.idx if b.sid[i] >= 0]) <= ex.s.short_path_samples
+    if br.old.unexplained and short and before is not None and before.kind == "move":
+        # a path of a sample or two between two kinks nothing explained: one bounce with a stray measurement
+        # in it (the blurred frame of a fast bounce), explained from the paths either side
+        t_lo = max((b.ts[i] for i in before.idx if b.sid[i] >= 0), default=br.t_lo)
+        br = Break("kink", before, br.new, t_lo, br.t_hi)
+    R, D = ex.table.ball_radius_mm, ex.table.ball_diameter_mm
+    old = segments.fit(ex, b, br.old.idx)
+    new = segments.fit(ex, b, br.new.idx, head=True)
+    t_k = intersect_paths(old, new, br.t_lo - 0.5 * dt, br.t_hi) if new.n >= 2 else br.t_lo + 0.5 * dt
+    gap_conf = 1.0 if br.t_hi - br.t_lo <= 1.5 * dt else 0.7
+    p_k = old.at(t_k)
+    v_old, v_new = old.vel(t_k), new.vel(t_k) if new.n >= 2 else old.vel(t_k)
+    lo, hi = br.t_lo - dt, br.t_hi + 0.5 * dt
+    into, t_last = segments.trimmed_before_kink(ex, b, br.old.idx) or (old, br.t_lo)  # for timing a cushion touch
+    lo_c = min(lo, t_last - 0.5 * dt)
+    cands: list[tuple[float, str, str, float, np.ndarray]] = []  # (score, kind, name, t, pos)
+    for cu in ex.table.cushions.values():
+        n = np.array(cu.inward)
+        off = cu.offset(as_pt(p_k)) - R
+        al = cu.along(as_pt(p_k))
+        if abs(off) > ex.s.cushion_tol_mm or not (-0.5 * R <= al <= cu.length_mm + 0.5 * R):
+            continue
+        if float(v_old @ n) >= 0 or float(v_new @ n) <= float(v_old @ n) + 20.0:
+            continue
+        root = solve_root(gap_to_cushion(into, cu, R), lo_c, hi)
+        if ex.s.cushion_both_paths:
+            root = both_ways(root, gap_to_cushion(new, cu, R), new, lo_c)
+        tc = root if root is not None else t_k
+        if cushions.hugs(ex, b, cu, tc):
+            continue
+        pc = into.at(tc) - n * R
+        # a centre beyond the flat nose touches the rounded jaw tip there, not the nose line: past it by a
+        # few millimetres the jaw explains it better
+        beyond = cushions.beyond_flat(ex, cu, al)
+        cands.append((abs(off) / ex.s.cushion_tol_mm + beyond / 4.0, "cushion", cu.name, tc, pc))
+    for pk in ex.table.pockets.values():
+        for jaw in pk.jaws:
+            dj = jaw.distance(as_pt(p_k)) - R
+            if abs(dj) > ex.s.cushion_tol_mm:
+                continue
+            root = solve_root(gap_to_jaw(into, jaw, R), lo_c, hi)
+            if ex.s.jaw_both_paths:
+                root = both_ways(root, gap_to_jaw(new, jaw, R), new, lo_c)
+            tc = root if root is not None else t_k
+            cands.append((0.2 + abs(dj) / ex.s.cushion_tol_mm, "cushion", jaw_cushion(pk.name), tc, into.at(tc)))
+    for o in ex.balls.values():
+        if o is b or not o.ts or (not o.on_table and not o.ts):
+            continue
+        pb = segments.path_before(ex, o, t_k)
+        if pb is None or pb[0].t1 < t_k - 6 * dt:
+            continue
+        path = pb[0]
+        d = float(np.linalg.norm(path.at(t_k) - p_k))
+        if abs(d - D) > ex.s.contact_tol_mm:
+            continue
+        root = solve_root(gap_between(old, path, D), lo, hi)
+        if into is not old and pb[1]:
+            # two rolling balls, and the incoming path took in samples from after the hit (the other ball's
+            # may have too): time it on the paths up to the sample before them
+            pt = segments.path_before(ex, o, t_last)
+            if pt is not None:
+                r2 = solve_root(gap_between(into, pt[0], D), lo_c, hi)
+                if r2 is not None and (root is None or r2 < root):  # samples after a hit make it late
+                    root, path = r2, pt[0]
+        tc = root if root is not None else t_k
+        cands.append((abs(d - D) / ex.s.contact_tol_mm, "ball", o.id, tc, (old.at(tc) + path.at(tc)) / 2))
+    br.new.start_t, br.new.start_p = t_k, p_k
+    close_move_seg(ex, b, br.old, (t_k, p_k), out)
+    if not cands:
+        br.new.unexplained = True
+        return  # nothing explains it
+    cands.sort(key=lambda c: c[0])
+    jaw_first = jaw_pocket(cands[0][2]) is not None and cands[0][0] <= 0.2 + ex.s.jaw_kink_mm / ex.s.cushion_tol_mm
+    if not b.on_table and new.n < 3 and not jaw_first:
+        return  # the ball dropping into a pocket, unless it turned where it met a jaw on the way in
+    score, kind, name, tc, pc = cands[0]
+    conf = (0.95 if score < 0.5 else 0.75 if score < 1.0 else 0.55) * gap_conf
+    if len(cands) > 1 and cands[1][0] - score < 0.1 and cands[1][1] != kind:
+        conf *= 0.7  # two explanations fit equally well
+    if kind == "cushion":
+        out.append(resolve.record_cushion(ex, b.id, tc, name, as_pt(pc), conf))
+        jawed = jaw_pocket(name)
+        if jawed is not None:
+            pk = ex.table.pockets[jawed]
+            if not cushions.cushion_after_jaw(ex, b, pk, br, tc, out):
+                cushions.jaw_exit(ex, b, pk, br, tc, hi, out)
+    else:
+        o = ex.balls[name]
+        pb = segments.path_before(ex, o, tc)
+        so = float(np.linalg.norm(pb[0].vel(tc))) if pb is not None and pb[1] else 0.0
+        sb = float(np.linalg.norm(old.vel(tc)))
+        first, second = (b.id, name) if sb >= so else (name, b.id)
+        contacts.record_contact(ex, first, second, tc, pc, conf, out)
+        if pb is not None and new.n >= 2:
+            cushions.bounce_after_hit(ex, b, old, pb[0], pb[1], tc, new, br, out)
+
+
+def close_move(ex: EventExtractor, b: Ball, end: tuple[float, np.ndarray], out: list[Event]) -> None:
+    close_move_seg(ex, b, b.seg, end, out)
+
+
+def close_move_seg(
+    ex: EventExtractor, b: Ball, seg: Seg, end: tuple[float, np.ndarray], out: list[Event], settle: bool = False
+) -> tuple[list[float], list[np.ndarray], float] | None:
+    """The path ``seg`` ends at ``end``: its grazes and line crossings. ``settle``: it ends in rest, so its
+    lines wait for where the ball settles (``_settle``): returned instead are its samples up to its last
+    moving one and its extra margin from rest."""
+    if seg.kind != "move" or seg.end_t is not None:
+        return None
+    seg.end_t, seg.end_p = end[0], np.asarray(end[1])
+    good = [i for i in seg.idx if b.sid[i] >= 0]
+    ts = [seg.start_t] + [b.ts[i] for i in good] + [seg.end_t]
+    ps = [seg.start_p] + [b.xy[i] for i in good] + [seg.end_p]
+    cushions.grazes(ex, b, ts, ps, out)
+    # a ball resting on a line (a rack's middle row on the long line) is measured a millimetre or so off it
+    before = seg_before(b, seg)
+    rest_margin = ex.s.line_packed_margin_mm if seg.packed else ex.s.line_rest_margin_mm
+    from_rest = rest_margin - ex.s.line_margin_mm if before is not None and before.kind == "rest" else 0.0
+    if settle and len(ts) > 2:
+        return ts[:-1], ps[:-1], from_rest
+    lines.path_lines(ex, b, ts, ps, from_rest, out)
+    return None
+
+
+def settle(ex: EventExtractor, now: float, out: list[Event], force: bool) -> None:
+    """The lines and rest touches of the paths that ended in rest, for balls resting ``line_settle_s`` since
+    (or no longer resting, or ``force``: the shot ends)."""
+    for b in ex.balls.values():
+        st = b.settling
+        if st is None:
+            continue
+        if force or st.rest is not b.seg or now - b.ts[st.rest.idx[0]] >= ex.s.line_settle_s - 1e-9:
+            settle_ball(ex, b, out)
+
+
+def settle_ball(ex: EventExtractor, b: Ball, out: list[Event]) -> None:
+    """A stopped path's line crossings, judged on its samples, the detections while it crept to rest, and
+    the median of the last few of those (where it settled) as its end."""
+    st, b.settling = b.settling, None
+    if st is None:
+        return
+    n = max(1, round(ex.s.line_settle_s / ex.dt))
+    idx = st.rest.idx[:n]
+    ts = st.ts + [b.ts[i] for i in idx]
+    ps = st.ps + [b.seen.get(i, b.xy[i]) for i in idx]
+    keep = 4 * ex.s.window + len(idx)  # the path's last moving samples and the settling ones
+    cushions.rest_touch(ex, b, ts[1:][-keep:], ps[1:][-keep:], out)
+    end = np.median(np.array(ps[-max(1, min(5, len(idx))) :]), axis=0)
+    lines.path_lines(ex, b, ts, [*ps[:-1], end], st.from_rest, out)

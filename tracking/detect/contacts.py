@@ -1,0 +1,543 @@
+"""Ball-ball contacts: the hitter of a ball set off, a kink one diameter from another ball, touches too thin to
+bend either path (kisses), pushes through frozen clusters and nudges the tracker kept resting."""
+
+from __future__ import annotations
+
+import bisect
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from tracking.detect import breaks, resolve, segments, shots
+from tracking.detect.geometry import (
+    as_pt,
+    gap_between,
+    gap_to_point,
+)
+from tracking.detect.segments import Ball, Break, Seg, seg_before
+from tracking.events import Event
+from tracking.trajectory import PathFit, closest_time, fit_path, solve_root
+
+if TYPE_CHECKING:
+    from tracking.extractor import EventExtractor
+
+
+def find_hitter(
+    ex: EventExtractor, b: Ball, br: Break, a: np.ndarray, t_s: float, crept: float | None, moving_only: bool = False
+) -> tuple[float, str, float, float] | None:
+    """The ball that set ``b`` off from ``a`` at about ``t_s``, as (score, its id, contact time, confidence):
+    a moving ball whose incoming path reaches one diameter from ``a`` then, or (unless ``moving_only``) a
+    frozen neighbour just hit or starting. None if no ball explains it."""
+    dt = ex.dt
+    D = ex.table.ball_diameter_mm
+    best: tuple[float, str, float, float] | None = None  # (score, other, t, conf)
+    for o in ex.balls.values():
+        if o is b or not o.ts:
+            continue
+        pb = segments.path_before(ex, o, min(br.t_lo, t_s + dt))  # its path before the contact, not after
+        if pb is None:
+            continue
+        path, moving = pb
+        if moving:
+            root = solve_root(gap_to_point(path, a, D), min(br.t_lo, t_s) - 2 * dt, br.t_hi + 0.5 * dt)
+            if root is None:
+                gap = abs(float(np.linalg.norm(path.at(t_s) - a)) - D)
+                if gap > ex.s.contact_tol_mm:
+                    continue
+                root, score = t_s, 1.0 + gap / ex.s.contact_tol_mm
+            else:
+                score = abs(root - t_s) / dt
+                slow = abs(root - t_s) * float(np.linalg.norm(path.vel(root))) <= ex.s.contact_tol_mm
+                if score > 3.0 and not (crept is not None and slow):
+                    continue  # (a slow ball creeping into another: frames off, but millimetres)
+                score = min(score, 3.0)
+            conf = 0.95 if score < 1.5 else 0.7
+            if best is None or score < best[0]:
+                # two estimates of one instant, each from one ball's path: its arrival and the other's
+                # departure (on the rendered suite's detections the first came a third of a frame late on
+                # average, the second half a frame early: their mean is nearer than either)
+                best = (score, o.id, 0.5 * (root + t_s), conf)
+        elif not moving_only:
+            d = float(np.linalg.norm(path.at(t_s) - a))
+            recent = o.last_event_t is not None and abs(o.last_event_t - t_s) <= 2.5 * dt
+            starting = o.seg.kind == "move" and abs(o.seg.start_t - t_s) <= 2.5 * dt
+            if d <= D + ex.s.frozen_tol_mm and (recent or starting):
+                te = o.last_event_t if recent and o.last_event_t is not None else t_s
+                score = 2.0 + (d - D) / ex.s.frozen_tol_mm
+                if best is None or score < best[0]:
+                    best = (score, o.id, max(te, br.t_lo - dt), 0.8)
+    return best
+
+
+def find_pusher(ex: EventExtractor, ball: str, vhat: np.ndarray, t: float) -> str:
+    """The ball struck when ``ball``, frozen to others, set off along ``vhat``: a frozen neighbour squarely
+    behind it (``vhat`` along their line of centres, as a push sends it) pushed it, and that one may have
+    been pushed by the one behind it. The struck ball itself barely moves in a push through a frozen ball:
+    it may not yet be seen leaving its place."""
+    D = ex.table.ball_diameter_mm + ex.s.frozen_tol_mm
+    cos_max = math.cos(math.radians(ex.s.push_angle_deg))
+    cur, seen = ball, {ball}
+    while True:
+        p = ex.balls[cur].rest_pos
+        if p is None:
+            return cur
+        behind = None
+        for k in segments.frozen_cluster(ex, cur, t):
+            q = ex.balls[k].rest_pos
+            if k in seen or q is None:
+                continue
+            d = float(np.linalg.norm(p - q))
+            if d <= D and float((p - q) @ vhat) > cos_max * d:
+                behind = k
+                break
+        if behind is None:
+            return cur
+        cur = behind
+        seen.add(cur)
+
+
+def hit_at_stroke(
+    ex: EventExtractor, b: Ball, br: Break, a: np.ndarray, new: PathFit, t_s: float
+) -> tuple[str, float, np.ndarray, float | None] | None:
+    """A resting ball set moving in the first frames of a shot by the struck ball, which hit it before it
+    was ever seen moving (at 25 fps a ball one diameter away is hit within a frame of the stroke): the
+    struck ball's place at the stroke plus the path it has run by ``b``'s first moving sample reaches
+    one diameter (plus the contact tolerance) from ``b``, and ``b`` leaves away from it. Returns (the
+    struck ball, the contact time, the contact point, and the stroke time where it can be solved)."""
+    if ex.stroke is None:
+        return None
+    sid, t0, p0 = ex.stroke
+    dt = ex.dt
+    s_ball = ex.balls.get(sid)
+    if s_ball is None or s_ball is b:
+        return None
+    # within frames of the stroke: of its time as solved, or of the struck ball's last sample at its place (a
+    # struck ball that barely moves after the hit has its stroke run back too early)
+    left = max(
+        (s_ball.ts[i] for sg in s_ball.segs if sg.kind == "rest" for i in sg.idx if s_ball.ts[i] <= br.t_hi),
+        default=t0,
+    )
+    if br.t_lo > max(t0, left) + 3 * dt:
+        return None
+    D = ex.table.ball_diameter_mm
+    away = a - p0
+    dist = float(np.linalg.norm(away))
+    v_b = new.vel(t_s)
+    if dist < 1e-6 or float(away @ v_b) <= 0:
+        return None  # it leaves toward the struck ball's place, not away from it
+    # the path the struck ball ran up to b's first moving sample (a polyline through its samples)
+    after = bisect.bisect_right(s_ball.ts, t0)
+    upto = bisect.bisect_right(s_ball.ts, br.t_hi + 1e-9)
+    run = [p0] + [s_ball.xy[i] for i in range(after, upto) if s_ball.sid[i] >= 0]
+    travel = float(sum(np.linalg.norm(run[i + 1] - run[i]) for i in range(len(run) - 1)))
+    if dist - D > travel + ex.s.contact_tol_mm:
+        return None
+    # b leaves its place at the contact: the time is where b's outgoing path, run back, is nearest its
+    # place (the struck ball's incoming leg was never seen); the struck ball's centre is then one
+    # diameter behind b along b's new direction (the line of centres)
+    u = v_b / max(float(np.linalg.norm(v_b)), 1e-9)
+    t_c = min(max(t_s, t0, br.t_lo - dt), br.t_hi)
+    return sid, t_c, a - u * (D / 2), stroke_time(ex, s_ball, upto, a - u * D, v_b, t_c)
+
+
+def stroke_time(
+    ex: EventExtractor, s_ball: Ball, first: int, c: np.ndarray, v_b: np.ndarray, t_c: float
+) -> float | None:
+    """When the struck ball, never seen before its first contact, was struck: its incoming velocity is
+    the sum of both balls' outgoing ones (equal masses), run back over its leg from its place to the
+    contact centre ``c``; no earlier than its last resting sample. ``first``: its first sample after."""
+    assert ex.stroke is not None
+    p0 = ex.stroke[2]
+    nxt = [i for i in range(max(first - 1, 0), len(s_ball.ts)) if s_ball.sid[i] >= 0]
+    rest = [s_ball.ts[i] for sg in s_ball.segs if sg.kind == "rest" for i in sg.idx if s_ball.ts[i] <= t_c]
+    if len(nxt) < 2 or not rest:
+        return None
+    i, k = nxt[0], nxt[1]
+    v_s = (s_ball.xy[k] - s_ball.xy[i]) / max(s_ball.ts[k] - s_ball.ts[i], 1e-6)
+    speed = float(np.linalg.norm(v_s + v_b))
+    if speed < ex.s.start_speed_mm_s:
+        return None
+    return min(max(t_c - float(np.linalg.norm(c - p0)) / speed, max(rest)), t_c)
+
+
+def hit_by_unseen(ex: EventExtractor, s_ball: Ball, b: Ball, t_s: float, out: list[Event]) -> None:
+    """``s_ball`` left its resting place unseen and set ``b`` moving at ``t_s``: it starts the shot (if
+    none is in play) and hits the ball of ``b``'s frozen cluster nearest to where it came from; its run
+    is a straight leg from its place to that contact, on which the lines it crossed are solved."""
+    dt = ex.dt
+    sp = s_ball.rest_pos
+    assert sp is not None
+    rest = next(sg for sg in reversed(s_ball.segs) if sg.kind == "rest" and sg.idx)
+    t_gone = s_ball.ts[rest.idx[-1]] + 0.5 * dt
+    if not ex.shot_active:
+        shots.start_shot(ex, s_ball, t_gone, sp, 0.45, out)
+    cluster = [k for k in segments.frozen_cluster(ex, b.id, t_s) if k != s_ball.id] or [b.id]
+    target = min(cluster, key=lambda k: float(np.linalg.norm(ex.balls[k].rest_pos - sp)))
+    q = ex.balls[target].rest_pos
+    assert q is not None
+    u = (sp - q) / max(float(np.linalg.norm(sp - q)), 1e-9)
+    record_contact(ex, s_ball.id, target, t_s, q + u * ex.table.ball_radius_mm, 0.45, out)
+    centre = q + u * ex.table.ball_diameter_mm
+    breaks.close_move_seg(ex, s_ball, Seg(-1, "move", t_gone, sp.copy()), (t_s, centre), out)
+    s_ball.waypoint = (t_s, centre)
+    s_ball.last_event_t = t_s
+    if s_ball.unseen_seg is not None and s_ball.unseen_seg.end_t is None:
+        s_ball.unseen_seg.start_t, s_ball.unseen_seg.start_p = t_s, centre.copy()
+
+
+def unseen_striker(ex: EventExtractor, b: Ball, t_s: float, a: np.ndarray, v: np.ndarray) -> str | None:
+    """A resting ball that vanished shortly before ``b`` started, from a place behind ``b``'s new
+    direction of travel: the struck ball, unseen while it ran (blur, or under the player's arm)."""
+    best, best_t = None, -math.inf
+    for o in ex.balls.values():
+        if o is b or not o.on_table or o.rest_pos is None or not o.ts or not o.segs:
+            continue
+        rest = next((sg for sg in reversed(o.segs) if sg.kind == "rest" and sg.idx), None)
+        if rest is None:
+            continue
+        gone = o.ts[rest.idx[-1]]
+        # its samples after its rest, but those still within a few millimetres of its place: the first
+        # blurred frame of a hard stroke shows it barely moved, then it is gone
+        after = [i for i in range(rest.idx[-1] + 1, len(o.ts)) if o.sid[i] >= 0]
+        away = [float(np.linalg.norm(o.xy[i] - o.rest_pos)) > ex.s.start_min_mm for i in after]
+        later = [o.ts[i] for i, off in zip(after, away, strict=True) if off]
+        if later and later[0] < t_s - 0.5 * ex.dt:
+            continue  # it was seen moving before b started: not unseen
+        if any(not off and o.ts[i] > t_s - 1.5 * ex.dt for i, off in zip(after, away, strict=True)):
+            continue  # still seen at its place as b started (seen too seldom to make a rest): not the striker
+        if not (t_s - ex.s.unseen_strike_s <= gone <= t_s - 1.5 * ex.dt):
+            continue
+        if float((a - o.rest_pos) @ v) <= 0:
+            continue
+        if gone > best_t:
+            best, best_t = o.id, gone
+    return best
+
+
+def kisses(ex: EventExtractor, t: float, out: list[Event]) -> None:
+    """Touches too thin to bend either path visibly (two balls rolling side by side, a feathered cut): over
+    the last ``kiss_window`` frames the centres came within a diameter (plus the measurement noise) and
+    were farther apart, by ``kiss_rise_mm``, both before and after. Judged on the frames in which both balls
+    were seen, at least one of them moving."""
+    w = ex.s.kiss_window
+    D = ex.table.ball_diameter_mm
+    near = D + ex.s.kiss_tol_mm
+    live = [b for b in ex.balls.values() if len(b.ts) >= w and abs(b.ts[-1] - t) < 1e-9]
+    # A pair is judged only if one of the two was moving in some kept sample of the window (the last test
+    # below, on the pair's common frames, which are among those): two balls at rest all along are skipped at
+    # once. Nothing in between changes any state, so skipping them early changes no decision.
+    moving = {b.id: segments.moved_in_window(ex, b, w) for b in live}
+    if not any(moving.values()):
+        return
+    # each ball's last w samples: frame numbers and positions of those kept (not rejected outliers)
+    win: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, float]] = {}
+
+    def window(b: Ball) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+        got = win.get(b.id)
+        if got is None:
+            n = len(b.ts)
+            kept, frames = segments.kept_frames(ex, b, n - w, n)
+            xy = b.xy_arr[n - w : n]
+            keep = kept - (n - w)
+            got = win[b.id] = (frames, xy[keep], keep - w, float(np.linalg.norm(xy[-1] - xy[0])))
+        return got
+
+    cleared = kiss_screen(ex, live, moving, w, near + 2 * D)
+    for i, a in enumerate(live):
+        for j in range(i + 1, len(live)):
+            c = live[j]
+            if not (moving[a.id] or moving[c.id]) or (i, j) in cleared:
+                continue
+            na, xa, ia, travel_a = window(a)
+            nc, xc, ic, travel_c = window(c)
+            if float(np.linalg.norm(a.xy[-1] - c.xy[-1])) > near + max(w * 20.0, 2 * (travel_a + travel_c)):
+                continue  # too far apart now to have been close in the window
+            _, ka, kc = np.intersect1d(na, nc, assume_unique=True, return_indices=True)
+            if len(ka) < ex.s.kiss_after + 4:
+                continue
+            ja, jc = ia[ka].tolist(), ic[kc].tolist()
+            diff = xa[ka] - xc[kc]
+            dd = np.sqrt(diff[:, 0] * diff[:, 0] + diff[:, 1] * diff[:, 1])
+            k = int(np.argmin(dd))
+            if dd[k] > near + 2 * D or not (2 <= k <= len(dd) - 1 - ex.s.kiss_after):
+                continue  # decided once the breaks of a visible bend (a ball set off slowly) would be
+            if dd[k] > near:
+                # Not close in any frame: they may have met between frames (the closest frame as far from the
+                # touch as they closed in a frame), or their paths bent off just before the closest frame
+                # (kiss_bent_mm). On the paths they came in on, did they meet?
+                rel = (a.xy[ja[k + 1]] - c.xy[jc[k + 1]]) - (a.xy[ja[k]] - c.xy[jc[k]])
+                reach = max(near + ex.s.kiss_bent_mm, math.hypot(near, float(np.linalg.norm(rel))))
+                if dd[k] > reach or approach_gap(ex, a, c, ja, jc, k) > near:
+                    continue
+            rise = dd[k] + ex.s.kiss_rise_mm
+            if dd[:k].max() < rise or dd[k + 1 :].max() < rise:
+                continue
+            if not any(segments.seg_kind(ex, b, j) == "move" for b, js in ((a, ja), (c, jc)) for j in js):
+                continue
+            t_k = a.ts[ja[k]]
+            if any(br.t_lo <= t_k + 3 * ex.dt for b in (a, c) for br in b.breaks):
+                continue  # a bend of either path near then is not explained yet: that decides first
+            key = frozenset((a.id, c.id))
+            if any(kk == key and abs(tt - t_k) <= 3.5 * ex.dt for kk, tt in ex.contacts):
+                continue
+            # the approach: both paths up to the closest frame, run on to where the centres are a diameter
+            # apart (a kiss that bends a path visibly is timed on the paths before it)
+            sel = slice(max(0, k - 5), k + 1)
+            t_arr = np.array([a.ts[x] for x in ja[sel]])
+            fa = fit_path(t_arr, np.array([a.xy[x] for x in ja[sel]]))
+            fc = fit_path(t_arr, np.array([c.xy[y] for y in jc[sel]]))
+            t_c = solve_root(gap_between(fa, fc, D), a.ts[ja[k - 1]], t_k)
+            if t_c is None and dd[k] > near:  # they met after the closest frame, before the next
+                t_c = solve_root(gap_between(fa, fc, D), t_k, a.ts[ja[k + 1]])
+            if t_c is None:  # never quite a diameter apart (noise): the vertex of the closest three
+                t3 = np.array([a.ts[x] for x in ja[k - 1 : k + 2]])
+                c2, c1, _ = np.polyfit(t3 - t_k, dd[k - 1 : k + 2], 2)
+                t_c = t_k + (float(np.clip(-c1 / (2 * c2), t3[0] - t_k, t3[2] - t_k)) if c2 > 0 else 0.0)
+            first, second = (a, c) if np.linalg.norm(fa.vel(t_c)) >= np.linalg.norm(fc.vel(t_c)) else (c, a)
+            record_contact(ex, first.id, second.id, t_c, (fa.at(t_c) + fc.at(t_c)) / 2, 0.6, out, chain=False)
+
+
+def kiss_screen(
+    ex: EventExtractor, live: list[Ball], moving: dict[str, bool], w: int, far: float
+) -> set[tuple[int, int]]:
+    """The pairs (indices into ``live``) that ``_kisses`` would reject on their distances alone, found for
+    all pairs at once: those of two balls with all ``w`` samples kept in the same frames, whose closest
+    frame is farther than ``far`` or too near either end of the window. The same arithmetic as the pair
+    test (the same frames, differences and square roots), so the same pairs."""
+    k_max = w - 1 - ex.s.kiss_after
+    # the balls with no rejected sample in the window (the others are judged pair by pair), grouped by
+    # their window's frames (in time order, no two alike)
+    full = [i for i, b in enumerate(live) if min(b.sid[-w:]) >= 0]
+    if len(full) < 2:
+        return set()
+    ts = np.array([live[i].ts_arr[len(live[i].ts) - w : len(live[i].ts)] for i in full])
+    frames = np.rint(ts / ex.dt).astype(np.int64)
+    rising = np.all(frames[:, 1:] > frames[:, :-1], axis=1)
+    groups: dict[bytes, list[int]] = {}
+    for r, i in enumerate(full):
+        if rising[r]:
+            groups.setdefault(frames[r].tobytes(), []).append(i)
+    out: set[tuple[int, int]] = set()
+    for members in groups.values():
+        pairs = [
+            (members[p], members[q])
+            for p in range(len(members))
+            for q in range(p + 1, len(members))
+            if moving[live[members[p]].id] or moving[live[members[q]].id]
+        ]
+        if not pairs:
+            continue
+        xy = np.array([live[i].xy_arr[len(live[i].ts) - w : len(live[i].ts)] for i in members])  # (balls, w, 2)
+        row = {i: r for r, i in enumerate(members)}
+        ra = np.array([row[i] for i, _ in pairs])
+        rc = np.array([row[j] for _, j in pairs])
+        diff = xy[ra] - xy[rc]
+        dd = np.sqrt(diff[:, :, 0] * diff[:, :, 0] + diff[:, :, 1] * diff[:, :, 1])
+        k = np.argmin(dd, axis=1)
+        reject = (dd[np.arange(len(pairs)), k] > far) | (k < 2) | (k > k_max)
+        out.update(pr for pr, r in zip(pairs, reject.tolist(), strict=True) if r)
+    return out
+
+
+def approach_gap(ex: EventExtractor, a: Ball, c: Ball, ja: list[int], jc: list[int], k: int) -> float:
+    """The least distance between the centres of ``a`` and ``c`` from the frame before their closest (index
+    ``k`` of the common frames ``ja``, ``jc``) to the one after, on straight paths fitted to their approach
+    up to the closest frame: a glancing hit between frames leaves no frame with the two close."""
+    sel = slice(max(0, k - 5), k + 1)
+    t_arr = np.array([a.ts[x] for x in ja[sel]])
+    fa = fit_path(t_arr, np.array([a.xy[x] for x in ja[sel]]), quadratic_from=7)
+    fc = fit_path(t_arr, np.array([c.xy[y] for y in jc[sel]]), quadratic_from=7)
+    u = np.linspace(a.ts[ja[k - 1]], a.ts[ja[k + 1]], 17)
+    return float(min(np.linalg.norm(fa.at(x) - fc.at(x)) for x in u))
+
+
+def record_contact(
+    ex: EventExtractor, a: str, b: str, t: float, pos: np.ndarray, conf: float, out: list[Event], chain: bool = True
+) -> None:
+    if a == b:
+        return
+    key = frozenset((a, b))
+    for k, tt in ex.contacts:
+        if k == key and abs(tt - t) <= 2.5 * ex.dt:
+            return
+    last = max((tt for k, tt in ex.contacts if k == key and tt < t), default=None)
+    if last is not None and not parted(ex, ex.balls[a], ex.balls[b], last, t):
+        return  # the two have stayed together since they last touched (one pushing the other): one contact
+    ex.contacts.append((key, t))
+    ex.balls[a].last_event_t = t
+    ex.balls[b].last_event_t = t
+    ex.shot_last_t = max(ex.shot_last_t, t)
+    out.append(resolve.record_event(ex, "contact", t, balls=(a, b), pos=as_pt(pos), confidence=conf))
+    if chain:
+        propagate(ex, a, b, t, out)
+
+
+def parted(ex: EventExtractor, a: Ball, b: Ball, t0: float, t1: float) -> bool:
+    """Whether ``a`` and ``b`` were seen apart (centres more than a diameter and ``parted_mm``) in a frame
+    between ``t0`` and ``t1``, or not seen together at all then (so not known to have stayed together)."""
+
+    def window(o: Ball) -> tuple[np.ndarray, np.ndarray]:
+        lo, hi = np.searchsorted(o.ts_arr[: len(o.ts)], [t0, t1], side="right")
+        kept, frames = segments.kept_frames(ex, o, int(lo), int(hi))
+        return frames, o.xy_arr[kept]
+
+    fa, xa = window(a)
+    fb, xb = window(b)
+    _, ia, ib = np.intersect1d(fa, fb, return_indices=True)
+    if len(ia) < 2:
+        return True
+    gaps = np.linalg.norm(xa[ia] - xb[ib], axis=1) - ex.table.ball_diameter_mm
+    return bool(gaps.max() > ex.s.parted_mm)
+
+
+def propagate(ex: EventExtractor, hitter: str, hit: str, t: float, out: list[Event]) -> None:
+    """A hit on a ball of a frozen cluster passes through the whole cluster: every pair of touching balls
+    in it is in contact at that instant (as the physics resolves it), though most of them do not visibly
+    move, so these contacts are inferred from the rest positions (lower confidence)."""
+    if not segments.resting_at(ex, ex.balls[hit], t):
+        return
+    cluster = segments.frozen_cluster(ex, hit, t)
+    if len(cluster) < 2:
+        return
+    D = ex.table.ball_diameter_mm
+    origin = ex.balls[hit].rest_pos
+    assert origin is not None
+    # nearer the struck ball first, so each pair reads (pusher, pushed)
+    cluster.sort(key=lambda k: float(np.linalg.norm(ex.balls[k].rest_pos - origin)))
+    # A cluster's balls leave their places over a few frames, so a later contact in it (its balls seen to
+    # part) may find some of them still resting: the pairs the push already went through are not new.
+    recent = {k for k, tt in ex.contacts if abs(tt - t) <= ex.s.chain_repeat_s}
+    for i, a in enumerate(cluster):
+        pa = ex.balls[a].rest_pos
+        for c in cluster[i + 1 :]:
+            pc = ex.balls[c].rest_pos
+            if pa is None or pc is None or float(np.linalg.norm(pa - pc)) > D + ex.s.frozen_tol_mm:
+                continue
+            if frozenset((a, c)) not in recent:
+                record_contact(ex, a, c, t, (pa + pc) / 2, 0.6, out, chain=False)
+
+
+def nudges(ex: EventExtractor, out: list[Event]) -> None:
+    """Balls the tracker kept resting that end the shot ``nudge_min_mm`` or more from where it found them
+    (the means of their detections over ``shot_end_hold_s``: before the stroke, or once they had settled if
+    they stopped in this shot, and at its end), pushed by a moving ball whose path came to touching
+    distance of that place from the far side: contacts at confidence 0.55 (inferred, never seen), read as
+    the shot ends, before its ``shot_end``."""
+    if ex.stroke is None:
+        return
+    t_s = ex.stroke[1]
+    hold = ex.s.shot_end_hold_s
+    shot_pairs = {k for k, tt in ex.contacts if tt >= t_s - ex.dt}
+    for b in list(ex.balls.values()):
+        if not (b.on_table and b.segs and b.seg.kind == "rest"):
+            continue
+        if b.seg.start_t < t_s:  # resting since before the stroke
+            since = t_s
+            p0 = segments.rest_mean(ex, b, t_s - hold, t_s)
+        else:  # stopped in this shot: where it settled (it may creep a few millimetres as it does)
+            since = b.seg.start_t + ex.s.line_settle_s + hold
+            p0 = segments.rest_mean(ex, b, since - hold, since)
+        p1 = segments.rest_mean(ex, b, b.ts[-1] - hold, b.ts[-1] + 1.0)
+        if p0 is None or p1 is None:
+            continue
+        move = p1 - p0
+        if float(np.hypot(*move)) < ex.s.nudge_min_mm:
+            continue
+        met = {k for k in ex.balls if frozenset((k, b.id)) in shot_pairs}
+        pusher = reached_by(ex, b, p0, move, since, math.inf, met)
+        if pusher is not None:
+            mid, t_c, q = pusher
+            record_contact(ex, mid, b.id, t_c, (q + p0) / 2, 0.55, out, chain=False)
+
+
+def lost_hitter(ex: EventExtractor, b: Ball, q: np.ndarray, t_s: float) -> str | None:
+    """The moving ball, last seen within ``unseen_strike_s`` before ``t_s`` (not since), that could have been
+    at ``q`` then: at its last speed it covers the distance (plus two diameters for a bounce on the way).
+    The nearest, in that measure."""
+    best, best_r = None, 1.0
+    for m in ex.balls.values():
+        if m is b or not m.on_table or not m.ts:
+            continue
+        i = bisect.bisect_right(m.ts, t_s + 1e-9) - 1
+        if i < 1 or m.sid[i] < 0 or ex.segs[m.sid[i]].kind != "move":
+            continue
+        gap = t_s - m.ts[i]
+        if not 0.5 * ex.dt < gap <= ex.s.unseen_strike_s:  # its last sample by t_s: unseen since
+            continue
+        sel = [j for j in ex.segs[m.sid[i]].idx if j <= i][-4:]
+        if len(sel) < 2:
+            continue
+        v = (m.xy[sel[-1]] - m.xy[sel[0]]) / max(m.ts[sel[-1]] - m.ts[sel[0]], 1e-6)
+        reach = float(np.hypot(*v)) * gap + 2 * ex.table.ball_diameter_mm
+        r = float(np.hypot(*(m.xy[i] - q))) / reach
+        if r < best_r:
+            best, best_r = m.id, r
+    return best
+
+
+def reached_by(
+    ex: EventExtractor, b: Ball, p: np.ndarray, v: np.ndarray, lo: float, hi: float, skip: set[str] | None = None
+) -> tuple[str, float, np.ndarray] | None:
+    """The moving ball whose path first came to touching distance (plus ``nudge_touch_mm``) of ``p``, where
+    ``b`` rested, between ``lo`` and ``hi``, from the side ``b`` then left away from (``v``, within
+    ``nudge_angle_deg``): a slow hit, where the start of ``b``'s creep off its place is too uncertain to
+    look for its hitter at one moment, or one the tracker kept resting (``_nudges``). Balls in ``skip`` are
+    not looked at. Its id, the time and where it was (``_first_reach``)."""
+    reach = ex.table.ball_diameter_mm + ex.s.nudge_touch_mm
+    best: tuple[float, str, float, np.ndarray] | None = None
+    speed = float(np.hypot(*v))
+    for m in ex.balls.values():
+        if m is b or speed < 1e-6 or (skip and m.id in skip):
+            continue
+        hit = first_reach(ex, m, p, reach, lo)
+        if hit is None or hit[0] > hi:
+            continue
+        n = p - hit[1]
+        cos = float(n @ v) / max(float(np.hypot(*n)) * speed, 1e-9)
+        if cos >= math.cos(math.radians(ex.s.nudge_angle_deg)) and (best is None or cos > best[0]):
+            best = (cos, m.id, hit[0], hit[1])
+    return None if best is None else best[1:]
+
+
+def first_reach(
+    ex: EventExtractor, m: Ball, p: np.ndarray, reach: float, since: float
+) -> tuple[float, np.ndarray] | None:
+    """When ``m``, moving after ``since``, first came within ``reach`` of point ``p``: the time its fitted path
+    was a diameter from ``p`` (the closest point if it never got that near), and where it was then."""
+    clear = ex.table.ball_diameter_mm + ex.s.nudge_clear_mm
+    i0 = bisect.bisect_left(m.ts, since)
+    idx = [j for j in range(i0, len(m.ts)) if m.sid[j] >= 0 and ex.segs[m.sid[j]].kind == "move"]
+    for k, j in enumerate(idx):
+        if float(np.hypot(*(m.xy[j] - p))) > reach:
+            continue
+        # Its straight approach over nudge_fit_s, from samples far enough off the other ball that their images
+        # do not touch (touching balls' edges push their measured centres apart, which would time the touch
+        # late), run on to where it is a diameter from ``p``.
+        far = [i for i in idx[: k + 1] if m.sid[i] == m.sid[j] and float(np.hypot(*(m.xy[i] - p))) > clear]
+        sel = [i for i in far if m.ts[i] >= m.ts[far[-1]] - ex.s.nudge_fit_s] if far else []
+        if len(sel) < 3:
+            # no approach to fit: it met it when first seen there, if it had just set off
+            return (m.ts[j], m.xy[j]) if set_off_beside(ex, m, j, i0) else None
+        f = fit_path(np.array([m.ts[i] for i in sel]), np.array([m.xy[i] for i in sel]), quadratic_from=len(sel) + 1)
+        lo, hi = m.ts[sel[0]], m.ts[j] + ex.s.nudge_run_frames * ex.dt
+        D = ex.table.ball_diameter_mm
+        t_c = solve_root(gap_to_point(f, p, D), lo, hi)
+        if t_c is None:
+            t_c = closest_time(gap_to_point(f, p, 0.0), lo, hi)
+        return t_c, f.at(t_c)
+    return None
+
+
+def set_off_beside(ex: EventExtractor, m: Ball, j: int, i0: int) -> bool:
+    """Whether sample ``j`` is among ``m``'s first three on a leg that began at sample ``i0`` or later, set
+    off from rest or turned by a hit a frame before (hit beside a ball, or running on from one hit into the
+    next): not a ball back in sight after a blur."""
+    seg = ex.segs[m.sid[j]]
+    before = seg_before(m, seg)
+    if before is None:
+        return False
+    first = [i for i in seg.idx if m.sid[i] >= 0]
+    seen = [i for i in before.idx if m.sid[i] >= 0]
+    turned = bool(seen) and m.ts[seen[-1]] >= m.ts[first[0]] - 1.5 * ex.dt
+    return first.index(j) < 3 and first[0] >= i0 and (before.kind == "rest" or turned)

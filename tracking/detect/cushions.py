@@ -1,0 +1,412 @@
+"""Cushion and jaw touches: bounces off a cushion before the ball was seen moving, grazes (a V of the distance
+to a nose line or a jaw's surface inside one straight path), stops against a cushion, jaw touches on the way
+into a pocket and a rattle between the jaw faces."""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Iterator
+from itertools import islice
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from calibration.table import Cushion, Jaw, Pocket
+from tracking.detect import resolve, segments
+from tracking.detect.geometry import (
+    as_pt,
+    gap_to_cushion,
+    gap_to_jaw,
+    polyline_at,
+    valleys,
+)
+from tracking.detect.segments import Ball, Break
+from tracking.events import Event, jaw_cushion
+from tracking.rattle import rattle_touches
+from tracking.trajectory import Hinge, PathFit, closest_time, fit_hinge, fit_path, solve_root
+
+if TYPE_CHECKING:
+    from tracking.extractor import EventExtractor
+
+
+def hugs(ex: EventExtractor, b: Ball, cu: Cushion, t: float) -> bool:
+    """Whether ``b`` kept touching ``cu`` (within ``hug_mm``) at every sample over the ``hug_s`` before ``t``:
+    rolling along it, or frozen to it, it did not come to it at ``t``."""
+    lo = bisect.bisect_left(b.ts, t - ex.s.hug_s)
+    hi = bisect.bisect_right(b.ts, t)
+    R = ex.table.ball_radius_mm
+    offs = [cu.offset(as_pt(b.seen.get(i, b.xy[i]))) - R for i in range(lo, hi) if b.sid[i] >= 0]
+    return len(offs) >= max(3, round(ex.s.hug_s / ex.dt) - 1) and max(abs(o) for o in offs) <= ex.s.hug_mm
+
+
+def bounce_off_start(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> None:
+    """A ball hit from rest toward a cushion a few centimetres away touches it before it is first seen moving
+    (at 3 m/s a ball covers 50 mm in a frame): the hit sends it along the line of centres, into the cushion,
+    yet its first path moves away from it. The touch is where that path, run back, meets the cushion (one
+    radius from the nose); the hit's direction mirrored in the cushion must be the path's, within
+    ``bounce_angle_deg`` (the cushion takes normal speed away and spin bends the rebound)."""
+    a = br.new.start_p
+    hit = next(
+        ((k, tt) for k, tt in reversed(ex.contacts) if b.id in k and br.t_lo - 3 * ex.dt <= tt <= br.t_hi + ex.dt),
+        None,
+    )
+    if hit is None:
+        return
+    (other,) = hit[0] - {b.id}
+    pb = segments.path_before(ex, ex.balls[other], hit[1])
+    if pb is None:
+        return
+    u = a - pb[0].at(hit[1])
+    u = u / max(float(np.linalg.norm(u)), 1e-9)  # the way the hit sends it
+    # the first sample may be the blurred frame of the bounce, or before it
+    for _, path in islice(paths_out(ex, b, br, hit[1]), 2):
+        if bounce_before(ex, b, a, u, hit[1], path, path.t0, out):
+            return
+
+
+def bounce_before(
+    ex: EventExtractor,
+    b: Ball,
+    a: np.ndarray,
+    u: np.ndarray,
+    t_hit: float,
+    new: PathFit,
+    t_first: float,
+    out: list[Event],
+) -> bool:
+    """``_bounce_off_start`` for the path ``new``, first seen at ``t_first``: True if it found the touch."""
+    R = ex.table.ball_radius_mm
+    v = new.vel(t_first)
+    speed = float(np.linalg.norm(v))
+    if speed < ex.s.start_speed_mm_s:
+        return False
+    cos_max = math.cos(math.radians(ex.s.bounce_angle_deg))
+    for cu in ex.table.cushions.values():
+        n = np.array(cu.inward)
+        if float(u @ n) >= 0.0 or float(v @ n) <= 0.0:
+            continue  # not sent into it, or not coming away from it
+        root = solve_root(gap_to_cushion(new, cu, R), t_hit - 0.5 * ex.dt, t_first)
+        if root is None:
+            continue
+        p = new.at(root)
+        if not (0.0 <= cu.along(as_pt(p)) <= cu.length_mm):
+            continue
+        mirrored = u - 2.0 * float(u @ n) * n
+        if float(mirrored @ v) < cos_max * speed:
+            continue
+        # Run back, the path reaches the cushion too early (the cushion took normal speed away, so the rebound
+        # leaves at a flatter angle); run forward from the hit at the speed it left with, too late (it came in
+        # faster): the mean of the two (within a frame on the suites' cases).
+        gap_a = float((a - np.array(cu.start)) @ n) - R
+        ahead = t_hit + max(gap_a, 0.0) / (-float(u @ n) * speed)
+        root = min(max(0.5 * (root + ahead), t_hit), t_first)
+        p = new.at(root)
+        if not resolve.touched_near(ex, b.id, root, 3 * ex.dt):
+            out.append(resolve.record_cushion(ex, b.id, root, cu.name, as_pt(p - n * R), 0.75))
+        return True
+    return False
+
+
+def paths_out(ex: EventExtractor, b: Ball, br: Break, tc: float) -> Iterator[tuple[float, PathFit]]:
+    """The path away from a bounce at ``tc``: fitted from the first sample after the kink, then from the
+    second and the third, each with the time until which the ball was seen on its way in (a second touch
+    within a frame or two may come after the first sample or two). Three samples or more each."""
+    good = [i for i in br.new.idx if b.sid[i] >= 0]
+    for skip in range(3):
+        sel = good[skip : skip + ex.s.window]
+        if len(sel) < 3:
+            return
+        t_in = b.ts[good[skip - 1]] if skip else tc
+        yield t_in, fit_path(np.array([b.ts[j] for j in sel]), np.array([b.xy[j] for j in sel]))
+
+
+def jaw_exit(ex: EventExtractor, b: Ball, pk: Pocket, br: Break, tc: float, hi: float, out: list[Event]) -> None:
+    """A second touch of a pocket's jaws just after the one at ``tc``. A single bounce leaves the jaw where
+    and when the ball met it, so the outgoing path, run back, touches it at ``tc`` too. A ball coming along a
+    cushion into a corner jaw meets the rounded tip, turns into the face and bounces off that a fraction of a
+    frame later: its outgoing path, run back, leaves the jaws that much later than the incoming one reached
+    them (``_paths_out``: after the samples seen before that path, if any)."""
+    R, dt = ex.table.ball_radius_mm, ex.dt
+    for skip, (t_in, path) in enumerate(paths_out(ex, b, br, tc)):
+        lo, top = (tc - dt, hi) if skip == 0 else (t_in, path.t0 + 0.5 * dt)
+        top = min(top, tc + ex.s.jaw_exit_max_frames * dt)
+        exits = [solve_root(gap_to_jaw(path, jaw, R), lo, top) for jaw in pk.jaws]
+        t2 = max((t for t in exits if t is not None), default=None)
+        if t2 is None or t2 - tc < ex.s.jaw_exit_frames * dt:
+            continue
+        if not resolve.touched_near(ex, b.id, t2, 0.5 * dt):
+            out.append(resolve.record_cushion(ex, b.id, t2, jaw_cushion(pk.name), as_pt(path.at(t2)), 0.6))
+        return
+
+
+def cushion_after_jaw(ex: EventExtractor, b: Ball, pk: Pocket, br: Break, tc: float, out: list[Event]) -> bool:
+    """A ball that bounced off a jaw at ``tc`` into the cushion beside it and off that within a frame or two
+    (a fast ball in a corner: cushion, jaw, cushion within three frames): its path away from the cushion, run
+    back, comes from behind that cushion's nose line, which it met after ``tc`` and after the samples before
+    that path (``_paths_out``). Leaving the cushion. True if it touched one (then no second jaw touch is
+    looked for: that path left the cushion, not the jaw)."""
+    R = ex.table.ball_radius_mm
+    for t_in, path in paths_out(ex, b, br, tc):
+        for name in {j.cushion for j in pk.jaws}:
+            cu = ex.table.cushions[name]
+            n = np.array(cu.inward)
+            if float(path.vel(path.t0) @ n) <= 0.0:
+                continue  # not coming away from it
+            t2 = solve_root(gap_to_cushion(path, cu, R), max(t_in, tc), path.t0)
+            if t2 is None or past_flat(ex, cu, cu.along(path.at_xy(t2))):
+                continue
+            if not resolve.touched_near(ex, b.id, t2, 0.5 * ex.dt):
+                out.append(resolve.record_cushion(ex, b.id, t2, name, as_pt(path.at(t2) - n * R), 0.6))
+            return True
+    return False
+
+
+def bounce_after_hit(
+    ex: EventExtractor,
+    b: Ball,
+    old: PathFit,
+    other: PathFit,
+    other_moving: bool,
+    tc: float,
+    new: PathFit,
+    br: Break,
+    out: list[Event],
+) -> None:
+    """A ball hit beside a cushion (``old``: its path into the hit at ``tc``; ``other``: the other ball's)
+    goes into the cushion before it is seen again: the hit adds to its velocity the other's along their line
+    of centres (equal masses), and where that sends it into the cushion while ``new`` comes away from it, it
+    touched it (``_bounce_before``)."""
+    p, q = old.at(tc), other.at(tc)
+    n = (q - p) / max(float(np.linalg.norm(q - p)), 1e-9)
+    v = old.vel(tc)
+    v_o = other.vel(tc) if other_moving else np.zeros(2)
+    v_after = v + float((v_o - v) @ n) * n
+    speed = float(np.linalg.norm(v_after))
+    good = [i for i in br.new.idx if b.sid[i] >= 0]
+    if speed >= ex.s.start_speed_mm_s and good:
+        bounce_before(ex, b, p, v_after / speed, tc, new, b.ts[good[0]], out)
+
+
+def grazes(ex: EventExtractor, b: Ball, ts: list[float], ps: list[np.ndarray], out: list[Event]) -> None:
+    """Cushion touches too glancing to bend the path visibly: the distance to the nose line falls to one
+    radius and rises again (a V) inside one straight segment (a long one may hold several)."""
+    if len(ps) < 7:
+        return
+    R = ex.table.ball_radius_mm
+    arr = np.array(ps)
+    for cu in ex.table.cushions.values():
+        n = np.array(cu.inward)
+        rel = arr - np.array(cu.start)
+        off = rel @ n - R
+        # Beside the cushion only (to half a radius past its ends): a path that comes off a jaw starts
+        # behind the nose line's end, and its samples there would join one dip with a touch just after.
+        along = rel @ np.array(cu.direction)
+        beside = (along >= -0.5 * R) & (along <= cu.length_mm + 0.5 * R)
+        for k, before, after in valleys(off, ex.s.graze_tol_mm, beside):
+            if not (3 <= k <= len(ps) - 4):
+                continue
+            hinge = touch_hinge(ex, ts, off, k, beside)
+            rolled = min(before, after) < off[k] + 10.0 and not bounced(ex, hinge)
+            if rolled and not arrived(ex, hinge, before - off[k], off[k + 1 : k + 1 + arrive_n(ex)]):
+                continue  # rolling along the cushion, not touching it once (a V: off it before and after)
+            graze(ex, b, cu, ts, arr, k, hinge, out)
+    jaw_grazes(ex, b, ts, arr, out)
+
+
+def jaw_grazes(ex: EventExtractor, b: Ball, ts: list[float], arr: np.ndarray, out: list[Event]) -> None:
+    """Jaw touches too slow or glancing to bend the path visibly: a V of the distance to a jaw's surface (its
+    rounded tip or face) down to ``jaw_graze_tol_mm``, judged on the samples within ``jaw_graze_reach_mm`` of
+    the pocket's mouth."""
+    R = ex.table.ball_radius_mm
+    for pk in ex.table.pockets.values():
+        near = np.hypot(*(arr - np.array(pk.mouth_center)).T) <= ex.s.jaw_graze_reach_mm
+        if int(near.sum()) < 3:
+            continue
+        for jaw in pk.jaws:
+            off = np.full(len(arr), np.inf)
+            off[near] = [jaw.distance(as_pt(q)) - R for q in arr[near]]
+            for k, before, after in valleys(off, ex.s.jaw_graze_tol_mm, near):
+                if not (3 <= k <= len(arr) - 4):
+                    continue
+                hinge = touch_hinge(ex, ts, off, k, near)
+                if min(before, after) < off[k] + 10.0 and not bounced(ex, hinge):
+                    continue
+                q = as_pt(arr[k])
+                beside = [ex.table.cushions[j.cushion] for j in pk.jaws]
+                if any(cu.offset(q) - R < off[k] and not past_flat(ex, cu, cu.along(q)) for cu in beside):
+                    continue  # beside a cushion's flat nose and nearer it: that cushion's graze, if any
+                tc = hinge.t if hinge is not None else ts[k]
+                if not resolve.touched_near(ex, b.id, tc, 4 * ex.dt):
+                    out.append(resolve.record_cushion(ex, b.id, tc, jaw_cushion(pk.name), as_pt(arr[k]), 0.6))
+
+
+def graze(
+    ex: EventExtractor,
+    b: Ball,
+    cu: Cushion,
+    ts: list[float],
+    arr: np.ndarray,
+    k: int,
+    hinge: Hinge | None,
+    out: list[Event],
+) -> None:
+    """The touch of ``cu`` at the bottom (sample ``k``) of a V of the distance to its nose line."""
+    n = np.array(cu.inward)
+    if any(e.type == "cushion" and e.ball == b.id and abs((e.t or 0) - ts[k]) < 4 * ex.dt for e in out):
+        return
+    if resolve.touched_near(ex, b.id, ts[k], 4 * ex.dt):
+        return
+    tc = hinge.t if hinge is not None else ts[k]
+    # the centre at the touch, between the samples either side of it (the lowest one can be half a frame off,
+    # and at a jaw's tip that decides which of the cushion and the jaw it touched)
+    c = polyline_at(ts, arr, tc)
+    al = cu.along(as_pt(c))
+    if not (0 <= al <= cu.length_mm):
+        return
+    if hugs(ex, b, cu, tc):
+        return
+    jaw = tip_touched(ex, cu, al)
+    if jaw is not None:  # a centre past the flat nose: the graze was of the jaw's rounded tip
+        name, p = jaw_cushion(jaw.pocket), c
+    else:
+        name, p = cu.name, c - n * cu.offset(as_pt(c))  # the point of the nose line it touched
+    out.append(resolve.record_cushion(ex, b.id, tc, name, as_pt(p), 0.6))
+
+
+def beyond_flat(ex: EventExtractor, cu: Cushion, al: float) -> float:
+    """How far (mm) a centre at ``al`` along ``cu`` lies past its flat nose, over the rounded tip of a jaw."""
+    flat_lo, flat_hi = ex.table.cushion_flats[cu.name]
+    return max(0.0, flat_lo - al, al - flat_hi)
+
+
+def past_flat(ex: EventExtractor, cu: Cushion, al: float) -> bool:
+    """Whether a centre at ``al`` along ``cu`` lies past its flat nose by more than ``tip_past_mm``: at a
+    jaw's rounded tip."""
+    return beyond_flat(ex, cu, al) > ex.s.tip_past_mm
+
+
+def tip_touched(ex: EventExtractor, cu: Cushion, al: float) -> Jaw | None:
+    """The jaw whose rounded tip a ball touching ``cu``'s nose line at ``al`` touched instead: where the centre
+    lies past the flat nose by more than ``tip_past_mm``, the jaw at that end."""
+    if not past_flat(ex, cu, al):
+        return None
+    jaws = [j for pk in cu.pockets for j in ex.table.pockets[pk].jaws if j.cushion == cu.name]
+    return min(jaws, key=lambda j: abs(cu.along(j.nose_end) - al), default=None)
+
+
+def touch_hinge(
+    ex: EventExtractor, ts: list[float], off: np.ndarray, k: int, keep: np.ndarray | None = None
+) -> Hinge | None:
+    """The touch time of a V (or an L: a stop against the cushion) of the distance ``off`` to a nose line
+    whose lowest sample is ``k``: the corner, within ``hinge_reach`` samples of ``k``, of a hinge fitted to
+    ``hinge_side`` samples either side (those with ``keep``, where given)."""
+    lo, hi = max(0, k - ex.s.hinge_side), min(len(ts), k + ex.s.hinge_side + 1)
+    r = ex.s.hinge_reach
+    t_lo, t_hi = ts[max(0, k - r)], ts[min(len(ts) - 1, k + r)]
+    sel = np.arange(lo, hi) if keep is None else lo + np.flatnonzero(keep[lo:hi])
+    return fit_hinge(np.asarray(ts)[sel], np.asarray(off)[sel], t_lo, t_hi)
+
+
+def arrived(ex: EventExtractor, hinge: Hinge | None, rise_before: float, after: np.ndarray) -> bool:
+    """A ball that came to a cushion and rolls on along it (an L of its distance to the nose line, not a V):
+    it came from at least 10 mm off, falling faster than noise (``bounce_min_mm_s``), and its samples over
+    the next ``arrive_s`` (``after``, three at least) stay within ``hug_mm`` of touching it."""
+    return (
+        ex.s.arrive_s > 0
+        and hinge is not None
+        and rise_before >= 10.0
+        and hinge.before <= -ex.s.bounce_min_mm_s
+        and len(after) == arrive_n(ex)
+        and float(np.max(np.abs(after))) <= ex.s.hug_mm
+    )
+
+
+def arrive_n(ex: EventExtractor) -> int:
+    return max(3, round(ex.s.arrive_s / ex.dt))
+
+
+def bounced(ex: EventExtractor, hinge: Hinge | None) -> bool:
+    """A slow ball that rebounds off a cushion only a few millimetres before it stops: its distance to the
+    nose line (``hinge``) falls and then rises, each faster than noise makes it seem to (``bounce_min_mm_s``),
+    or falls steeply (``steep_fall_mm_s``) and then rises at all (``steep_rise_mm_s``)."""
+    if hinge is None:
+        return False
+    steep = hinge.before <= -ex.s.steep_fall_mm_s and hinge.after >= ex.s.steep_rise_mm_s
+    return steep or (hinge.before <= -ex.s.bounce_min_mm_s and hinge.after >= ex.s.bounce_min_mm_s)
+
+
+def rest_touch(ex: EventExtractor, b: Ball, ts: list[float], ps: list[np.ndarray], out: list[Event]) -> None:
+    """A slow ball that rolls into a cushion and stops against it barely rebounds, so no kink shows: its
+    last samples (``ts``, ``ps``: its path's last moving ones, then its detections as it settled) reach one
+    radius from the nose line (within the touch tolerance), having moved toward it."""
+    R = ex.table.ball_radius_mm
+    if len(ts) < 4:
+        return
+    pts = np.array(ps)
+    for cu in ex.table.cushions.values():
+        off = (pts - np.array(cu.start)) @ np.array(cu.inward) - R
+        # the first sample against the cushion (within a millimetre of where its last samples lie, or of the
+        # nearest one): a ball that stays there touched it when it got there
+        level = min(float(np.median(off[-5:])), float(off.min()) + ex.s.rest_touch_plateau_mm)
+        k = int(np.flatnonzero(off <= level + ex.s.rest_touch_plateau_mm)[0])
+        if off[k] > ex.s.jaw_touch_mm or off[0] - off[k] < 3.0 or not (0 <= cu.along(as_pt(pts[k])) <= cu.length_mm):
+            continue
+        if resolve.touched_near(ex, b.id, ts[k], 6 * ex.dt):
+            continue
+        f = fit_path(np.array(ts[max(0, k - ex.s.window) : k + 1]), pts[max(0, k - ex.s.window) : k + 1])
+        hinge = touch_hinge(ex, ts, off, k)  # the corner of approach and rebound (or rest), where there are both
+        if hinge is not None:
+            tc = hinge.t
+        else:
+            root = solve_root(gap_to_cushion(f, cu, R), ts[max(0, k - 3)], ts[k] + ex.dt)
+            tc = root if root is not None else ts[k]
+        if hugs(ex, b, cu, tc):
+            continue
+        touch = f.at(tc) - np.array(cu.inward) * R
+        out.append(resolve.record_cushion(ex, b.id, tc, cu.name, as_pt(touch), 0.55))
+        return
+
+
+def jaw_touch(ex: EventExtractor, b: Ball, pk: Pocket, f: PathFit, lo: float, hi: float, out: list[Event]) -> None:
+    """A ball dropping into a narrow pocket brushes a jaw on the way in: its path comes within a radius
+    (plus the path's uncertainty) of the jaw segment just before the drop."""
+    R = ex.table.ball_radius_mm
+    if hi <= lo:
+        return
+    for jaw in pk.jaws:
+        name = jaw_cushion(pk.name)
+        t_min = closest_time(gap_to_jaw(f, jaw, 0.0), lo, hi)
+        d_min = jaw.distance(as_pt(f.at(t_min)))
+        if d_min > R + ex.s.jaw_gap_mm:
+            continue
+        if any(e.type == "cushion" and e.ball == b.id and e.cushion == name for e in out):
+            continue
+        # touching where the path reaches one radius; a path that only grazes it touches at its closest
+        root = solve_root(gap_to_jaw(f, jaw, R), lo, t_min) if d_min < R else None
+        tc = root if root is not None else t_min
+        out.append(resolve.record_cushion(ex, b.id, tc, name, as_pt(f.at(tc)), 0.6))
+        return
+
+
+def rattle(ex: EventExtractor, b: Ball, pk: Pocket, t_drop: float, out: list[Event]) -> None:
+    """A ball that rattled between the jaw faces on its way down touched them in turn: the touches of the
+    bouncing fit of its sideways offsets over its last samples between the faces (``tracking.rattle``),
+    those not already found."""
+    R, dt = ex.table.ball_radius_mm, ex.dt
+    face = pk.depth(pk.jaws[0].face_start)
+    k = len(b.ts)
+    while k > 0 and pk.depth(as_pt(b.xy[k - 1])) >= face:
+        k -= 1
+    if len(b.ts) - k < ex.s.rattle.min_samples:
+        return
+    ts = np.array(b.ts[k:])
+    xy = np.array(b.xy[k:])
+    lateral = np.array([pk.lateral(as_pt(p)) for p in xy])
+    depth = np.array([pk.depth(as_pt(p)) for p in xy])
+    play = (pk.mouth_width_mm - 2 * R) / 2
+    for tc, side in rattle_touches(ts, lateral, play, ts[0] - dt, t_drop, ex.s.rattle):
+        if resolve.touched_near(ex, b.id, tc, dt, inclusive=True):
+            continue
+        centre = pk.point(float(np.interp(tc, ts, depth)), side * play)
+        out.append(resolve.record_cushion(ex, b.id, tc, jaw_cushion(pk.name), centre, 0.5))

@@ -1,0 +1,67 @@
+"""Balls leaving the table: ``pot`` (the tracker confirmed the ball gone in a pocket mouth) timed where its path
+crosses the drop depth, with the jaw touches on the way in, or ``off_table``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from tracking.detect import breaks, cushions, resolve, segments
+from tracking.detect.geometry import (
+    as_pt,
+)
+from tracking.events import Event
+from tracking.tracker import Loss
+from tracking.trajectory import solve_root
+
+if TYPE_CHECKING:
+    from tracking.extractor import EventExtractor
+
+
+def lost(ex: EventExtractor, loss: Loss, out: list[Event]) -> None:
+    b = ex.balls.get(loss.id)
+    if b is None:
+        return
+    b.on_table = False
+    b.pending = None
+    dt = ex.dt
+    t_ev = loss.last_t + 0.5 * dt
+    p_ev = np.array(loss.last_pos)
+    good = [i for i in b.seg.idx if b.sid[i] >= 0] if b.segs else []
+    f = segments.fit(ex, b, good) if b.segs and b.seg.kind == "move" and len(good) >= 2 else None
+    if loss.kind == "pot" and loss.pocket is not None:
+        b.potted = True
+        pk = ex.table.pockets[loss.pocket]
+        if f is not None:
+            # the ball drops once its centre is pot_depth past the mouth line (the near edge of the hole)
+            pd = ex.s.pot_depth_fraction * ex.table.ball_radius_mm
+            depth0 = pk.depth(as_pt(f.at(loss.last_t))) - pd
+            if depth0 < 0:
+                root = solve_root(lambda u: pk.depth(as_pt(f.at(u))) - pd, loss.last_t, loss.last_t + 0.3, steps=60)
+            else:
+                root = solve_root(lambda u: pk.depth(as_pt(f.at(u))) - pd, f.t0 - dt, loss.last_t, steps=60)
+            if root is not None:
+                t_ev = root
+                if float(np.linalg.norm(f.vel(loss.last_t))) < ex.s.slow_drop_mm_s:
+                    # a ball rattling in the jaws drops from near rest: gone from the next frame on, it fell by
+                    # then, whenever its creep run on would reach the hole (a faster ball's path says when)
+                    t_ev = min(root, loss.last_t + dt)
+                p_ev = f.at(t_ev)
+        if f is not None:
+            cushions.jaw_touch(ex, b, pk, f, loss.last_t - 2 * dt, t_ev, out)
+        cushions.rattle(ex, b, pk, t_ev, out)
+        if b.segs and b.seg.kind == "move":
+            breaks.close_move(ex, b, (t_ev, p_ev), out)
+        shot = ex.shot if ex.shot >= 0 else None
+        out.append(
+            resolve.record_event(ex, "pot", t_ev, ball=b.id, pocket=loss.pocket, confidence=loss.confidence, shot=shot)
+        )
+        if ex.shot_active:
+            ex.shot_last_t = max(ex.shot_last_t, t_ev)
+    else:
+        if b.segs and b.seg.kind == "move":
+            breaks.close_move(ex, b, (t_ev, p_ev), out)
+        out.append(resolve.record_event(ex, "off_table", t_ev, ball=b.id, pos=as_pt(p_ev), confidence=loss.confidence))
+        if ex.shot_active:
+            ex.shot_last_t = max(ex.shot_last_t, t_ev)

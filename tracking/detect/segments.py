@@ -1,0 +1,344 @@
+"""Path segmentation, the only streaming state of event detection.
+
+Each ball's samples are cut into *segments*: a resting segment (the anchored position) or a moving segment (a
+straight, decelerating path, ``tracking.trajectory``). A moving segment ends where its fit stops predicting the
+ball (two samples in a row beyond the residual gate, or a kink the tracker saw), where the ball comes to rest, or
+where it leaves the table; each such end is a ``Break`` for the detectors to explain.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from tracking.trajectory import PathFit, fit_path
+
+if TYPE_CHECKING:
+    from tracking.extractor import EventExtractor
+
+
+def new_seg(ex: EventExtractor, b: Ball, kind: str, t: float, p: np.ndarray) -> Seg:
+    ex.sid += 1
+    seg = Seg(ex.sid, kind, t, p.copy())
+    b.segs.append(seg)
+    ex.segs[seg.sid] = seg
+    return seg
+
+
+def push(ex: EventExtractor, b: Ball, t: float, p: np.ndarray, seg: Seg | None) -> int:
+    b.ts.append(t)
+    b.xy.append(p)
+    b.sid.append(seg.sid if seg is not None else -1)
+    i = len(b.ts) - 1
+    if i >= len(b.ts_arr):
+        b.ts_arr = np.concatenate([b.ts_arr, np.empty(len(b.ts_arr))])
+        b.xy_arr = np.concatenate([b.xy_arr, np.empty((len(b.xy_arr), 2))])
+    b.ts_arr[i] = t
+    b.xy_arr[i] = p
+    if seg is not None:
+        seg.idx.append(i)
+    return i
+
+
+def packed(ex: EventExtractor, b: Ball) -> bool:
+    """Is ``b`` resting against another ball (within the frozen tolerance)?"""
+    if b.rest_pos is None:
+        return False
+    reach = ex.table.ball_diameter_mm + ex.s.frozen_tol_mm
+    return any(
+        o is not b and o.on_table and o.rest_pos is not None and np.hypot(*(o.rest_pos - b.rest_pos)) <= reach
+        for o in ex.balls.values()
+    )
+
+
+def add_move_sample(ex: EventExtractor, b: Ball, t: float, p: np.ndarray, kinked: bool) -> None:
+    if not b.segs:
+        new_seg(ex, b, "move", t, p)
+        push(ex, b, t, p, b.seg)
+        return
+    if b.seg.kind == "move" and never_left(ex, b, t, p):
+        # it was set moving by a few millimetres (a hard stroke's first blurred frame) and vanished: it
+        # never left its place visibly, so that was its rest, and it is set moving now, seen far away
+        b.seg.kind = "rest"
+    if b.seg.kind == "rest":
+        old = b.seg
+        t_lo = b.ts[old.idx[-1]] if old.idx else t
+        new = new_seg(ex, b, "move", t, b.rest_pos if b.rest_pos is not None else p)
+        new.packed = packed(ex, b)
+        push(ex, b, t, p, new)
+        b.breaks.append(Break("start", old, new, t_lo, t))
+        return
+    seg = b.seg
+    good = newest_in(b, seg, max(ex.s.window, 3))  # all of them when fewer: enough for the tests below
+    if kinked and len(good) >= 2:
+        start = b.pending if b.pending is not None else None
+        split(ex, b, t, p, start)
+        return
+    if len(good) < 3:
+        if b.pending is not None:
+            b.sid[b.pending] = -1
+            b.pending = None
+        push(ex, b, t, p, seg)
+        return
+    sel = good[-ex.s.window :]
+    f = fit_path(b.ts_arr[sel], b.xy_arr[sel], closed_form=True)
+    step = float(np.linalg.norm(f.vel(t))) * ex.dt
+    r = float(np.linalg.norm(f.at(t) - p))
+    if r > ex.s.break_mm + ex.s.break_frac * step + 3 * f.rms_mm:
+        if b.pending is None:
+            b.pending = push(ex, b, t, p, None)
+        else:
+            split(ex, b, t, p, b.pending)
+        return
+    if b.pending is not None:
+        b.pending = None  # the previous sample was an outlier (it stays rejected)
+    push(ex, b, t, p, seg)
+
+
+def never_left(ex: EventExtractor, b: Ball, t: float, p: np.ndarray) -> bool:
+    """The moving segment so far is a few samples at its resting place, then the ball was gone for a
+    while, and ``p`` (seen now) is far from that place."""
+    if b.rest_pos is None or len(b.segs) < 2 or b.segs[-2].kind != "rest":
+        return False
+    newest = newest_in(b, b.seg, 1)
+    if not newest or t - b.ts[newest[-1]] <= 4 * ex.dt:
+        return False
+    good = [i for i in b.seg.idx if b.sid[i] == b.seg.sid]
+    near = ex.s.start_min_mm
+    if float(np.linalg.norm(p - b.rest_pos)) <= 3 * near:
+        return False
+    return all(float(np.linalg.norm(b.xy[i] - b.rest_pos)) <= near for i in good)
+
+
+def split(ex: EventExtractor, b: Ball, t: float, p: np.ndarray, first: int | None) -> None:
+    old = b.seg
+    good = [i for i in old.idx if b.sid[i] == old.sid]
+    t_lo = b.ts[good[-1]]
+    if first is not None:
+        new = new_seg(ex, b, "move", b.ts[first], b.xy[first])
+        b.sid[first] = new.sid
+        new.idx.append(first)
+        t_hi = b.ts[first]
+    else:
+        new = new_seg(ex, b, "move", t, p)
+        t_hi = t
+    b.pending = None
+    push(ex, b, t, p, new)
+    b.breaks.append(Break("kink", old, new, t_lo, t_hi))
+
+
+def fit(ex: EventExtractor, b: Ball, idx: list[int], head: bool = False) -> PathFit:
+    good = [i for i in idx if b.sid[i] >= 0]
+    sel = good[: ex.s.window] if head else good[-ex.s.window :]
+    return fit_path(np.array([b.ts[j] for j in sel]), np.array([b.xy[j] for j in sel]))
+
+
+def trimmed_before_kink(ex: EventExtractor, b: Ball, idx: list[int]) -> tuple[PathFit, float] | None:
+    """The incoming path of a kink without its last samples, and the time of the last one kept, where those
+    came after the bounce: a segment may take in a sample or two from after it before the break shows (a
+    glancing bounce, or the blurred frame of the bounce itself, measured where the ball was on average).
+    Trailing samples this far off the path of the ones before them (``tail_off_mm``) are left out, so the
+    touch is timed on the incoming path alone. None when no sample is off it."""
+    good = [i for i in idx if b.sid[i] >= 0]
+    for m in (2, 1):
+        keep = good[-ex.s.window - m : -m]
+        if len(keep) < 4:
+            continue
+        f = fit_path(np.array([b.ts[j] for j in keep]), np.array([b.xy[j] for j in keep]))
+        if all(np.linalg.norm(f.at(b.ts[j]) - b.xy[j]) > ex.s.tail_off_mm for j in good[-m:]):
+            return f, b.ts[keep[-1]]
+    return None
+
+
+def path_before(ex: EventExtractor, b: Ball, t: float) -> tuple[PathFit, bool] | None:
+    """The ball's path just before ``t``: (fit, moving). None if it has no sample by then."""
+    i = bisect.bisect_right(b.ts, t + 0.25 * ex.dt) - 1
+    while i >= 0 and b.sid[i] < 0:
+        i -= 1
+    if i < 0:
+        return None
+    seg = ex.segs[b.sid[i]]
+    if seg.kind == "rest":
+        a = np.array([b.xy[j] for j in seg.idx if j <= i][-ex.s.window :])
+        return PathFit.still(a.mean(axis=0), seg.start_t, t), False
+    sel = [j for j in seg.idx if j <= i and b.sid[j] >= 0]
+    f = fit_path(np.array([b.ts[j] for j in sel[-ex.s.window :]]), np.array([b.xy[j] for j in sel[-ex.s.window :]]))
+    if len(sel) < 2:
+        # one sample into a new leg (the tracker saw it bend a frame early: at a break the struck ball's last
+        # frame before the hit): the leg it came in on, if it was moving
+        prev = seg_before(b, seg)
+        if prev is not None and prev.kind == "move" and any(b.sid[j] >= 0 for j in prev.idx):
+            g = fit(ex, b, prev.idx)
+            if g.n >= 2 and float(np.linalg.norm(g.vel(t))) > 5.0:
+                return g, True
+        return PathFit.still(b.xy[sel[-1]], seg.start_t, t), False
+    return f, float(np.linalg.norm(f.vel(t))) > 5.0
+
+
+def stop_of(ex: EventExtractor, b: Ball, rest_p: np.ndarray) -> tuple[float, np.ndarray]:
+    """When a moving ball stopped. Under a constant deceleration the distance left to the resting point
+    is a/2 (t_stop - t)^2, so its square root falls linearly to zero at t_stop: fit that line to the
+    last moving samples (those clearly off the resting point)."""
+    seg = b.seg
+    good = [i for i in seg.idx if b.sid[i] >= 0][-60:]
+    if not good:
+        return seg.start_t, rest_p
+    d = np.array([float(np.linalg.norm(b.xy[i] - rest_p)) for i in good])
+    ts = np.array([b.ts[i] for i in good])
+    k = len(good)
+    while k > 0 and d[k - 1] <= 4 * ex.s.meas_sigma_mm:
+        k -= 1
+    j = k
+    while j > 0 and d[j - 1] <= 400.0 and k - j < 25:
+        j -= 1
+    if k - j >= 3:
+        slope, icpt = np.polyfit(ts[j:k], np.sqrt(d[j:k]), 1)
+        if slope < 0:
+            t_stop = -icpt / slope
+            lo = ts[k - 1]
+            hi = ts[k] if k < len(ts) else lo + 0.5
+            return float(min(max(t_stop, lo), hi + 0.5)), rest_p
+    return (float(ts[k]) if k < len(ts) else float(ts[-1])), rest_p
+
+
+def end_of(ex: EventExtractor, b: Ball) -> tuple[float, np.ndarray]:
+    good = [i for i in b.seg.idx if b.sid[i] >= 0]
+    return b.ts[good[-1]], b.xy[good[-1]]
+
+
+def moved_in_window(ex: EventExtractor, b: Ball, w: int) -> bool:
+    """Is any kept sample (not a rejected outlier) of the ball's last ``w`` in a moving segment?"""
+    sids = {sid for sid in b.sid[-w:] if sid >= 0}
+    return any(seg_kind_of(ex, b, sid) == "move" for sid in sids)
+
+
+def seg_kind(ex: EventExtractor, b: Ball, j: int) -> str:
+    return seg_kind_of(ex, b, b.sid[j])
+
+
+def seg_kind_of(ex: EventExtractor, b: Ball, sid: int) -> str:
+    return ex.segs[sid].kind
+
+
+def kept_frames(ex: EventExtractor, b: Ball, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ball's samples ``lo`` to ``hi`` (not rejected outliers), one per frame, as (sample indices, frame
+    numbers): two samples a jittery clock rounds to one frame, the first stands for it."""
+    kept = lo + np.flatnonzero(np.array(b.sid[lo:hi], dtype=np.int64) >= 0)
+    frames = np.rint(b.ts_arr[kept] / ex.dt).astype(np.int64)
+    # (a window may hold no kept sample at all: a ball hidden, or shaken off its fit, all that time)
+    first = np.diff(frames, prepend=frames[:1] - 1) != 0
+    return kept[first], frames[first]
+
+
+def frozen_cluster(ex: EventExtractor, ball: str, t: float) -> list[str]:
+    """The balls resting at ``t`` that touch ``ball`` directly or through other touching balls."""
+    D = ex.table.ball_diameter_mm
+    rest = {
+        k: o.rest_pos
+        for k, o in ex.balls.items()
+        if o.on_table and o.rest_pos is not None and (k == ball or resting_at(ex, o, t))
+    }
+    if ball not in rest:
+        return [ball]
+    out, frontier = [ball], [ball]
+    while frontier:
+        cur = frontier.pop()
+        for k, p in rest.items():
+            if k not in out and float(np.linalg.norm(p - rest[cur])) <= D + ex.s.frozen_tol_mm:
+                out.append(k)
+                frontier.append(k)
+    return out
+
+
+def resting_at(ex: EventExtractor, b: Ball, t: float) -> bool:
+    """Was the ball resting just before ``t`` (its last sample by then in a resting segment)?"""
+    pb = path_before(ex, b, t - 0.5 * ex.dt)
+    return pb is not None and not pb[1] and b.rest_pos is not None
+
+
+def rest_mean(ex: EventExtractor, b: Ball, lo: float, hi: float) -> np.ndarray | None:
+    """The mean of a resting ball's detections between ``lo`` and ``hi`` (its current rest segment)."""
+    pts = [b.seen[j] for j in b.seg.idx if lo <= b.ts[j] <= hi and j in b.seen]
+    return np.mean(pts, axis=0) if len(pts) >= 3 else None
+
+
+@dataclass
+class Seg:
+    sid: int
+    kind: str  # "rest" or "move"
+    start_t: float
+    start_p: np.ndarray
+    idx: list[int] = field(default_factory=list)  # sample indices of this segment
+    end_t: float | None = None
+    end_p: np.ndarray | None = None
+    packed: bool = False  # a path that started from rest against other balls
+    unexplained: bool = False  # a path that began at a kink nothing explained
+
+
+@dataclass
+class Settling:
+    """A path that ended in rest, waiting for the resting ball's detections to say where it settled."""
+
+    ts: list[float]  # the path's samples, to its last moving one
+    ps: list[np.ndarray]
+    from_rest: float  # the extra margin of a path that started from rest
+    rest: Seg  # the rest it ended in
+
+
+@dataclass
+class Break:
+    kind: str  # "start" (rest -> move) or "kink" (move -> move)
+    old: Seg
+    new: Seg
+    t_lo: float  # last sample of the old segment
+    t_hi: float  # first sample of the new one
+
+
+@dataclass
+class Ball:
+    id: str
+    ts: list[float] = field(default_factory=list)
+    xy: list[np.ndarray] = field(default_factory=list)
+    seen: dict[int, np.ndarray] = field(default_factory=dict)  # resting samples: the detection (xy is the anchor)
+    sid: list[int] = field(default_factory=list)  # segment of each sample (-1: rejected outlier)
+    segs: list[Seg] = field(default_factory=list)
+    pending: int | None = None  # first sample off the current fit, awaiting confirmation
+    breaks: list[Break] = field(default_factory=list)
+    on_table: bool = True
+    potted: bool = False  # the tracker decided it dropped into a pocket
+    rest_pos: np.ndarray | None = None
+    last_event_t: float | None = None  # last contact or start, for chains through frozen clusters
+    stop_t: float | None = None
+    checked_unseen_start: bool = False
+    waypoint: tuple[float, np.ndarray] | None = None  # where an unseen ball is known to have been
+    settling: Settling | None = None  # the path it stopped at the end of, its lines judged once it settles
+    unseen_seg: Seg | None = None  # the path it came back on after running unseen
+    # ts and xy again as arrays (rows [0, len(ts)) filled; capacity doubles), for reading windows without copying
+    ts_arr: np.ndarray = field(default_factory=lambda: np.empty(64))
+    xy_arr: np.ndarray = field(default_factory=lambda: np.empty((64, 2)))
+
+    @property
+    def seg(ex) -> Seg:
+        return ex.segs[-1]
+
+
+def seg_before(b: Ball, seg: Seg) -> Seg | None:
+    """The segment of ``b`` before ``seg`` (None for its first, or one not among its segments)."""
+    k = next((j for j, sg in enumerate(b.segs) if sg is seg), 0)
+    return b.segs[k - 1] if k > 0 else None
+
+
+def newest_in(b: Ball, seg: Seg, k: int) -> list[int]:
+    """The newest ``k`` (or fewer) samples of ``seg`` still in it (not since rejected), oldest first: the tail of
+    ``[i for i in seg.idx if b.sid[i] == seg.sid]``, read from the end."""
+    out: list[int] = []
+    for i in reversed(seg.idx):
+        if b.sid[i] == seg.sid:
+            out.append(i)
+            if len(out) == k:
+                break
+    out.reverse()
+    return out
