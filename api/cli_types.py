@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from tracking.events import GAMES
+from calibration.contract import GAMES
 
 # What --game takes, listed in every command's help (each explained in the README's "The games").
 GAME_HELP = "the game played: " + ", ".join(GAMES)

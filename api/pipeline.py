@@ -24,9 +24,9 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 
 from api.launch_watch import LaunchWatch
+from calibration.contract import Event
 from calibration.mapping import Calibration
 from calibration.table import TableModel
-from tracking.events import Event
 from tracking.extractor import EventExtractor, ExtractorSettings
 from tracking.ids import rack_ids
 from tracking.tracker import BallObs, Tracker, TrackerFrame, TrackerSettings

@@ -12,8 +12,8 @@ from typing import Any
 
 from api import names
 from api.tabledraw import paths_from_rows, save_png, shot_picture
+from calibration.contract import Event
 from calibration.table import TableModel
-from tracking.events import Event
 
 
 def write_report(

@@ -47,7 +47,7 @@ from api.live_feed import FeedSettings, FeedStatus, LiveFeed
 from api.resume import ResumePoint, ResumePoints, frame_checksum
 from api.service.match import MatchService
 from api.store import Message
-from tracking.events import Event, read_jsonl
+from calibration.contract import Event, read_jsonl
 
 log = logging.getLogger("tableref.runner")
 

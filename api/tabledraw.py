@@ -19,8 +19,8 @@ import cv2
 import numpy as np
 
 from api.names import ball_label
+from calibration.contract import Event
 from calibration.table import TableModel
-from tracking.events import Event
 
 CLOTH = (92, 120, 36)  # BGR
 RAIL = (40, 60, 90)

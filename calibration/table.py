@@ -28,11 +28,7 @@ from typing import Literal
 
 import numpy as np
 
-# Names of CONTRACT.md section 1.
-CUSHIONS = ("house", "pyramid", "left-house", "left-pyramid", "right-house", "right-pyramid")
-POCKETS = ("house-left", "house-right", "middle-left", "middle-right", "pyramid-left", "pyramid-right")
-LINES = ("house", "center", "long")
-SPOTS = ("pyramid", "center", "front")
+from calibration.contract import CUSHIONS, POCKETS
 
 # Rule tolerances of 001 (nominal field 3569 x 1778 +- 13 mm, 000 1.1) and the ball sizes 000 1.1 allows.
 REGULATION_LENGTH_MM = 3569.0

@@ -5,7 +5,7 @@ Layers, each a small module:
 * :mod:`rules.shot` - a typed :class:`~rules.shot.Shot`: the camera events from ``shot_start`` to
   ``shot_end``, the positions at both ends, the operator inputs for it, late pots, the table model.
 * :mod:`rules.fouls` - fouls as enums carrying their clause (``"001 2.1.22(1)"``); display text by lookup.
-* :mod:`rules.verdict` - the frozen :class:`~rules.verdict.Verdict` of CONTRACT.md section 4.
+* :class:`calibration.contract.Verdict` - the frozen verdict of CONTRACT.md section 4 (in the contract).
 * :mod:`rules.predicates`, :mod:`rules.inhand`, :mod:`rules.lag`, :mod:`rules.warnings` - the general rules
   (001 2.1) as plain functions over a shot; :mod:`rules.spotting` - exact spotting positions.
 * :mod:`rules.state` - immutable frame and match state (frozen dataclasses, ``dataclasses.replace``).
@@ -42,9 +42,8 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from calibration.contract import Event, Verdict
     from calibration.table import TableModel
-    from rules.verdict import Verdict
-    from tracking.events import Event
 
 
 def referee_events(

@@ -1,10 +1,11 @@
 """Fouls as enums that carry the clause they cite; the display text is a lookup.
 
-Every rule set defines one enum subclass of :class:`FoulKind`. A member's value is ``(code, rule)``:
+Every rule set defines one enum subclass of :class:`~calibration.contract.FoulKind` (the verdict record's
+foul type, in the contract). A member's value is ``(code, rule)``:
 ``code`` is the stable key written to ``verdicts.jsonl`` and ``rule`` the clause as the contract wants it
 (seed prefix, then the clause as written in that document, e.g. ``"001 2.1.22(1)"`` or ``"000 4.1ж"``).
 The human text lives in a separate table registered with :func:`register_texts`, so wording can change
-without touching the key. A :class:`~rules.verdict.Verdict` accepts members of any ``FoulKind`` subclass,
+without touching the key. A :class:`~calibration.contract.Verdict` accepts members of any ``FoulKind`` subclass,
 which is how the Cluster game (``rules.cluster``) brings its own fouls::
 
     class ClusterFoul(FoulKind):
@@ -15,34 +16,7 @@ which is how the Cluster game (``rules.cluster``) brings its own fouls::
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from enum import Enum
-
-_TEXTS: dict[FoulKind, str] = {}
-
-
-class FoulKind(Enum):
-    """Base of every foul enum. Members are ``NAME = (code, rule)``."""
-
-    @property
-    def code(self) -> str:
-        return str(self.value[0])
-
-    @property
-    def rule(self) -> str:
-        return str(self.value[1])
-
-    @property
-    def text(self) -> str:
-        return _TEXTS.get(self, self.code.replace("_", " "))
-
-    def to_dict(self) -> dict[str, str]:
-        return {"code": self.code, "rule": self.rule, "text": self.text}
-
-
-def register_texts(texts: Mapping[FoulKind, str]) -> None:
-    """Add display texts for foul members (any ``FoulKind`` subclass)."""
-    _TEXTS.update(texts)
+from calibration.contract import FoulKind, register_texts
 
 
 class Foul(FoulKind):

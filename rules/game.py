@@ -27,15 +27,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
+from calibration.contract import FoulKind, SpotPlacement, Verdict
 from calibration.table import TableModel
 from rules import predicates as P
-from rules.fouls import MANUAL_FOULS, Foul, FoulKind
+from rules.fouls import MANUAL_FOULS, Foul
 from rules.inhand import counted_from_hand, hand_shot, in_hand_area, use_temporary_house
 from rules.lag import judge_lag
 from rules.shot import Point, Shot
 from rules.spotting import side_away_from, spot_at_back_cushion, spot_on_line
 from rules.state import FrameState, freeze_positions, idx, other, set_pair
-from rules.verdict import SpotPlacement, Verdict
 from rules.warnings import Warning, mandatory_warnings
 
 Spotting = Literal["line", "back_cushion"]

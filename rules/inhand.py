@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from calibration.contract import Event
 from calibration.table import TableModel
 from rules.predicates import first_contact_index
 from rules.shot import Point, Shot
-from tracking.events import Event
 
 FAR_CORNERS = ("pyramid-left", "pyramid-right")
 HOUSE_CORNERS = ("house-left", "house-right")

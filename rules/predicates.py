@@ -11,9 +11,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from calibration.contract import Event, jaw_pocket
 from calibration.table import TableModel
 from rules.shot import Point, Shot
-from tracking.events import Event, jaw_pocket
 
 LONG_CUSHIONS = ("left-house", "left-pyramid", "right-house", "right-pyramid")
 

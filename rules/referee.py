@@ -3,7 +3,7 @@
 One engine serves ``tableref referee``, ``analyze`` and the live service::
 
     ref = Referee("russian71", table=TableModel(), frames_to_win=3)
-    for ev in events:                     # tracking.events.Event records, in stream order
+    for ev in events:                     # calibration.contract.Event records, in stream order
         for verdict in ref.feed(ev):      # new verdicts, and amended ones (verdict.amended is True)
             ...
     ref.state        # FrameState of the frame in play (score, to_play, in hand, shelves, debts, warnings)
@@ -55,6 +55,7 @@ from dataclasses import dataclass, fields, replace
 from types import MappingProxyType
 from typing import Any
 
+from calibration.contract import Event, SpotPlacement, Verdict
 from calibration.table import TableModel
 from rules.errors import RefereeInputError, UnjudgedShot
 from rules.game import Game
@@ -63,9 +64,7 @@ from rules.lag import judge_lag
 from rules.registry import get_game
 from rules.shot import Shot, ShotBuilder, ShotInputError, rebuild_shot
 from rules.state import FrameState, MatchState, freeze_positions, idx, other, set_pair
-from rules.verdict import SpotPlacement, Verdict
 from rules.warnings import Warning
-from tracking.events import Event
 
 
 @dataclass(frozen=True)
@@ -821,7 +820,7 @@ def referee_lines(
     of the shot it named (or the next verdict given), so the output keeps a record of it. Without
     ``on_refused`` the first refusal raises. A malformed line always raises, after every verdict frozen
     before it has been yielded."""
-    from tracking.events import parse_line
+    from calibration.contract import parse_line
 
     ref = Referee(game, frames_to_win=frames_to_win)
     emitted: set[int] = set()

@@ -18,11 +18,10 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from calibration.contract import Event, Verdict, jaw_pocket
 from calibration.table import TableModel
 from rules.referee import Referee
 from rules.shot import Point
-from rules.verdict import Verdict
-from tracking.events import Event, jaw_pocket
 
 RUSSIAN_RACK = ("4", "5", "6", "7", "15", "8", "9", "14", "13", "10", "2", "1", "12", "11", "3")
 
@@ -175,7 +174,7 @@ def generated_log(game: str, shots: int, seed: int = 0, table: TableModel | None
     """A long, deterministic stream of plausible shots over as many frames as it takes (benchmarks)."""
     import random
 
-    from calibration.table import CUSHIONS, POCKETS
+    from calibration.contract import CUSHIONS, POCKETS
 
     rng = random.Random(seed)
     s = Script(game, table=table)

@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
+from calibration.contract import Event
 from calibration.table import TableModel
-from tracking.events import Event
 
 Point = tuple[float, float]
 

@@ -10,8 +10,8 @@ import numpy as np
 
 import tracking.extractor as extractor
 from api.pipeline import Pipeline
+from calibration.contract import Event
 from calibration.table import TableModel
-from tracking.events import Event
 
 TABLE = TableModel()
 DATA = Path(__file__).parent / "data"

@@ -16,7 +16,7 @@ import websockets
 
 from api.service.launch import BackgroundServer, Service, build
 from api.service.settings import ServiceSettings
-from tracking.events import Event, read_jsonl, write_jsonl
+from calibration.contract import Event, read_jsonl, write_jsonl
 
 DATA = Path(__file__).parent / "data" / "service"
 MATCH_LOG = DATA / "match_russian71.jsonl"

@@ -13,8 +13,8 @@ import pytest
 
 from api.service.launch import Service, build
 from api.service.settings import ServiceSettings
+from calibration.contract import Event
 from tests.service_support import MATCH_LOG, TOKEN, read_ws, running_service
-from tracking.events import Event
 
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 DEMO = Path(__file__).resolve().parent.parent / "api" / "data" / "demo"

@@ -13,8 +13,8 @@ import pytest
 
 from api.service.launch import BackgroundServer, build
 from api.service.settings import ServiceSettings
+from calibration.contract import Event
 from tests.service_support import TOKEN, free_port, running_service
-from tracking.events import Event
 
 DEMO = Path(__file__).resolve().parent.parent / "api" / "data" / "demo"
 

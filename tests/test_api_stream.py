@@ -88,7 +88,7 @@ def test_sse_resumes_from_last_event_id_and_ws_from_since(tmp_path):
 
 @pytest.mark.slow
 def test_a_slow_client_does_not_delay_a_fast_one_and_is_dropped_with_a_reason(tmp_path):
-    from tracking.events import Event
+    from calibration.contract import Event
 
     cap = 5000  # steps of 20 camera events pushed straight through the match service, as the runner would
     big = {str(i): (100.0 + 20 * i, 200.0 + 10 * i) for i in range(1, 16)}
@@ -170,7 +170,7 @@ def test_a_slow_client_does_not_delay_a_fast_one_and_is_dropped_with_a_reason(tm
 
 
 def test_a_slow_sse_client_is_dropped_with_a_resume_point_and_resumes_without_loss(tmp_path):
-    from tracking.events import Event
+    from calibration.contract import Event
 
     big = {str(i): (100.0 + 20 * i, 200.0 + 10 * i) for i in range(1, 16)}
     with running_service(tmp_path, client_queue=50) as (svc, base):

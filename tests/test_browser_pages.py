@@ -24,9 +24,9 @@ import websockets
 
 from api.service.launch import BackgroundServer, build
 from api.service.settings import ServiceSettings
+from calibration.contract import Event, read_jsonl, write_jsonl
 from tests.service_support import TOKEN, free_port, running_service, scaled_log
 from tests.test_console_names import tracked
-from tracking.events import Event, read_jsonl, write_jsonl
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 TRACKER_ID = re.compile(r"\bt\d+\b")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from api.cli import COMMANDS, build_parser, main
-from tracking.events import GAMES
+from calibration.contract import GAMES
 
 REPO = Path(__file__).resolve().parent.parent
 

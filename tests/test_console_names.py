@@ -11,8 +11,8 @@ from api import names
 from api.console_text import MatchText, match_lines
 from api.report import write_report
 from api.service.protocol import protocol_html
+from calibration.contract import Event, read_jsonl
 from calibration.table import TableModel
-from tracking.events import Event, read_jsonl
 
 DEMO = Path(__file__).resolve().parent.parent / "api" / "data" / "demo"
 TRACKER_ID = re.compile(r"\bt\d+\b")

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from api.cli import main
+from calibration.contract import Event, read_jsonl, write_jsonl
 from tracking.evaluation import EvaluationError, evaluate
-from tracking.events import Event, read_jsonl, write_jsonl
 
 DEMO = Path(__file__).resolve().parents[1] / "api" / "data" / "demo"
 RENAME = {"cue": "t1", "1": "t9", "2": "t2", "3": "t3"}  # a tracker's own ids for some balls

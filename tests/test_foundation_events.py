@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from tracking.events import Event, EventLineError, iter_jsonl, jaw_cushion, jaw_pocket, parse_line
+from calibration.contract import Event, EventLineError, iter_jsonl, jaw_cushion, jaw_pocket, parse_line
 
 GOOD = [
     {"type": "shot_start", "t": 1.25, "frame": 75, "shot": 0, "ball": "cue", "positions": {"cue": [500, 889]}},

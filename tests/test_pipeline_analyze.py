@@ -14,10 +14,10 @@ import pytest
 from api.cli import main
 from api.pipeline import Pipeline
 from api.tabledraw import draw_table, encode_png, shot_picture
+from calibration.contract import Event, read_jsonl
 from calibration.mapping import Calibration
 from calibration.table import TableModel
 from tests.drawn_support import overhead_calibration
-from tracking.events import Event, read_jsonl
 from tracking.kinematic_sim import SimResult, SimSettings, simulate_shot
 
 TABLE = TableModel()

@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 from api.bench.tracking import row_states
+from calibration.contract import write_jsonl
 from calibration.table import TableModel
 from tests.detect_support import top_down_corners
-from tracking.events import write_jsonl
 from tracking.kinematic_sim import SimSettings, simulate_shot
 
 TABLE = TableModel()
@@ -162,7 +162,7 @@ def test_row_states_tell_resting_moving_and_near_balls_apart() -> None:
 
 def test_verdicts_on_found_events_are_compared_with_those_on_the_truth(tmp_path: Path) -> None:
     from api.bench.verdicts import verdict_difference
-    from tracking.events import Event
+    from calibration.contract import Event
 
     (tmp_path / "truth").mkdir()
     (tmp_path / "truth" / "scenario.json").write_text(json.dumps({"scenario": "x", "seed": 0, "game": "moscow"}))

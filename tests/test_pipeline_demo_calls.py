@@ -13,7 +13,7 @@ import pytest
 
 from api.commands.analyze import merge_inputs, run_rules, scenario_calibration, table_from_args
 from api.pipeline import Pipeline, video_frames
-from tracking.events import Event, read_jsonl
+from calibration.contract import Event, read_jsonl
 
 DEMO = Path(__file__).resolve().parent.parent / "api" / "data" / "demo"
 GAME = "moscow"

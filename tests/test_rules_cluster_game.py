@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import math
 
+from calibration.contract import Event
 from calibration.table import Point
 from rules.cluster import ClusterGame, ClusterState
 from rules.cluster.fouls import ClusterFoul
 from rules.registry import get_game
 from rules.shot import Shot, make_shot
 from tests.test_rules_cluster_shots import OPEN, D, L, ShotLog, T, W
-from tracking.events import Event
 
 G = ClusterGame(T)
 SPOT = T.spots["pyramid"]

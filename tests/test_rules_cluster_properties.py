@@ -10,12 +10,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from calibration.table import CUSHIONS, POCKETS, TableModel
+from calibration.contract import CUSHIONS, POCKETS, Event, Verdict
+from calibration.table import TableModel
 from rules.errors import RefereeInputError
 from rules.referee import Referee
 from rules.state import FrameState
-from rules.verdict import Verdict
-from tracking.events import Event
 
 T = TableModel()
 BALLS = [f"t{k}" for k in range(1, 17)]

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 from api.cli import main
+from calibration.contract import Event, read_jsonl
 from calibration.table import Point
 from rules.cluster.geometry import spot_positions
 from rules.referee import Referee
 from tests.test_rules_cluster_shots import D, ShotLog, T, W
-from tracking.events import Event, read_jsonl
 
 DATA = Path(__file__).parent / "data" / "rules_cluster"
 SPOT = T.spots["pyramid"]

@@ -11,11 +11,11 @@ import math
 
 import pytest
 
+from calibration.contract import Event
 from calibration.table import Point, TableModel
 from rules.cluster.analysis import ShotFacts, analyse
 from rules.cluster.fouls import ClusterFoul
 from rules.cluster.judge import judge
-from tracking.events import Event
 
 T = TableModel()
 D = T.ball_diameter_mm

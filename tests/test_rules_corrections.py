@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 
+from calibration.contract import Event, iter_jsonl
 from calibration.table import TableModel
 from rules.errors import RefereeInputError
 from rules.referee import Referee
-from tracking.events import Event, iter_jsonl
 
 T = TableModel()
 START = {"cue": (1700.0, 800.0), "t7": (2400.0, 900.0), "3": (3000.0, 400.0)}

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from calibration.contract import Event
 from rules.fouls import Foul
 from rules.registry import FEDERATION_GAMES
 from rules.scenarios import Script
-from tracking.events import Event
 
 GAMES = list(FEDERATION_GAMES)
 RUSSIAN = {"russian71", "russian71-fast"}

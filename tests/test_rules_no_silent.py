@@ -14,11 +14,11 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from calibration.table import CUSHIONS, POCKETS, TableModel
+from calibration.contract import CUSHIONS, MANUAL_FOUL_CODES, POCKETS, Event
+from calibration.table import TableModel
 from rules.errors import RefereeInputError, UnjudgedShot
 from rules.referee import Referee
 from rules.scenarios import racked
-from tracking.events import MANUAL_FOUL_CODES, Event
 
 T = TableModel()
 GAMES = ["cluster", "russian71", "russian71-fast", "moscow", "moscow-fast", "moscow-fast-called",

@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 
 from api.cli import main
+from calibration.contract import Event
 from calibration.table import TableModel
 from rules.errors import RefereeInputError
 from rules.referee import referee_lines
 from rules.scenarios import Script
-from tracking.events import Event
 
 DATA = Path(__file__).parent / "data" / "rules_placement"
 T = TableModel()

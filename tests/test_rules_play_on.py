@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from api.cli import main
+from calibration.contract import Event
 from rules.errors import RefereeInputError
 from rules.registry import FEDERATION_GAMES
 from rules.scenarios import Script
-from tracking.events import Event
 
 DATA = Path(__file__).parent / "data" / "rules_play_on"
 GAMES = [*sorted(FEDERATION_GAMES), "cluster"]

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from calibration.contract import Event
 from calibration.table import TableModel
 from rules import predicates as P
 from rules.inhand import counted_from_hand, hand_shot, in_hand_area, use_temporary_house
 from rules.lag import judge_lag
 from rules.shot import make_shot
 from rules.warnings import mandatory_warnings
-from tracking.events import Event
 
 T = TableModel()
 L, W, R, D = T.length_mm, T.width_mm, T.ball_radius_mm, T.ball_diameter_mm

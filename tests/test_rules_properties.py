@@ -13,11 +13,10 @@ import math
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from calibration.table import CUSHIONS, POCKETS
+from calibration.contract import CUSHIONS, MANUAL_FOUL_CODES, POCKETS
 from rules.referee import Referee
 from rules.registry import FEDERATION_GAMES
 from rules.scenarios import Script
-from tracking.events import MANUAL_FOUL_CODES
 
 GAMES = sorted(FEDERATION_GAMES)
 

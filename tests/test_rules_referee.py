@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from api.cli import main
+from calibration.contract import Event, read_jsonl
 from calibration.table import TableModel
 from rules.errors import RefereeInputError, UnjudgedShot, UnknownGameError
 from rules.referee import Referee
 from rules.registry import FEDERATION_GAMES, GAME_NAMES, game_class
 from rules.scenarios import Script, racked
-from tracking.events import Event, read_jsonl
 
 T = TableModel()
 L, W = T.length_mm, T.width_mm

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import httpx
 
+from calibration.contract import Event, read_jsonl, write_jsonl
 from tests.service_support import TOKEN, read_ws, running_service
-from tracking.events import Event, read_jsonl, write_jsonl
 
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 DATA = Path(__file__).parent / "data"

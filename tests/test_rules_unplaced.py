@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from api.cli import main
+from calibration.contract import Event
 from calibration.table import TableModel
 from rules.errors import RefereeInputError, UnjudgedShot
 from rules.referee import Referee, referee_lines
 from rules.scenarios import racked
-from tracking.events import Event
 
 DATA = Path(__file__).parent / "data" / "rules_unplaced"
 T = TableModel()

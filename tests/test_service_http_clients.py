@@ -15,9 +15,9 @@ import httpx
 import pytest
 import websockets
 
+from calibration.contract import Event
 from tests.service_http_support import RawWebSocket, serve, wait_for
 from tests.service_support import read_sse, read_ws
-from tracking.events import Event
 
 BIG = {str(i): (100.0 + 20 * i, 200.0 + 10 * i) for i in range(1, 16)}
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from api.runner import FrameQueue, SourceError, group_log, parse_source
+from calibration.contract import Event, read_jsonl
 from tests.service_support import MATCH_LOG
-from tracking.events import Event, read_jsonl
 
 DEMO = Path(__file__).resolve().parent.parent / "api" / "data" / "demo"
 

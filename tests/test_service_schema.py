@@ -94,8 +94,7 @@ def test_plausible_operator_input_sequences_never_answer_5xx(tmp_path):
     """The referee's side of POST /inputs: sequences of well-formed inputs of every type, naming balls on
     the table or just off it and shots up to the next, in any order; each answer below 500 and the pages
     that read the match (state, shots, protocol) still readable after each."""
-    from calibration.table import POCKETS
-    from tracking.events import GAMES, MANUAL_FOUL_CODES
+    from calibration.contract import GAMES, MANUAL_FOUL_CODES, POCKETS
 
     with running_service(tmp_path) as (svc, base):
         svc.runner.start()

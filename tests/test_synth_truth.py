@@ -18,7 +18,8 @@ from itertools import pairwise
 import numpy as np
 import pytest
 
-from calibration.table import CUSHIONS, TableModel, TableSpec
+from calibration.contract import CUSHIONS, read_jsonl
+from calibration.table import TableModel, TableSpec
 from models.synth import library
 from models.synth.engine import Stroke
 from models.synth.physics import PhysicsTable, cushion_name, ensure_numba_cache, to_ours, to_pooltool
@@ -32,7 +33,6 @@ from models.synth.truth import (
     line_crossings,
     run_scenario,
 )
-from tracking.events import read_jsonl
 
 ensure_numba_cache()  # before pooltool loads: numba's cache must be writable
 pytest.importorskip("pooltool")

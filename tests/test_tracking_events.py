@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from api.pipeline import Pipeline
+from calibration.contract import Event
 from calibration.table import TableModel
-from tracking.events import Event
 from tracking.kinematic_sim import Detection, Occluder, SimResult, detections_from_truth, make_setup, simulate_shot
 from tracking.metrics import Scores, event_key
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from calibration.contract import Event
 from calibration.table import TableModel
-from tracking.events import Event
 from tracking.metrics import Scores, first_contacts, match_events
 from tracking.tracker import Tracker
 

@@ -18,11 +18,11 @@ import pytest
 
 import tracking.extractor as extractor
 from api.pipeline import Pipeline
+from calibration.contract import Event
 from calibration.table import TableModel
 from tests.replay_support import DATA, Dets, contacts, replay, settings_with
 from tracking.detect import contacts as contacts_mod
 from tracking.detect import shots
-from tracking.events import Event
 from tracking.extractor import EventExtractor
 from tracking.tracker import BallObs, TrackerFrame, TrackState
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from api.pipeline import Pipeline
+from calibration.contract import Event
 from calibration.table import TableModel
-from tracking.events import Event
 
 TABLE = TableModel()
 FPS = 60.0

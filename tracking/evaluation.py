@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from tracking.events import CAMERA_EVENT_TYPES, Event, read_jsonl
+from calibration.contract import CAMERA_EVENT_TYPES, Event, read_jsonl
 
 EVENT_TYPES = ("shot_start", "contact", "cushion", "line_cross", "pot", "off_table", "disturbed", "shot_end")
 

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from calibration.contract import Event, jaw_cushion
 from calibration.table import TableModel
-from tracking.events import Event, jaw_cushion
 
 # a centre this close to a line is on it, on neither side (the rack's middle balls are on the long line,
 # and a hit leaves them a few hundredths of a millimetre off it): it crosses by going beyond this on the

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tracking.events import Event, jaw_pocket
+from calibration.contract import Event, jaw_pocket
 
 SCORED = ("contact", "cushion", "line_cross", "pot", "off_table")
 

@@ -39,7 +39,7 @@ import numpy as np
 
 from api.capture import open_video
 from api.pipeline import Pipeline, video_frames
-from tracking.events import GAMES
+from calibration.contract import GAMES
 
 REPO = Path(__file__).resolve().parent.parent.parent
 

@@ -12,10 +12,10 @@ import argparse
 import statistics
 import time
 
+from calibration.contract import parse_line
 from rules.referee import Referee
 from rules.registry import FEDERATION_GAMES
 from rules.scenarios import generated_log
-from tracking.events import parse_line
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -49,8 +49,8 @@ import numpy as np
 from api.bench.verdicts import verdict_difference
 from api.commands.bench import Tee
 from api.pipeline import Pipeline, timed_frames
+from calibration.contract import Event, read_jsonl
 from calibration.table import TableModel
-from tracking.events import Event, read_jsonl
 from tracking.extractor import ExtractorSettings
 from tracking.kinematic_sim import SCENARIOS, detections_from_truth, make_setup, simulate_shot
 from tracking.metrics import Scores

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from api.commands.analyze import merge_inputs, run_rules
+from calibration.contract import Event, read_jsonl
 from calibration.table import TableModel
-from tracking.events import Event, read_jsonl
 
 _CALL = ("counted", "void", "spot", "score", "next_player", "ball_in_hand", "frame_over", "winner")
 

@@ -27,9 +27,9 @@ from api.console_text import match_lines
 from api.pipeline import PREFETCH, Pipeline, timed_frames
 from api.report import write_report
 from calibration.aspect import aspect_problem
+from calibration.contract import GAMES, Event, read_jsonl, write_jsonl
 from calibration.mapping import Calibration, CalibrationError
 from calibration.table import TableModel, TableSpec, TableSpecError
-from tracking.events import GAMES, Event, read_jsonl, write_jsonl
 
 # Decoding, detection and tracking run in three threads. Decoding and the compiled detector release the GIL;
 # tracking holds it, and Python hands the GIL over only once per switch interval (5 ms by default): a thread

@@ -18,9 +18,9 @@ import argparse
 import sys
 
 from api.cli_types import GAME_HELP
+from calibration.contract import GAMES
 from rules.referee import referee_lines
 from rules.registry import game_class
-from tracking.events import GAMES
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -13,7 +13,7 @@ import uvicorn
 from api.cli_types import GAME_HELP
 from api.service.launch import build
 from api.service.settings import ServiceSettings
-from tracking.events import GAMES
+from calibration.contract import GAMES
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

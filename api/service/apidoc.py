@@ -44,8 +44,7 @@ def input_record_schema() -> dict[str, Any]:
     """The JSON schema of POST /inputs' body: one operator input record (CONTRACT.md section 3), one
     alternative per type with the fields that type needs. The route itself reads the raw body (so that a
     malformed one gets the contract's one-line reason), which is why the schema is given here by hand."""
-    from calibration.table import POCKETS
-    from tracking.events import GAMES, MANUAL_FOUL_CODES
+    from calibration.contract import GAMES, MANUAL_FOUL_CODES, POCKETS
 
     ball = {"type": "string", "pattern": r"^(cue|[1-9]|1[0-5]|t[1-9][0-9]*)$", "description": "a ball id"}
     common: dict[str, Any] = {

@@ -37,7 +37,7 @@ from api.service.streams import (
     sse_lines,
 )
 from api.store import StoreError, StoreFull
-from tracking.events import Event
+from calibration.contract import Event
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 __all__ = ["WS_CLOSE_TOO_SLOW", "create_app"]

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from api.service.limits import MAX_INT
-from tracking.events import Event, is_ball_id
+from calibration.contract import Event, is_ball_id
 
 
 class InputRefused(ValueError):

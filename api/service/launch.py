@@ -22,8 +22,8 @@ from api.service.match import MatchService
 from api.service.referee import RefereeSession, open_referee
 from api.service.settings import ServiceSettings
 from api.store import Store
+from calibration.contract import GAMES
 from calibration.mapping import Calibration
-from tracking.events import GAMES
 
 
 class UnknownGame(ValueError):

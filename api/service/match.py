@@ -17,8 +17,8 @@ from api.service.live import LiveState
 from api.service.referee import RefereeSession, open_referee
 from api.service.warnings import position_warnings
 from api.store import Message, Store, Transaction
+from calibration.contract import Event
 from calibration.table import TableModel
-from tracking.events import Event
 
 
 class InputRejected(ValueError):

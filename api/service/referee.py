@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, Protocol
 
-from tracking.events import Event
+from calibration.contract import Event
 
 
 class RefereeSession(Protocol):

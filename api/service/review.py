@@ -13,8 +13,8 @@ import cv2
 
 from api import names
 from api.store import Store
+from calibration.contract import Event
 from calibration.table import TableModel
-from tracking.events import Event
 
 CLIP_MARGIN_S = 0.5  # video shown before the shot starts and after it ends
 PICTURE_PX_PER_MM = 0.3  # the review drawing's scale (the console draws over it in the same frame)

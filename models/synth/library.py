@@ -15,7 +15,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from calibration.table import POCKETS, TableModel
+from calibration.contract import POCKETS
+from calibration.table import TableModel
 from models.synth.engine import SimulationFailed, Stroke, simulate_stroke
 from models.synth.physics import PhysicsTable
 from models.synth.scenario import (

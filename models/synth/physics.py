@@ -24,8 +24,8 @@ from functools import cached_property
 
 import numpy as np
 
+from calibration.contract import jaw_cushion
 from calibration.table import TableModel
-from tracking.events import jaw_cushion
 
 # pooltool's pocket and segment ids -> CONTRACT names.
 POCKET_NAMES: dict[str, str] = {

@@ -39,11 +39,11 @@ from typing import Literal, cast
 
 import numpy as np
 
+from calibration.contract import Event, write_jsonl
 from calibration.table import TableModel
 from models.synth.engine import POCKETED, SimulatedShot, SimulationFailed, simulate_stroke
 from models.synth.physics import POCKET_NAMES, PhysicsTable, cushion_name
 from models.synth.scenario import NUDGE_LEAD_S, NUDGE_S, Point, Scenario
-from tracking.events import Event, write_jsonl
 
 LineName = Literal["house", "center", "long"]
 Direction = Literal["+x", "-x", "+y", "-y"]

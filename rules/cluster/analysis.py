@@ -24,9 +24,9 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from calibration.contract import Event
 from calibration.table import Point, TableModel
 from rules.cluster import geometry as geo
-from tracking.events import Event
 
 # A ball counts as moved when its centre ends this far from where it started (tracker noise is below it).
 DEFAULT_MOVE_TOLERANCE_MM = 5.0

@@ -9,7 +9,7 @@ counterpart in 000 (the break is played from anywhere in the house, 000 3.4в), 
 
 from __future__ import annotations
 
-from rules.fouls import FoulKind, register_texts
+from calibration.contract import FoulKind, register_texts
 
 
 class ClusterFoul(FoulKind):

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
+from calibration.contract import SpotPlacement, Verdict
 from calibration.table import TableModel
 from rules import predicates as P
 from rules.cluster import geometry as geo
@@ -30,7 +31,6 @@ from rules.cluster.lag import judge_lag as judge_cluster_lag
 from rules.game import Game, Judging
 from rules.shot import Point, Shot
 from rules.state import FrameState
-from rules.verdict import SpotPlacement, Verdict
 from rules.warnings import mandatory_warnings
 
 

@@ -27,8 +27,8 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
+from calibration.contract import jaw_pocket
 from calibration.table import Point, TableModel
-from tracking.events import jaw_pocket
 
 # A spotted ball keeps this much air to every other ball beyond touching (digest C10: "free" = not
 # touching another ball); it is above the table model's 1 mm frozen tolerance, so a spotted ball is never
