@@ -185,10 +185,13 @@ class EventExtractor:
         self.contacts: list[tuple[frozenset[str], float]] = []
         self.deferred: list[Event] = []
         self.pending: PendingStart | None = None
-        self.cushion_times: list[tuple[str, float]] = []
+        # the cushion touches given out: (ball, time, cushion or jaw, decision), for the resolver
+        self.cushion_times: list[tuple[str, float, str | None, int]] = []
+        self.decision = 0  # counts the calls of update and finish: the events of one call are one decision
         self.lines = [(n, 0 if ln.axis == "x" else 1, ln.value_mm) for n, ln in table.lines.items() if n != "back"]
 
     def update(self, tf: TrackerFrame) -> list[Event]:
+        self.decision += 1
         if self.times:
             self.dt = 0.8 * self.dt + 0.2 * max(tf.t - self.times[-1], 1e-4)
         self.frames.append(tf.frame)
@@ -229,6 +232,7 @@ class EventExtractor:
 
     def finish(self, losses: tuple[Loss, ...] = ()) -> list[Event]:
         """End of the stream; ``losses``: the tracker's last decisions (``Tracker.finish``)."""
+        self.decision += 1
         out: list[Event] = []
         if self.pending is not None:
             shots.judge_pending(self, out, force=True)
@@ -322,7 +326,7 @@ class EventExtractor:
             b.id = new
             self.balls[new] = b
         self.contacts = [(frozenset(mapping.get(k, k) for k in key), t) for key, t in self.contacts]
-        self.cushion_times = [(mapping.get(k, k), t) for k, t in self.cushion_times]
+        self.cushion_times = [(mapping.get(k, k), t, o, d) for k, t, o, d in self.cushion_times]
         if self.stroke is not None:
             self.stroke = (mapping.get(self.stroke[0], self.stroke[0]), *self.stroke[1:])
         if self.pending is not None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tracking.detect import contacts, cushions, lines, resolve, segments, shots
+from tracking.detect.candidate import Candidate
 from tracking.detect.geometry import (
     as_pt,
     both_ways,
@@ -108,7 +109,7 @@ def explain_kink(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> No
     lo, hi = br.t_lo - dt, br.t_hi + 0.5 * dt
     into, t_last = segments.trimmed_before_kink(ex, b, br.old.idx) or (old, br.t_lo)  # for timing a cushion touch
     lo_c = min(lo, t_last - 0.5 * dt)
-    cands: list[tuple[float, str, str, float, np.ndarray]] = []  # (score, kind, name, t, pos)
+    cands: list[tuple[float, str, str, float, np.ndarray, float]] = []  # (score, kind, name, t, pos, residual mm)
     for cu in ex.table.cushions.values():
         n = np.array(cu.inward)
         off = cu.offset(as_pt(p_k)) - R
@@ -127,7 +128,7 @@ def explain_kink(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> No
         # a centre beyond the flat nose touches the rounded jaw tip there, not the nose line: past it by a
         # few millimetres the jaw explains it better
         beyond = cushions.beyond_flat(ex, cu, al)
-        cands.append((abs(off) / ex.s.cushion_tol_mm + beyond / 4.0, "cushion", cu.name, tc, pc))
+        cands.append((abs(off) / ex.s.cushion_tol_mm + beyond / 4.0, "cushion", cu.name, tc, pc, abs(off)))
     for pk in ex.table.pockets.values():
         for jaw in pk.jaws:
             dj = jaw.distance(as_pt(p_k)) - R
@@ -137,7 +138,9 @@ def explain_kink(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> No
             if ex.s.jaw_both_paths:
                 root = both_ways(root, gap_to_jaw(new, jaw, R), new, lo_c)
             tc = root if root is not None else t_k
-            cands.append((0.2 + abs(dj) / ex.s.cushion_tol_mm, "cushion", jaw_cushion(pk.name), tc, into.at(tc)))
+            cands.append(
+                (0.2 + abs(dj) / ex.s.cushion_tol_mm, "cushion", jaw_cushion(pk.name), tc, into.at(tc), abs(dj))
+            )
     for o in ex.balls.values():
         if o is b or not o.ts or (not o.on_table and not o.ts):
             continue
@@ -158,7 +161,7 @@ def explain_kink(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> No
                 if r2 is not None and (root is None or r2 < root):  # samples after a hit make it late
                     root, path = r2, pt[0]
         tc = root if root is not None else t_k
-        cands.append((abs(d - D) / ex.s.contact_tol_mm, "ball", o.id, tc, (old.at(tc) + path.at(tc)) / 2))
+        cands.append((abs(d - D) / ex.s.contact_tol_mm, "ball", o.id, tc, (old.at(tc) + path.at(tc)) / 2, abs(d - D)))
     br.new.start_t, br.new.start_p = t_k, p_k
     close_move_seg(ex, b, br.old, (t_k, p_k), out)
     if not cands:
@@ -168,12 +171,12 @@ def explain_kink(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> No
     jaw_first = jaw_pocket(cands[0][2]) is not None and cands[0][0] <= 0.2 + ex.s.jaw_kink_mm / ex.s.cushion_tol_mm
     if not b.on_table and new.n < 3 and not jaw_first:
         return  # the ball dropping into a pocket, unless it turned where it met a jaw on the way in
-    score, kind, name, tc, pc = cands[0]
+    score, kind, name, tc, pc, residual = cands[0]
     conf = (0.95 if score < 0.5 else 0.75 if score < 1.0 else 0.55) * gap_conf
     if len(cands) > 1 and cands[1][0] - score < 0.1 and cands[1][1] != kind:
         conf *= 0.7  # two explanations fit equally well
     if kind == "cushion":
-        out.append(resolve.record_cushion(ex, b.id, tc, name, as_pt(pc), conf))
+        resolve.give(ex, Candidate("cushion", (b.id,), name, tc, as_pt(pc), residual, "kink", conf), out)
         jawed = jaw_pocket(name)
         if jawed is not None:
             pk = ex.table.pockets[jawed]
@@ -185,7 +188,7 @@ def explain_kink(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> No
         so = float(np.linalg.norm(pb[0].vel(tc))) if pb is not None and pb[1] else 0.0
         sb = float(np.linalg.norm(old.vel(tc)))
         first, second = (b.id, name) if sb >= so else (name, b.id)
-        contacts.record_contact(ex, first, second, tc, pc, conf, out)
+        contacts.give_contact(ex, first, second, tc, pc, conf, out, residual_mm=residual)
         if pb is not None and new.n >= 2:
             cushions.bounce_after_hit(ex, b, old, pb[0], pb[1], tc, new, br, out)
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tracking.detect import breaks, resolve, segments, shots
+from tracking.detect.candidate import Candidate, Evidence
 from tracking.detect.geometry import (
     as_pt,
     gap_between,
@@ -177,7 +178,7 @@ def hit_by_unseen(ex: EventExtractor, s_ball: Ball, b: Ball, t_s: float, out: li
     q = ex.balls[target].rest_pos
     assert q is not None
     u = (sp - q) / max(float(np.linalg.norm(sp - q)), 1e-9)
-    record_contact(ex, s_ball.id, target, t_s, q + u * ex.table.ball_radius_mm, 0.45, out)
+    give_contact(ex, s_ball.id, target, t_s, q + u * ex.table.ball_radius_mm, 0.45, out)
     centre = q + u * ex.table.ball_diameter_mm
     breaks.close_move_seg(ex, s_ball, Seg(-1, "move", t_gone, sp.copy()), (t_s, centre), out)
     s_ball.waypoint = (t_s, centre)
@@ -278,9 +279,6 @@ def kisses(ex: EventExtractor, t: float, out: list[Event]) -> None:
             t_k = a.ts[ja[k]]
             if any(br.t_lo <= t_k + 3 * ex.dt for b in (a, c) for br in b.breaks):
                 continue  # a bend of either path near then is not explained yet: that decides first
-            key = frozenset((a.id, c.id))
-            if any(kk == key and abs(tt - t_k) <= 3.5 * ex.dt for kk, tt in ex.contacts):
-                continue
             # the approach: both paths up to the closest frame, run on to where the centres are a diameter
             # apart (a kiss that bends a path visibly is timed on the paths before it)
             sel = slice(max(0, k - 5), k + 1)
@@ -295,7 +293,8 @@ def kisses(ex: EventExtractor, t: float, out: list[Event]) -> None:
                 c2, c1, _ = np.polyfit(t3 - t_k, dd[k - 1 : k + 2], 2)
                 t_c = t_k + (float(np.clip(-c1 / (2 * c2), t3[0] - t_k, t3[2] - t_k)) if c2 > 0 else 0.0)
             first, second = (a, c) if np.linalg.norm(fa.vel(t_c)) >= np.linalg.norm(fc.vel(t_c)) else (c, a)
-            record_contact(ex, first.id, second.id, t_c, (fa.at(t_c) + fc.at(t_c)) / 2, 0.6, out, chain=False)
+            pos = (fa.at(t_c) + fc.at(t_c)) / 2
+            give_contact(ex, first.id, second.id, t_c, pos, 0.6, out, chain=False, evidence="kiss", t_seen=t_k)
 
 
 def kiss_screen(
@@ -352,24 +351,23 @@ def approach_gap(ex: EventExtractor, a: Ball, c: Ball, ja: list[int], jc: list[i
     return float(min(np.linalg.norm(fa.at(x) - fc.at(x)) for x in u))
 
 
-def record_contact(
-    ex: EventExtractor, a: str, b: str, t: float, pos: np.ndarray, conf: float, out: list[Event], chain: bool = True
+def give_contact(
+    ex: EventExtractor,
+    a: str,
+    b: str,
+    t: float,
+    pos: np.ndarray,
+    conf: float,
+    out: list[Event],
+    chain: bool = True,
+    evidence: Evidence = "hit",
+    t_seen: float | None = None,
+    residual_mm: float = 0.0,
 ) -> None:
-    if a == b:
-        return
-    key = frozenset((a, b))
-    for k, tt in ex.contacts:
-        if k == key and abs(tt - t) <= 2.5 * ex.dt:
-            return
-    last = max((tt for k, tt in ex.contacts if k == key and tt < t), default=None)
-    if last is not None and not parted(ex, ex.balls[a], ex.balls[b], last, t):
-        return  # the two have stayed together since they last touched (one pushing the other): one contact
-    ex.contacts.append((key, t))
-    ex.balls[a].last_event_t = t
-    ex.balls[b].last_event_t = t
-    ex.shot_last_t = max(ex.shot_last_t, t)
-    out.append(resolve.record_event(ex, "contact", t, balls=(a, b), pos=as_pt(pos), confidence=conf))
-    if chain:
+    """A contact of ``a`` (the hitter) with ``b`` at ``t`` for the resolver; given out, and ``chain``, the hit
+    passes on through ``b``'s frozen cluster (``propagate``)."""
+    cand = Candidate("contact", (a, b), None, t, as_pt(pos), residual_mm, evidence, conf, t_seen=t_seen)
+    if resolve.give(ex, cand, out) and chain:
         propagate(ex, a, b, t, out)
 
 
@@ -406,16 +404,15 @@ def propagate(ex: EventExtractor, hitter: str, hit: str, t: float, out: list[Eve
     # nearer the struck ball first, so each pair reads (pusher, pushed)
     cluster.sort(key=lambda k: float(np.linalg.norm(ex.balls[k].rest_pos - origin)))
     # A cluster's balls leave their places over a few frames, so a later contact in it (its balls seen to
-    # part) may find some of them still resting: the pairs the push already went through are not new.
-    recent = {k for k, tt in ex.contacts if abs(tt - t) <= ex.s.chain_repeat_s}
+    # part) may find some of them still resting: the pairs the push already went through are not new (the
+    # resolver's window for a chain, chain_repeat_s).
     for i, a in enumerate(cluster):
         pa = ex.balls[a].rest_pos
         for c in cluster[i + 1 :]:
             pc = ex.balls[c].rest_pos
             if pa is None or pc is None or float(np.linalg.norm(pa - pc)) > D + ex.s.frozen_tol_mm:
                 continue
-            if frozenset((a, c)) not in recent:
-                record_contact(ex, a, c, t, (pa + pc) / 2, 0.6, out, chain=False)
+            give_contact(ex, a, c, t, (pa + pc) / 2, 0.6, out, chain=False, evidence="chain")
 
 
 def nudges(ex: EventExtractor, out: list[Event]) -> None:
@@ -448,7 +445,7 @@ def nudges(ex: EventExtractor, out: list[Event]) -> None:
         pusher = reached_by(ex, b, p0, move, since, math.inf, met)
         if pusher is not None:
             mid, t_c, q = pusher
-            record_contact(ex, mid, b.id, t_c, (q + p0) / 2, 0.55, out, chain=False)
+            give_contact(ex, mid, b.id, t_c, (q + p0) / 2, 0.55, out, chain=False, evidence="nudge")
 
 
 def lost_hitter(ex: EventExtractor, b: Ball, q: np.ndarray, t_s: float) -> str | None:

@@ -14,6 +14,7 @@ import numpy as np
 
 from calibration.table import Cushion, Jaw, Pocket
 from tracking.detect import resolve, segments
+from tracking.detect.candidate import Candidate
 from tracking.detect.geometry import (
     as_pt,
     gap_to_cushion,
@@ -102,8 +103,9 @@ def bounce_before(
         ahead = t_hit + max(gap_a, 0.0) / (-float(u @ n) * speed)
         root = min(max(0.5 * (root + ahead), t_hit), t_first)
         p = new.at(root)
-        if not resolve.touched_near(ex, b.id, root, 3 * ex.dt):
-            out.append(resolve.record_cushion(ex, b.id, root, cu.name, as_pt(p - n * R), 0.75))
+        resolve.give(
+            ex, Candidate("cushion", (b.id,), cu.name, root, as_pt(p - n * R), 0.0, "bounce_before", 0.75), out
+        )
         return True
     return False
 
@@ -135,8 +137,8 @@ def jaw_exit(ex: EventExtractor, b: Ball, pk: Pocket, br: Break, tc: float, hi: 
         t2 = max((t for t in exits if t is not None), default=None)
         if t2 is None or t2 - tc < ex.s.jaw_exit_frames * dt:
             continue
-        if not resolve.touched_near(ex, b.id, t2, 0.5 * dt):
-            out.append(resolve.record_cushion(ex, b.id, t2, jaw_cushion(pk.name), as_pt(path.at(t2)), 0.6))
+        cand = Candidate("cushion", (b.id,), jaw_cushion(pk.name), t2, as_pt(path.at(t2)), 0.0, "jaw_exit", 0.6)
+        resolve.give(ex, cand, out)
         return
 
 
@@ -156,8 +158,8 @@ def cushion_after_jaw(ex: EventExtractor, b: Ball, pk: Pocket, br: Break, tc: fl
             t2 = solve_root(gap_to_cushion(path, cu, R), max(t_in, tc), path.t0)
             if t2 is None or past_flat(ex, cu, cu.along(path.at_xy(t2))):
                 continue
-            if not resolve.touched_near(ex, b.id, t2, 0.5 * ex.dt):
-                out.append(resolve.record_cushion(ex, b.id, t2, name, as_pt(path.at(t2) - n * R), 0.6))
+            pos = as_pt(path.at(t2) - n * R)
+            resolve.give(ex, Candidate("cushion", (b.id,), name, t2, pos, 0.0, "cushion_after_jaw", 0.6), out)
             return True
     return False
 
@@ -237,8 +239,8 @@ def jaw_grazes(ex: EventExtractor, b: Ball, ts: list[float], arr: np.ndarray, ou
                 if any(cu.offset(q) - R < off[k] and not past_flat(ex, cu, cu.along(q)) for cu in beside):
                     continue  # beside a cushion's flat nose and nearer it: that cushion's graze, if any
                 tc = hinge.t if hinge is not None else ts[k]
-                if not resolve.touched_near(ex, b.id, tc, 4 * ex.dt):
-                    out.append(resolve.record_cushion(ex, b.id, tc, jaw_cushion(pk.name), as_pt(arr[k]), 0.6))
+                cand = Candidate("cushion", (b.id,), jaw_cushion(pk.name), tc, q, float(off[k]), "jaw_graze", 0.6)
+                resolve.give(ex, cand, out)
 
 
 def graze(
@@ -253,10 +255,6 @@ def graze(
 ) -> None:
     """The touch of ``cu`` at the bottom (sample ``k``) of a V of the distance to its nose line."""
     n = np.array(cu.inward)
-    if any(e.type == "cushion" and e.ball == b.id and abs((e.t or 0) - ts[k]) < 4 * ex.dt for e in out):
-        return
-    if resolve.touched_near(ex, b.id, ts[k], 4 * ex.dt):
-        return
     tc = hinge.t if hinge is not None else ts[k]
     # the centre at the touch, between the samples either side of it (the lowest one can be half a frame off,
     # and at a jaw's tip that decides which of the cushion and the jaw it touched)
@@ -271,7 +269,8 @@ def graze(
         name, p = jaw_cushion(jaw.pocket), c
     else:
         name, p = cu.name, c - n * cu.offset(as_pt(c))  # the point of the nose line it touched
-    out.append(resolve.record_cushion(ex, b.id, tc, name, as_pt(p), 0.6))
+    off = float(cu.offset(as_pt(arr[k]))) - ex.table.ball_radius_mm
+    resolve.give(ex, Candidate("cushion", (b.id,), name, tc, as_pt(p), off, "graze", 0.6, t_seen=ts[k]), out)
 
 
 def beyond_flat(ex: EventExtractor, cu: Cushion, al: float) -> float:
@@ -352,8 +351,6 @@ def rest_touch(ex: EventExtractor, b: Ball, ts: list[float], ps: list[np.ndarray
         k = int(np.flatnonzero(off <= level + ex.s.rest_touch_plateau_mm)[0])
         if off[k] > ex.s.jaw_touch_mm or off[0] - off[k] < 3.0 or not (0 <= cu.along(as_pt(pts[k])) <= cu.length_mm):
             continue
-        if resolve.touched_near(ex, b.id, ts[k], 6 * ex.dt):
-            continue
         f = fit_path(np.array(ts[max(0, k - ex.s.window) : k + 1]), pts[max(0, k - ex.s.window) : k + 1])
         hinge = touch_hinge(ex, ts, off, k)  # the corner of approach and rebound (or rest), where there are both
         if hinge is not None:
@@ -364,8 +361,9 @@ def rest_touch(ex: EventExtractor, b: Ball, ts: list[float], ps: list[np.ndarray
         if hugs(ex, b, cu, tc):
             continue
         touch = f.at(tc) - np.array(cu.inward) * R
-        out.append(resolve.record_cushion(ex, b.id, tc, cu.name, as_pt(touch), 0.55))
-        return
+        cand = Candidate("cushion", (b.id,), cu.name, tc, as_pt(touch), float(off[k]), "rest_touch", 0.55, t_seen=ts[k])
+        if resolve.give(ex, cand, out):
+            return
 
 
 def jaw_touch(ex: EventExtractor, b: Ball, pk: Pocket, f: PathFit, lo: float, hi: float, out: list[Event]) -> None:
@@ -380,13 +378,11 @@ def jaw_touch(ex: EventExtractor, b: Ball, pk: Pocket, f: PathFit, lo: float, hi
         d_min = jaw.distance(as_pt(f.at(t_min)))
         if d_min > R + ex.s.jaw_gap_mm:
             continue
-        if any(e.type == "cushion" and e.ball == b.id and e.cushion == name for e in out):
-            continue
         # touching where the path reaches one radius; a path that only grazes it touches at its closest
         root = solve_root(gap_to_jaw(f, jaw, R), lo, t_min) if d_min < R else None
         tc = root if root is not None else t_min
-        out.append(resolve.record_cushion(ex, b.id, tc, name, as_pt(f.at(tc)), 0.6))
-        return
+        if resolve.give(ex, Candidate("cushion", (b.id,), name, tc, as_pt(f.at(tc)), d_min - R, "jaw_touch", 0.6), out):
+            return
 
 
 def rattle(ex: EventExtractor, b: Ball, pk: Pocket, t_drop: float, out: list[Event]) -> None:
@@ -406,7 +402,5 @@ def rattle(ex: EventExtractor, b: Ball, pk: Pocket, t_drop: float, out: list[Eve
     depth = np.array([pk.depth(as_pt(p)) for p in xy])
     play = (pk.mouth_width_mm - 2 * R) / 2
     for tc, side in rattle_touches(ts, lateral, play, ts[0] - dt, t_drop, ex.s.rattle):
-        if resolve.touched_near(ex, b.id, tc, dt, inclusive=True):
-            continue
         centre = pk.point(float(np.interp(tc, ts, depth)), side * play)
-        out.append(resolve.record_cushion(ex, b.id, tc, jaw_cushion(pk.name), centre, 0.5))
+        resolve.give(ex, Candidate("cushion", (b.id,), jaw_cushion(pk.name), tc, centre, 0.0, "rattle", 0.5), out)

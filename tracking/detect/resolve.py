@@ -1,30 +1,85 @@
-"""The records the detectors produce: every event goes through ``record_event``; cushion touches are kept so that
-no second reading of the same touch is given out."""
+"""The resolver: candidates (``tracking.detect.candidate``) that read a touch already given out are merged
+into it, by one rule (``same_touch``); the others become ``tracking.events.Event`` records. Every event goes
+through ``record_event``."""
 
 from __future__ import annotations
 
 import bisect
 from typing import TYPE_CHECKING
 
+from tracking.detect import contacts
+from tracking.detect.candidate import Candidate, Evidence
 from tracking.events import Event
 
 if TYPE_CHECKING:
     from tracking.extractor import EventExtractor
 
 
-def record_cushion(
-    ex: EventExtractor, ball: str, t: float, name: str, pos: tuple[float, float], confidence: float
-) -> Event:
-    """A cushion (or jaw) touch, kept in ``_cushion_times`` so that no other reading finds it again."""
-    ex.cushion_times.append((ball, t))
-    return record_event(ex, "cushion", t, ball=ball, cushion=name, pos=pos, confidence=confidence)
+# The resolver's rule: a candidate is another reading of a touch already given out when it is of the same ball
+# (a cushion touch, whichever cushion or jaw) or the same pair of balls (a contact) and timed within its
+# reading's window of that touch; two balls that touched and have not been seen apart since touch once. The
+# window is how far apart the reading may time one touch from another reading of it, in frames: a kink is
+# timed on the paths either side of the bend, within a fraction of a frame, and is never merged away; a V of
+# the distance to a cushion is timed on its lowest sample (up to a few frames off on a slow, shallow graze);
+# a ball that stops against a cushion reaches it over several frames.
+SAME_TOUCH_FRAMES: dict[Evidence, float] = {
+    "kink": 0.0,
+    "cushion_after_jaw": 0.5,
+    "jaw_exit": 0.5,
+    "rattle": 1.0,
+    "bounce_before": 3.0,
+    "graze": 4.0,
+    "jaw_graze": 4.0,
+    "rest_touch": 6.0,
+    "hit": 2.5,
+    "nudge": 2.5,
+    "kiss": 3.5,
+}
 
 
-def touched_near(ex: EventExtractor, ball: str, t: float, within: float, inclusive: bool = False) -> bool:
-    """Whether a touch of ``ball`` was already found within ``within`` seconds of ``t``."""
-    return any(
-        bb == ball and (abs(tt - t) <= within if inclusive else abs(tt - t) < within) for bb, tt in ex.cushion_times
-    )
+def same_touch(ex: EventExtractor, c: Candidate) -> bool:
+    """Whether ``c`` reads a touch already given out (the rule above)."""
+    if c.kind == "cushion":
+        ball = c.balls[0]
+        if c.evidence == "jaw_touch":
+            # a potted ball's path is read for a jaw once, as it drops: a touch of that jaw given out in the same
+            # decision (the kink it turned at on the way in) is that touch
+            return any(b == ball and o == c.obstacle and d == ex.decision for b, _, o, d in ex.cushion_times)
+        w = SAME_TOUCH_FRAMES[c.evidence] * ex.dt
+        return any(b == ball and abs(t - c.seen_at) <= w for b, t, _, _ in ex.cushion_times) if w > 0 else False
+    a, b = c.balls
+    if a == b:
+        return True
+    key = frozenset(c.balls)
+    # a push through a frozen cluster reaches its balls over a few frames: the pairs it went through within
+    # chain_repeat_s are not hit again
+    w = ex.s.chain_repeat_s if c.evidence == "chain" else SAME_TOUCH_FRAMES[c.evidence] * ex.dt
+    if any(k == key and abs(t - c.seen_at) <= w for k, t in ex.contacts):
+        return True
+    if any(k == key and abs(t - c.t) <= SAME_TOUCH_FRAMES["hit"] * ex.dt for k, t in ex.contacts):
+        return True
+    last = max((t for k, t in ex.contacts if k == key and t < c.t), default=None)
+    # the two have stayed together since they last touched (one pushing the other): one contact
+    return last is not None and not contacts.parted(ex, ex.balls[a], ex.balls[b], last, c.t)
+
+
+def give(ex: EventExtractor, c: Candidate, out: list[Event]) -> bool:
+    """``c`` as an event in ``out`` unless it reads a touch already given out; True if it was given out."""
+    if same_touch(ex, c):
+        return False
+    if c.kind == "cushion":
+        ex.cushion_times.append((c.balls[0], c.t, c.obstacle, ex.decision))
+        out.append(
+            record_event(ex, "cushion", c.t, ball=c.balls[0], cushion=c.obstacle, pos=c.pos, confidence=c.confidence)
+        )
+        return True
+    a, b = c.balls
+    ex.contacts.append((frozenset(c.balls), c.t))
+    ex.balls[a].last_event_t = c.t
+    ex.balls[b].last_event_t = c.t
+    ex.shot_last_t = max(ex.shot_last_t, c.t)
+    out.append(record_event(ex, "contact", c.t, balls=(a, b), pos=c.pos, confidence=c.confidence))
+    return True
 
 
 def record_event(

@@ -151,7 +151,7 @@ def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) ->
         hit = contacts.hit_at_stroke(ex, b, br, a, new, t_s)
         if hit is not None:
             striker, t_c, pos, t_stroke = hit
-            contacts.record_contact(ex, striker, b.id, t_c, pos, 0.75, out)
+            contacts.give_contact(ex, striker, b.id, t_c, pos, 0.75, out)
             if t_stroke is not None:
                 retime_shot_start(ex, striker, t_stroke, out)
             return
@@ -160,7 +160,7 @@ def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) ->
         reached = contacts.reached_by(ex, b, a, new.vel(br.t_hi), t_s - ex.s.nudge_back_s, br.t_hi + dt)
         if reached is not None:
             striker, t_c, q = reached
-            contacts.record_contact(ex, striker, b.id, t_c, (q + a) / 2, 0.55, out)
+            contacts.give_contact(ex, striker, b.id, t_c, (q + a) / 2, 0.55, out)
             return
         if speed > ex.s.touch_max_speed_mm_s:
             # faster than a hand sends a ball: a ball lost from sight hit it (at 30 fps a 4 m/s ball may
@@ -168,7 +168,7 @@ def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) ->
             u = new.vel(t_s) / speed
             lost = contacts.lost_hitter(ex, b, a - u * ex.table.ball_diameter_mm, t_s)
             if lost is not None:
-                contacts.record_contact(ex, lost, b.id, t_s, a - u * (ex.table.ball_diameter_mm / 2), 0.45, out)
+                contacts.give_contact(ex, lost, b.id, t_s, a - u * (ex.table.ball_diameter_mm / 2), 0.45, out)
             return
         out.append(resolve.record_event(ex, "disturbed", t_s, ball=b.id, pos=as_pt(a), confidence=0.45))
         return
@@ -177,7 +177,7 @@ def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) ->
     pb = segments.path_before(ex, o, t_c)
     q = pb[0].at(t_c) if pb is not None else a
     mid = (np.asarray(q) + a) / 2
-    contacts.record_contact(ex, other, b.id, t_c, mid, conf, out)
+    contacts.give_contact(ex, other, b.id, t_c, mid, conf, out)
 
 
 def stalled(ex: EventExtractor, b: Ball, br: Break) -> bool:
