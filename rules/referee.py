@@ -26,7 +26,8 @@ any accepted input that would change nothing the snapshot or the verdicts show i
 gap: a record the shot cannot place (a ball not on the table) is left out and the shot judged on the rest,
 ``review`` true and the reasons in its notes; a ``shot_end`` of a shot with nothing placeable raises
 :class:`~rules.errors.UnjudgedShot` with the reason (:meth:`Referee.unjudged_record` gives its record).
-``concede`` ends the frame for the other player, credited with the maximum (001 1.5.5).
+``concede`` ends the frame for the other player, credited with the maximum (001 1.5.5); the frame's last
+verdict is given again (amended) with that result.
 
 Corrections (documented extensions). ``rename`` ("this ball is number 7") relabels the ball everywhere
 from then on (the state, the shot in progress, waiting inputs) and judges the open verdict again, amending
@@ -106,6 +107,7 @@ class Referee:
         self._verdicts: dict[int, Verdict] = {}
         self._order: list[int] = []
         self._next_index = 0
+        self._frame_first = 0  # the index of the first shot of the frame in play (its verdicts are the frame's)
         self._seq = 0
         self._frame_notes: list[str] = []
         self._warned = False
@@ -217,6 +219,7 @@ class Referee:
             self._frame_notes.append(f"{breaker} breaks; by 001 2.1.4 it was {expected}'s break")
         self.state = self.game.new_frame(self.state.frame + 1 if self._started else 1, breaker)
         self.match = replace(self.match, last_breaker=breaker, lag_winner=None)
+        self._frame_first = self._next_index
         self._started = True
         return []
 
@@ -692,6 +695,13 @@ class Referee:
         return []
 
     def _concede(self, player: str) -> list[Verdict]:
+        """001 1.5.5 "Объявление поражения": "Участник может признать свое поражение в партии ... его счет в
+        партии сохраняется таким, каким он был на момент объявления ему поражения, а сопернику (победителю)
+        будет записан максимальный счет (71 очко или 8 шаров)". The frame ends; the conceder's score stands,
+        the winner's becomes the game's target. The frame's last verdict is given again with that result
+        (amended, the concession in its notes), so every reader of verdicts (the overlay's score, the
+        protocol, verdicts.jsonl) sees how the frame ended; a frame conceded before its first stroke has no
+        shot to carry it, and the state (``snapshot``) alone shows it."""
         if self._open is not None:
             raise _Reject("concede while a shot is in progress")
         if self.state.frame_over or not self._started:
@@ -703,7 +713,15 @@ class Referee:
         won = set_pair(self.match.frames_won, winner, self.match.frames_won[idx(winner)] + 1)
         self.match = replace(self.match, frames_won=won)
         self._freeze()
-        return []
+        last = self._order[-1] if self._order and self._order[-1] >= self._frame_first else None
+        if last is None:
+            return []
+        note = (f"{player} concedes the frame: {winner} is credited with the frame's maximum, "
+                f"{self.game.target}; {player}'s score stands (001 1.5.5)")  # fmt: skip
+        v = self._verdicts[last]
+        v = replace(v, score=s, frame_over=True, winner=winner, notes=(*v.notes, note), amended=True)
+        self._verdicts[last] = v
+        return [v]
 
     def _looks_racked(self, ev: Event) -> bool:
         """Most of the table's balls stand on the rack positions of 001 2.1.3 (the opening break is next)."""

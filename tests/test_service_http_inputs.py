@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 
 import httpx
 import pytest
@@ -189,3 +190,15 @@ def test_nan_never_reaches_the_stream(played):
     for m in svc.store.messages(svc.match.match_id):
         json.loads(m.to_json(), parse_constant=bad.append)
     assert bad == [], "the stream holds NaN or Infinity"
+
+
+def test_a_refused_input_is_answered_in_one_plain_line_without_a_line_number(played):
+    """The engine numbers the records it is fed ("line 28: ..."), which names a line of a JSON-lines file
+    (``tableref referee`` keeps it); one posted record gets the reason alone."""
+    svc, base = played
+    before = svc.store.last_seq(svc.match.match_id)
+    r = httpx.post(base + "/inputs", json={"type": "call_any"}, headers=AUTH, timeout=30)
+    detail = _one_line(r)
+    assert r.status_code == 409 and detail.startswith("the referee refuses this input: "), detail
+    assert not re.search(r"\bline \d+", detail), detail
+    _unchanged(svc, before)

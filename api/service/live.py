@@ -32,6 +32,8 @@ class LiveState:
     t: float | None = None
     video_frame: int | None = None
     source: dict[str, Any] = field(default_factory=dict)  # the source's condition (runner), when it has one
+    # what the balls the camera could not number look like ("t6" -> "yellow", api.names.looks), from the observer
+    looks: dict[str, str] = field(default_factory=dict)
 
     @property
     def next_shot(self) -> int:
@@ -96,6 +98,7 @@ class LiveState:
     def rename(self, old: str, new: str) -> None:
         """An operator's "this ball is number 7": the ball ``old`` is ``new`` from now on."""
         self.positions = {new if b == old else b: p for b, p in self.positions.items()}
+        self.looks.pop(old, None)  # numbered (or the cue ball) now: the number names it
         for s in self.pending_spot:
             if s.get("ball") == old:
                 s["ball"] = new
@@ -116,6 +119,12 @@ class LiveState:
         self.frame_over = bool(v.get("frame_over"))
         self.winner = v.get("winner")
 
+    def end_frame(self, score: dict[str, Any], winner: str | None) -> None:
+        """The frame ended with no verdict to say so (conceded before its first stroke, 001 1.5.5)."""
+        self.score = {"A": score.get("A", 0), "B": score.get("B", 0)}
+        self.frame_over = True
+        self.winner = winner
+
     def summary(self) -> dict[str, Any]:
         """The part of the state whose change is worth a ``state`` message."""
         return {
@@ -130,4 +139,5 @@ class LiveState:
             "winner": self.winner,
             "balls": len(self.positions),
             **({"source": dict(self.source)} if self.source else {}),
+            **({"looks": dict(self.looks)} if self.looks else {}),
         }

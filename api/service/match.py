@@ -85,10 +85,13 @@ class MatchService:
                 if msg.kind in ("event", "input"):
                     if self.referee is not None:
                         try:  # the verdicts are already stored
-                            self.referee.feed(Event.model_validate(msg.data))
+                            out = self.referee.feed(Event.model_validate(msg.data))
                         except ValueError as exc:
+                            out = None
                             self._note_referee_error(Event.model_validate(msg.data), exc)
                     self.live.apply_event(msg.data)
+                    if self.referee is not None and out == [] and msg.data.get("type") == "concede":
+                        self._frame_result_from_referee()
                     if msg.kind == "input" and msg.data.get("type") == "rename":
                         self._note_rename(str(msg.data["ball"]), str(msg.data["to"]))
                 elif msg.kind == "verdict":
@@ -180,6 +183,12 @@ class MatchService:
             upd["positions"] = {names.get(b, b): p for b, p in ev.positions.items()}
         return ev.model_copy(update=upd) if upd else ev
 
+    def note_looks(self, looks: dict[str, str]) -> None:
+        """What the balls the camera could not number look like now (the observer's colour words); the next
+        ``state`` message carries a change to every page."""
+        with self._lock:
+            self.live.looks = dict(looks)
+
     def flag_shot(self, shot: int, reason: str, what: str | None = None) -> None:
         """The shot's verdict (when it comes, and every amended one) is flagged for review, ``reason`` in its
         notes: the observer did not see all of it. A later reason about the same ``what`` replaces the
@@ -242,6 +251,15 @@ class MatchService:
                 v = {**v, "review": True, "notes": [*(v.get("notes") or []), *reasons.values()]}
             tx.verdict(mid, v, self.live.game_frame)
             self.live.apply_verdict(v)
+        if ev.type == "concede" and not verdicts:
+            self._frame_result_from_referee()
+
+    def _frame_result_from_referee(self) -> None:
+        """A frame conceded before its first stroke has no shot whose verdict could carry the result (001
+        1.5.5): the score, the winner and the frame's end are taken from the referee's own state."""
+        snap = self.referee.snapshot() if self.referee is not None else None
+        if snap and snap.get("frame_over"):
+            self.live.end_frame(snap.get("score") or {}, snap.get("winner"))
 
     def _note_referee_error(self, ev: Event, exc: ValueError) -> None:
         self.referee_errors.append(f"{ev.type} at frame {ev.frame}: {exc}")

@@ -36,6 +36,7 @@ def match_protocol(store: Store, match_id: int) -> dict[str, Any]:
             if player in ("A", "B"):
                 fr["fouls"][player] += 1
             fr["foul_list"].append({"shot": v.get("shot"), "player": player, **foul})
+    _conceded_before_a_stroke(store, match_id, frames)
     ordered = [frames[n] for n in sorted(frames)]
     won = {"A": sum(1 for f in ordered if f["winner"] == "A"), "B": sum(1 for f in ordered if f["winner"] == "B")}
     fouls = {p: sum(f["fouls"][p] for f in ordered) for p in ("A", "B")}
@@ -50,6 +51,33 @@ def match_protocol(store: Store, match_id: int) -> dict[str, Any]:
         "frames_won": won,
         "fouls": fouls,
     }
+
+
+def _conceded_before_a_stroke(store: Store, match_id: int, frames: dict[int, dict[str, Any]]) -> None:
+    """A frame conceded before its first stroke has no verdict to give its result (001 1.5.5): the conceder
+    keeps his score, nothing, and the winner is credited with the frame's maximum (71 points or 8 balls).
+    Such a concession names the shot its frame_start named (no shot was played in between); the k-th
+    frame_start naming shot S opened the k-th frame whose first shot is S."""
+    by_first: dict[int, list[int]] = {}
+    for f in store.game_frames(match_id):
+        by_first.setdefault(f["first_shot"], []).append(f["n"])
+    starts: list[tuple[int, Any, int | None]] = []  # (seq, shot, frame opened)
+    opened: dict[Any, int] = {}
+    for ev in store.inputs_of_type(match_id, "frame_start"):
+        k = opened.get(ev.get("shot"), 0)
+        opened[ev.get("shot")] = k + 1
+        ns = by_first.get(ev.get("shot"), [])
+        starts.append((ev["seq"], ev.get("shot"), ns[k] if k < len(ns) else None))
+    for ev in store.inputs_of_type(match_id, "concede"):
+        before = [st for st in starts if st[0] < ev["seq"]]
+        if not before or before[-1][1] != ev.get("shot") or before[-1][2] is None:
+            continue
+        fr = frames.get(before[-1][2])
+        if fr is None or fr["shots"] or fr["winner"] is not None or ev.get("player") not in ("A", "B"):
+            continue
+        winner = "B" if ev["player"] == "A" else "A"
+        fr["winner"] = winner
+        fr["score"] = {side: display.target(fr["game"])[0] if side == winner else 0 for side in ("A", "B")}
 
 
 def _players(store: Store, match_id: int, players: dict[str, str]) -> dict[str, str]:

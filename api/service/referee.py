@@ -54,6 +54,11 @@ class _RulesReferee:
                 # A shot that ended with nothing placeable is not judged, and the stream says why: a record in
                 # the verdict's shape, judged false, the state as it stands (the overlay keeps its score).
                 return [self._ref.unjudged_record(exc.shot, exc.why)]
+            reason = getattr(exc, "reason", None)
+            if isinstance(reason, str):
+                # The engine numbers the records it was fed ("line 28: ..."), which names a line of a JSON-lines
+                # upload; an operator posted one record, so the reason alone is the answer.
+                raise ValueError(reason) from None
             raise
         if out is None:
             return []

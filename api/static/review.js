@@ -45,7 +45,8 @@ const LANDMARKS = (L, W) => [
   ["the front spot", L / 4, W / 2], ["the centre spot", L / 2, W / 2], ["the pyramid spot", 3 * L / 4, W / 2],
 ];
 
-// A ball the camera could not number is named by where it lies: the referee sees it there.
+// A ball the camera could not number is named by its colour (in a coloured set) and where it lies: the referee
+// sees it there.
 function ballOptions(balls) {
   const t = (console_.pack && console_.pack.table) || { length_mm: 3569, width_mm: 1778 };
   const marks = LANDMARKS(t.length_mm, t.width_mm);
@@ -53,10 +54,10 @@ function ballOptions(balls) {
   return balls.map((b) => {
     let label = Names.ball(b.id);
     if (/^t\d+$/.test(b.id)) {
-      label = b.pos ? "a ball near " + marks.reduce((best, m) => {
+      label += b.pos ? " near " + marks.reduce((best, m) => {
         const d = Math.hypot(m[1] - b.pos[0], m[2] - b.pos[1]);
         return d < best[1] ? [m[0], d] : best;
-      }, ["", Infinity])[0] : "a ball (potted)";
+      }, ["", Infinity])[0] : " (potted)";
     }
     seen[label] = (seen[label] || 0) + 1;
     if (seen[label] > 1) label += " (" + seen[label] + ")";
@@ -141,9 +142,8 @@ async function send(record) {
   }
   const body = await r.json().catch(() => ({}));
   if (!r.ok) {
-    // The engine numbers the records it was fed ("line 93"): nothing a referee at the table can use.
     const why = (typeof body.detail === "string" ? body.detail : "HTTP " + r.status).split("\n")[0]
-      .replace(/^the referee refuses this input: line \d+: /, "the referee refuses: ");
+      .replace(/^the referee refuses this input: /, "the referee refuses: ");
     result("Refused: " + Names.humanize(why), false);
     if (r.status === 401 || r.status === 403) forgetToken();
     return null;
@@ -153,8 +153,12 @@ async function send(record) {
   await refresh();
   let text = "Accepted: " + inputText(accepted);
   const ref = console_.state && console_.state.referee_state;
-  if (!verdicts.length && ref && ref.frame_over && (accepted.type === "concede" || accepted.type === "rerack")) {
-    // A conceded frame ends with no shot to judge: the referee's own view gives the result (001 1.5.5).
+  if (accepted.type === "concede" && ref && ref.frame_over) {
+    // A concession is no ruling on a shot: the frame's result is what the referee wants to see (001 1.5.5).
+    // The frame's last verdict carries it; a frame conceded before its first stroke has only the state.
+    const v = verdicts.length ? verdicts[verdicts.length - 1] : ref;
+    text += " → frame to " + Names.player(v.winner) + " · " + Names.score(v.score);
+  } else if (!verdicts.length && ref && ref.frame_over && accepted.type === "rerack") {
     text += " → frame to " + Names.player(ref.winner) + " · " + Names.score(ref.score);
   } else if (verdicts.length) {
     const v = verdicts[verdicts.length - 1];
@@ -493,6 +497,7 @@ function drawMarks() {
 async function refresh() {
   console_.state = await (await fetch("/state")).json();
   Names.setPlayers(console_.state.players);
+  Names.setLooks(console_.state.looks);
   document.getElementById("match").textContent = "match " + console_.state.match + " · " +
     (Names.info.game_name || console_.state.game) + " (" + (Names.info.target_text || "") + ") · " +
     Names.player("A") + " vs " + Names.player("B");
