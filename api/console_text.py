@@ -18,9 +18,14 @@ from api import names
 class MatchText:
     """Turns stream records (kind, data) into the lines to print; keeps the open shot's events."""
 
-    def __init__(self, players: Mapping[str, str] | None = None, game: str | None = None) -> None:
+    def __init__(
+        self, players: Mapping[str, str] | None = None, game: str | None = None, looks: names.Looks | None = None
+    ) -> None:
         self.players = dict(players or {"A": "A", "B": "B"})
         self.game = game
+        # what each ball the camera could not number looks like ("t6" -> "yellow"); the service's state
+        # messages keep it up to date as the camera sees the balls
+        self.looks: dict[str, str] = dict(looks or {})
         self._open: dict[int, list[Mapping[str, Any]]] = {}
         self._frame_opened = True  # the first shot of a match opens a frame
         self._first_of_frame: set[int] = set()
@@ -33,6 +38,8 @@ class MatchText:
             return self._event(data)
         if kind == "verdict":
             return self._verdict(data)
+        if kind == "state" and isinstance(data.get("looks"), dict):
+            self.looks = dict(data["looks"])
         return []
 
     def _input(self, d: Mapping[str, Any]) -> list[str]:
@@ -41,7 +48,7 @@ class MatchText:
             self._frame_opened = True
             if d.get("game"):
                 self.game = str(d["game"])
-        return [f"   operator: {names.input_text(d, self.players)}"]
+        return [f"   operator: {names.input_text(d, self.players, self.looks)}"]
 
     def _event(self, d: Mapping[str, Any]) -> list[str]:
         kind = d.get("type")
@@ -59,11 +66,11 @@ class MatchText:
             evs = self._open.pop(shot)
             t0 = evs[0].get("t")
             when = f"{t0:7.2f} s" if t0 is not None else "        "
-            text = names.shot_text(evs, first_of_frame=shot in self._first_of_frame)
+            text = names.shot_text(evs, first_of_frame=shot in self._first_of_frame, looks=self.looks)
             return [f"{when}  shot {shot + 1}: {text}"]
         t = d.get("t")
         when = f"{t:7.2f} s" if t is not None else "        "
-        return [f"{when}  {names.event_text(d)}"]
+        return [f"{when}  {names.event_text(d, self.looks)}"]
 
     def _verdict(self, v: Mapping[str, Any]) -> list[str]:
         shot = v.get("shot")
@@ -74,8 +81,8 @@ class MatchText:
             self._frame_opened = True
         who = names.player_name(self.players, v.get("player"))
         tag = "amended" if (v.get("amended") or seen) else "verdict"
-        out = [f"      => {tag}, {who}: {names.verdict_text(v, self.players)}"]
-        out += [f"         ({note})" for note in names.verdict_notes(v)]
+        out = [f"      => {tag}, {who}: {names.verdict_text(v, self.players, self.looks)}"]
+        out += [f"         ({note})" for note in names.verdict_notes(v, self.looks)]
         return out
 
 
@@ -84,11 +91,12 @@ def match_lines(
     verdicts: Iterable[Mapping[str, Any]],
     players: Mapping[str, str] | None = None,
     game: str | None = None,
+    looks: names.Looks | None = None,
 ) -> list[str]:
     """A recorded match (events and inputs in time order, and the final verdict of each shot) as the lines
     ``analyze`` prints: each shot in words, followed by its verdict."""
     by_shot: dict[int, Mapping[str, Any]] = {int(v["shot"]): v for v in verdicts if v.get("shot") is not None}
-    text = MatchText(players, game)
+    text = MatchText(players, game, looks)
     out: list[str] = []
     for r in records:
         kind = "event" if r.get("type") in _CAMERA else "input"

@@ -75,7 +75,60 @@ MANUAL_FOUL_NAMES: dict[str, str] = {
 }
 
 TRACKER_ID = re.compile(r"^t[1-9][0-9]*$")
-_TRACKER_IN_TEXT = re.compile(r"\b(?:[Bb]all )?t[1-9][0-9]*\b")
+
+# A ball the camera could not number is named by its colour where the set is coloured (pool, snooker): the
+# word a viewer would use, from the detector's mean colour of the ball's inner disc (BGR, 0..255). The
+# bounds come from hue, saturation and value, which separate the families a viewer names under any white
+# balance; shades a camera cannot tell apart (snooker's brown reads as red under warm light) keep the
+# family's name. A white ball (a Russian pyramid set, a cue ball) says nothing a viewer can match: it stays
+# "a ball".
+WHITE_BELOW_SATURATION = 0.25  # white balls under table lights measure 0.04-0.23 (snooker-rig stills)
+BLACK_BELOW_VALUE = 0.35  # the black ball measures 0.17-0.30; the darkest coloured one (green) 0.44
+PALE_BELOW_SATURATION = 0.71  # pink measures 0.20-0.69, red 0.90-0.98, brown 0.73-0.91 (the same hue)
+_HUES: tuple[tuple[float, str], ...] = (  # (upper bound of hue in degrees, family), in order
+    (15.0, "red"), (40.0, "orange"), (70.0, "yellow"), (190.0, "green"), (260.0, "blue"), (300.0, "purple"),
+    (335.0, "pink"), (360.0, "red"),
+)  # fmt: skip
+DARK_BELOW_VALUE = 0.55  # a dark red is maroon (pool's 7), a dark orange brown
+
+
+def colour_word(bgr: tuple[float, float, float] | None) -> str | None:
+    """ "yellow", "red", "black"... for a coloured ball's mean colour; None for a white one (or none)."""
+    if bgr is None:
+        return None
+    b, g, r = (min(max(float(c), 0.0), 255.0) / 255.0 for c in bgr)
+    hi, lo = max(r, g, b), min(r, g, b)
+    value = hi
+    sat = 0.0 if hi <= 0.0 else (hi - lo) / hi
+    if value < BLACK_BELOW_VALUE:
+        return "black"
+    if sat < WHITE_BELOW_SATURATION:
+        return None
+    span = hi - lo
+    if hi == r:
+        hue = (60.0 * (g - b) / span) % 360.0
+    elif hi == g:
+        hue = 60.0 * (b - r) / span + 120.0
+    else:
+        hue = 60.0 * (r - g) / span + 240.0
+    family = next(name for bound, name in _HUES if hue < bound)
+    if family == "red" and sat < PALE_BELOW_SATURATION:
+        return "pink"
+    if family == "red" and value < DARK_BELOW_VALUE:
+        return "maroon"
+    if family == "orange" and value < DARK_BELOW_VALUE:
+        return "brown"
+    return family
+
+
+def looks(colours: Mapping[str, tuple[float, float, float]]) -> dict[str, str]:
+    """The colour word of every ball the camera could not number whose colour names it (``t6`` -> "yellow")."""
+    out = {}
+    for ball, bgr in colours.items():
+        word = colour_word(bgr) if TRACKER_ID.match(ball) else None
+        if word is not None:
+            out[ball] = word
+    return out
 
 
 def game_name(game: str | None) -> str:
@@ -107,15 +160,29 @@ def numbered(game: str | None) -> bool:
     return game in NUMBERED_RACK_GAMES
 
 
-def ball_name(ball: str | None, *, article: bool = True) -> str:
-    """ "ball 7", "the cue ball", or "a ball" for a ball the camera could not number."""
+Looks = Mapping[str, str]  # ball id -> the colour word it is named by (``looks``); empty for a white set
+
+
+def ball_name(ball: str | None, *, article: bool = True, looks: Looks | None = None) -> str:
+    """ "ball 7", "the cue ball", "the yellow ball" (a coloured ball the camera could not number; "a red
+    ball" when the set has several), or "a ball" for one the camera could neither number nor tell by colour."""
     if ball is None:
         return "a ball" if article else "ball"
     if ball == "cue":
         return "the cue ball" if article else "cue ball"
     if TRACKER_ID.match(ball):
-        return "a ball" if article else "ball"
+        word = (looks or {}).get(ball)
+        if word is None:
+            return "a ball" if article else "ball"
+        if not article:
+            return f"{word} ball"
+        alone = sum(1 for w in (looks or {}).values() if w == word) == 1
+        return f"{'the' if alone else _a(word)} {word} ball"
     return f"ball {ball}"
+
+
+def _a(word: str) -> str:
+    return "an" if word[:1] in "aeiou" else "a"
 
 
 def ball_label(ball: str) -> str:
@@ -125,14 +192,25 @@ def ball_label(ball: str) -> str:
     return ball
 
 
-def balls_text(balls: Iterable[str]) -> str:
-    """ "ball 3, ball 7 and 2 balls" - numbered balls by number, the unnumbered ones counted."""
-    named, unnamed = [], 0
+def balls_text(balls: Iterable[str], looks: Looks | None = None) -> str:
+    """ "ball 3, the yellow ball and 2 balls" - numbered balls by number, coloured ones by colour, the rest
+    counted."""
+    named: list[str] = []
+    unnamed = 0
+    shades: dict[str, int] = {}
     for b in balls:
-        if TRACKER_ID.match(b):
+        word = (looks or {}).get(b) if TRACKER_ID.match(b) else None
+        if TRACKER_ID.match(b) and word is None:
             unnamed += 1
+        elif word is not None:
+            shades[word] = shades.get(word, 0) + 1
         else:
             named.append(ball_name(b, article=True).removeprefix("the "))
+    for word, n in shades.items():
+        alone = sum(1 for w in (looks or {}).values() if w == word) == 1
+        named.append(
+            f"the {word} ball" if n == 1 and alone else f"{n} {word} balls" if n > 1 else f"{_a(word)} {word} ball"
+        )
     if unnamed:
         named.append("a ball" if unnamed == 1 else f"{unnamed} balls")
     if not named:
@@ -142,21 +220,22 @@ def balls_text(balls: Iterable[str]) -> str:
 
 _PAIR_IN_TEXT = re.compile(r"\bballs (cue|t[1-9][0-9]*|[0-9]+) and (cue|t[1-9][0-9]*|[0-9]+)\b")
 _CUE_IN_TEXT = re.compile(r"\bball cue\b")
+_TRACKER_NAMED = re.compile(r"\b(?:[Bb]all )?(t[1-9][0-9]*)\b")
 
 
-def humanize(text: str) -> str:
-    """A rule note, warning or foul text with ball ids as people say them: "balls t3 and t5" is "two balls",
-    "ball t6" is "a ball", "ball cue" is "the cue ball"."""
+def humanize(text: str, looks: Looks | None = None) -> str:
+    """A rule note, warning or foul text with ball ids as people say them: "balls t3 and t5" is "two balls"
+    (or the two by colour), "ball t6" is "a ball" or "the yellow ball", "ball cue" is "the cue ball"."""
 
     def pair(m: re.Match[str]) -> str:
         a, b = m.group(1), m.group(2)
-        if TRACKER_ID.match(a) and TRACKER_ID.match(b):
+        if all(TRACKER_ID.match(x) and x not in (looks or {}) for x in (a, b)):
             return "two balls"
-        return f"{ball_name(a)} and {ball_name(b)}"
+        return f"{ball_name(a, looks=looks)} and {ball_name(b, looks=looks)}"
 
     text = _PAIR_IN_TEXT.sub(pair, text)
     text = _CUE_IN_TEXT.sub("the cue ball", text)
-    return _TRACKER_IN_TEXT.sub("a ball", text)
+    return _TRACKER_NAMED.sub(lambda m: ball_name(m.group(1), looks=looks), text)
 
 
 def pocket_name(pocket: str | None) -> str:
@@ -185,13 +264,13 @@ def _num(v: Any) -> str:
     return str(v)
 
 
-def event_text(ev: Mapping[str, Any]) -> str:
+def event_text(ev: Mapping[str, Any], looks: Looks | None = None) -> str:
     """One camera event or operator input in words."""
     kind = ev.get("type")
-    ball = ball_name(ev.get("ball"))
+    ball = ball_name(ev.get("ball"), looks=looks)
     if kind == "contact":
         a, b = [*list(ev.get("balls") or []), None, None][:2]
-        return f"{ball_name(a)} hits {ball_name(b)}"
+        return f"{ball_name(a, looks=looks)} hits {ball_name(b, looks=looks)}"
     if kind == "cushion":
         cu = str(ev.get("cushion") or "")
         where = f"the jaw of the {pocket_name(cu[4:])}" if cu.startswith("jaw:") else CUSHION_NAMES.get(cu, cu)
@@ -208,10 +287,10 @@ def event_text(ev: Mapping[str, Any]) -> str:
         return f"{ball} left the table"
     if kind == "disturbed":
         return f"{ball} moved without a contact"
-    return input_text(ev)
+    return input_text(ev, looks=looks)
 
 
-def input_text(ev: Mapping[str, Any], players: Mapping[str, str] | None = None) -> str:
+def input_text(ev: Mapping[str, Any], players: Mapping[str, str] | None = None, looks: Looks | None = None) -> str:
     """An operator input in words."""
     players = players or {}
     kind = ev.get("type")
@@ -222,13 +301,13 @@ def input_text(ev: Mapping[str, Any], players: Mapping[str, str] | None = None) 
     if kind == "call":
         if ev.get("cue_pocket"):
             return f"call: the cue ball into the {pocket_name(ev.get('cue_pocket'))}"
-        return f"call: {ball_name(ev.get('ball'))} into the {pocket_name(ev.get('pocket'))}"
+        return f"call: {ball_name(ev.get('ball'), looks=looks)} into the {pocket_name(ev.get('pocket'))}"
     if kind == "call_any":
         return "call: any ball (заказ с падающим)"
     if kind == "reorder":
-        return f"game ball re-ordered: {ball_name(ev.get('ball'))}"
+        return f"game ball re-ordered: {ball_name(ev.get('ball'), looks=looks)}"
     if kind == "third_ball":
-        return f"third balls announced: {balls_text(ev.get('balls') or [])}"
+        return f"third balls announced: {balls_text(ev.get('balls') or [], looks)}"
     if kind == "manual_foul":
         return f"foul called by the referee: {MANUAL_FOUL_NAMES.get(str(ev.get('code')), ev.get('code'))}"
     if kind == "play_on":
@@ -241,12 +320,12 @@ def input_text(ev: Mapping[str, Any], players: Mapping[str, str] | None = None) 
         return "warned: the cue ball is placed outside the house (001 2.1.5в)"
     if kind == "rename":
         return (
-            f"{ball_name(ev.get('ball'))} is number {ev.get('to')}"
+            f"{ball_name(ev.get('ball'), looks=looks)} is number {ev.get('to')}"
             if ev.get("to") != "cue"
-            else (f"{ball_name(ev.get('ball'))} is the cue ball")
+            else (f"{ball_name(ev.get('ball'), looks=looks)} is the cue ball")
         )
     if kind == "void_pot":
-        return f"pot of {ball_name(ev.get('ball'))} voided"
+        return f"pot of {ball_name(ev.get('ball'), looks=looks)} voided"
     return str(kind)
 
 
@@ -308,38 +387,39 @@ def summarize_shot(events: Iterable[Mapping[str, Any]]) -> ShotSummary:
     return ShotSummary(struck, len(moved - {"cue"}), potted, contacts, cushions, first_contact)
 
 
-def shot_text(events: Iterable[Mapping[str, Any]], *, first_of_frame: bool = False) -> str:
+def shot_text(events: Iterable[Mapping[str, Any]], *, first_of_frame: bool = False, looks: Looks | None = None) -> str:
     """ "break: 15 balls moved, 2 potted (ball 3, ball 7)" or "the cue ball hits ball 7; ball 7 into the ..."."""
     evs = list(events)
     s = summarize_shot(evs)
     if first_of_frame or s.is_break_like:
         head = "break" if first_of_frame else "shot"
-        pots = f" ({balls_text(b for b, _ in s.potted)})" if s.potted else ""
+        pots = f" ({balls_text((b for b, _ in s.potted), looks)})" if s.potted else ""
         return f"{head}: {s.moved} balls moved, {len(s.potted)} potted{pots}"
     parts = []
     if s.first_contact is not None:
-        parts.append(f"{ball_name(s.struck)} hits {ball_name(s.first_contact)}")
+        parts.append(f"{ball_name(s.struck, looks=looks)} hits {ball_name(s.first_contact, looks=looks)}")
     elif s.struck is not None:
-        parts.append(f"{ball_name(s.struck)} touches no ball")
-    parts += [f"{ball_name(b)} into the {pocket_name(p)}" for b, p in s.potted]
+        parts.append(f"{ball_name(s.struck, looks=looks)} touches no ball")
+    parts += [f"{ball_name(b, looks=looks)} into the {pocket_name(p)}" for b, p in s.potted]
     if s.cushions:
         parts.append(f"{s.cushions} cushion touch{'es' if s.cushions > 1 else ''}")
     return "; ".join(parts) or "no movement seen"
 
 
-def verdict_text(v: Mapping[str, Any], players: Mapping[str, str]) -> str:
+def verdict_text(v: Mapping[str, Any], players: Mapping[str, str], looks: Looks | None = None) -> str:
     """A verdict in one line: the fouls with their clauses, or what counted; the score by name."""
     fouls = v.get("fouls") or []
     if fouls:
         call = "Foul: " + "; ".join(
-            humanize(str(f.get("text") or f.get("code"))) + (f", {f['rule']}" if f.get("rule") else "") for f in fouls
+            humanize(str(f.get("text") or f.get("code")), looks) + (f", {f['rule']}" if f.get("rule") else "")
+            for f in fouls
         )
     elif v.get("counted"):
-        call = "Counted: " + balls_text(v["counted"])
+        call = "Counted: " + balls_text(v["counted"], looks)
     else:
         call = "Legal shot"
     if v.get("void"):
-        call += " · void: " + balls_text(v["void"])
+        call += " · void: " + balls_text(v["void"], looks)
     out = f"{call} · {score_text(v.get('score'), players)}"
     if v.get("frame_over"):
         out += f" · frame to {player_name(players, v.get('winner'))}"
@@ -348,8 +428,8 @@ def verdict_text(v: Mapping[str, Any], players: Mapping[str, str]) -> str:
     return out
 
 
-def verdict_notes(v: Mapping[str, Any]) -> list[str]:
-    return [humanize(str(n)) for n in v.get("notes") or []]
+def verdict_notes(v: Mapping[str, Any], looks: Looks | None = None) -> list[str]:
+    return [humanize(str(n), looks) for n in v.get("notes") or []]
 
 
 def display_info(game: str) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
+from api.ball_looks import BallLooks
 from api.launch_watch import LaunchWatch
 from calibration.contract import Event
 from calibration.mapping import Calibration
@@ -130,6 +131,7 @@ class Pipeline:
         self.streak_count = 0
         # id: its last detection's confidence, class and colour
         self._looks: dict[str, tuple[float, Any, np.ndarray | None]] = {}
+        self.looks = BallLooks()  # each ball's colour at rest: it names a ball the camera could not number
         self._held: list[TrackerFrame] = []  # tracker frames not yet given to the extractor (see step_detections)
         # is the table in the picture (vision.table_view)? frame spans (first, last) where it was not
         self.view = TableView(calibration) if calibration is not None else None
@@ -276,6 +278,7 @@ class Pipeline:
         self.last = tf
         if tf.relabel:
             self._relabel_held(dict(tf.relabel), tf.relabel_since)
+        self.looks.observe(tf.balls, dets)
         self._held.append(tf)
         if self.tracker.checking_burst:
             return []  # a burst's ids may yet change: its frames wait (a few frames) before events are read
@@ -295,6 +298,7 @@ class Pipeline:
 
         self._held = [rename(f) if f.t >= since else f for f in self._held]
         self._looks = {names.get(k, k): v for k, v in self._looks.items()}
+        self.looks.rename(names)
         if self._launches is not None:
             self._launches.rename(names)
 
@@ -387,6 +391,7 @@ class Pipeline:
         holder = any(b.id == new for b in (self.last.balls if self.last else ()))
         self._looks.clear()
         self.tracker.rename(old, new)
+        self.looks.rename({old: new, new: old} if holder else {old: new})
         self._rename_extractor({old: new, new: old} if holder else {old: new})
 
     def assign_ids(self, wanted: dict[str, tuple[float, float]]) -> dict[str, str]:
@@ -394,6 +399,7 @@ class Pipeline:
         self._release_held()
         mapping = self.tracker.assign_ids(wanted)
         self._looks.clear()
+        self.looks.rename(mapping)
         self._rename_extractor(mapping)
         return mapping
 

@@ -28,11 +28,13 @@ def write_report(
     max_shot_pictures: int = 60,
     game: str | None = None,
     players: Mapping[str, str] | None = None,
+    looks: names.Looks | None = None,
 ) -> Path:
     """Write report.html, trails.png and shot_NNN.png into ``out_dir``; returns the page's path.
     ``rows`` are track rows with ``frame, t, ball, x, y, visible`` attributes. Balls, players and the game
     are named as people read them (api.names); each shot is one line of summary with its events (in time
-    order) one click away, and its verdict with the notes that explain it."""
+    order) one click away, and its verdict with the notes that explain it. ``looks`` names the balls the
+    camera could not number by their colour (``api.names.looks``)."""
     players = dict(players or {"A": "A", "B": "B"})
     for e in events:
         if e.type == "frame_start" and e.players:
@@ -96,12 +98,12 @@ def write_report(
             parts.append(f"<img src='shot_{k:03d}.png' alt='shot {k + 1}'>")
         if v is not None:
             cls = "verdict foul" if v.get("fouls") else "verdict"
-            parts.append(f"<p class='{cls}'>Verdict: {html.escape(names.verdict_text(v, players))}</p>")
-            notes = names.verdict_notes(v)
+            parts.append(f"<p class='{cls}'>Verdict: {html.escape(names.verdict_text(v, players, looks))}</p>")
+            notes = names.verdict_notes(v, looks)
             if notes:
                 parts.append("<ul class='notes'>" + "".join(f"<li>{html.escape(n)}</li>" for n in notes) + "</ul>")
         dicts = [e.to_dict() for e in evs]
-        summary = names.shot_text(dicts, first_of_frame=k in frame_firsts)
+        summary = names.shot_text(dicts, first_of_frame=k in frame_firsts, looks=looks)
         n_review = sum(1 for e in evs if e.review)
         flag = f" · {n_review} flagged for review" if n_review else ""
         parts.append(f"<details><summary>{html.escape(summary + flag)} ({len(evs)} events)</summary>")
@@ -110,14 +112,16 @@ def write_report(
             cls = " class='review'" if e.review else ""
             parts.append(
                 f"<tr{cls}><td>{(e.t or 0):.3f}</td><td>{e.frame}</td>"
-                f"<td>{html.escape(names.event_text(d))}</td><td>{e.confidence:.2f}</td></tr>"
+                f"<td>{html.escape(names.event_text(d, looks))}</td><td>{e.confidence:.2f}</td></tr>"
             )
         parts.append("</table></details>")
     loose = [e for e in cam if e.shot is None]
     if loose:
         parts.append("<h2>Between shots</h2><table>")
         for e in loose:
-            parts.append(f"<tr><td>{(e.t or 0):.3f}</td><td>{html.escape(names.event_text(e.to_dict()))}</td></tr>")
+            parts.append(
+                f"<tr><td>{(e.t or 0):.3f}</td><td>{html.escape(names.event_text(e.to_dict(), looks))}</td></tr>"
+            )
         parts.append("</table>")
     parts.append("</body></html>")
     page = out / "report.html"

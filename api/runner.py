@@ -625,6 +625,9 @@ class Runner:
             if index <= res.recorded_until and not events:
                 self.stats.frames_replayed += 1  # observed again after a restart: all it found is recorded
             else:
+                looks = getattr(pipeline, "looks", None)
+                if looks is not None:  # the colour words of balls the camera could not number (api.names)
+                    self.service.note_looks(looks.words())
                 self._step(index, read_at, events, t, balls if moved else None, started_at)
             if self._exit_after is not None and index >= self._exit_after:
                 os._exit(137)

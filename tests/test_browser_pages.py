@@ -222,6 +222,14 @@ def test_overlay_score_changes_live_when_a_pot_verdict_is_streamed(tmp_path, bro
                 assert at_table == svc.match.state()["player"]
                 text = await browser.js("document.body.innerText")
                 assert not TRACKER_ID.search(text) and "russian71" not in text
+                # Ivanov concedes (001 1.5.5): his score stands, Petrov is credited with 71, live on the overlay.
+                r = httpx.post(base + "/inputs", json={"type": "concede", "player": "A"},
+                               headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30)  # fmt: skip
+                assert r.status_code == 201, r.text
+                await browser.wait_for("document.getElementById('score-B').textContent === '71'")
+                assert await browser.js("document.getElementById('score-A').textContent") == want[0]
+                await browser.wait_for("document.getElementById('verdict').textContent.endsWith(' · frame to Petrov')")
+                assert await browser.js("window.notReloaded") is True
                 assert await browser.js("document.getElementById('source').hidden") is True, "a file plays on"
                 # A live camera lost: the overlay says so while it lasts (the service's /state reports it).
                 svc.match.source_info = {"status": "reconnecting", "kind": "camera", "lost_s": 12.2}
@@ -507,6 +515,53 @@ def test_console_names_balls_the_camera_could_not_number_by_where_they_lie(tmp_p
                 assert "Moscow pyramid" in page and "moscow" not in page
                 assert not TRACKER_ID.search(page), TRACKER_ID.search(page)
                 assert "a ball into the left middle pocket" in page
+                await browser.call("Page.navigate", url="about:blank")
+
+        asyncio.run(main())
+
+
+# A pool set's colours by number (1-8 solids, 9-15 stripes of the same colours): what the observer's colour
+# words would be for a coloured set whose numbers the camera cannot read.
+POOL_COLOURS = ["yellow", "blue", "red", "purple", "orange", "green", "maroon", "black"]
+
+
+def test_overlay_and_console_name_coloured_balls_by_the_colour_a_viewer_sees(tmp_path, browser):
+    """Moscow pyramid played with a coloured set: the camera cannot number the balls (tN) but sees their
+    colours; the overlay's call and the console's controls and shot list name them by colour."""
+    records = tracked(read_jsonl(DEMO / "truth" / "events.jsonl"))
+    log = tmp_path / "moscow.jsonl"
+    write_jsonl(log, records)
+    looks = {f"t{n + 3}": POOL_COLOURS[(n - 1) % 8] for n in range(1, 16)}
+    with running_service(tmp_path, log, game="moscow") as (svc, base):
+        svc.match.note_looks(looks)
+
+        async def main():
+            async with browser:
+                await browser.call("Page.navigate", url=base + "/overlay")
+                await browser.wait_for("document.getElementById('status').textContent === 'live'")
+                await browser.js(
+                    "window.seen = []; new MutationObserver(() => window.seen.push(document.getElementById('verdict')"
+                    ".textContent)).observe(document.getElementById('verdict'), {childList: true, subtree: true}); true"
+                )
+                svc.runner.start()
+                assert svc.runner.join(30)
+                # Shot 2 pots t7, ball 4 of the set (purple; 12 is a purple stripe): the overlay's call names it
+                # as the viewer sees it.
+                await browser.wait_for("window.seen.some((v) => v.startsWith('Counted: a purple ball'))")
+                text = await browser.js("document.body.innerText")
+                assert not TRACKER_ID.search(text), text
+
+                await browser.call("Page.navigate", url=base + "/review")
+                await browser.wait_for("document.querySelectorAll('#shots tbody tr').length === 3")
+                await browser.click("#shots tbody tr[data-shot='1']")
+                await browser.wait_for("document.getElementById('pack').dataset.shot === '1'")
+                await browser.wait_for("document.querySelectorAll('#events tbody tr').length > 3")
+                labels = await browser.js("[...document.getElementById('call-ball').options].map((o) => o.textContent)")
+                assert labels and all(re.match(r"^(The|A|An) [a-z]+ ball near the ", x) for x in labels), labels
+                assert any(x.startswith("The black ball near the ") for x in labels), labels  # the set's one black
+                page = await browser.js("document.body.innerText")
+                assert not TRACKER_ID.search(page), TRACKER_ID.search(page)
+                assert "a purple ball into the left middle pocket" in page, page
                 await browser.call("Page.navigate", url="about:blank")
 
         asyncio.run(main())

@@ -276,8 +276,10 @@ def run(args: argparse.Namespace) -> int:
         stats["referee"] = problem
     if warnings:
         stats["warnings"] = "; ".join(warnings)
-    write_report(out, table, stream, rows, video=video.name, verdicts=verdicts, stats=stats, game=args.game)
-    for line in match_lines((e.to_dict() for e in stream), verdicts, game=args.game):
+    looks = pipe.looks.words()  # balls the camera could not number, named by colour where the set is coloured
+    write_report(out, table, stream, rows, video=video.name, verdicts=verdicts, stats=stats, game=args.game,
+                 looks=looks)  # fmt: skip
+    for line in match_lines((e.to_dict() for e in stream), verdicts, game=args.game, looks=looks):
         print(line)
     n_pots = sum(1 for e in events if e.type == "pot")
     n_shots = sum(1 for e in events if e.type == "shot_start")

@@ -285,7 +285,8 @@ def create_app(service: MatchService, settings: ServiceSettings) -> FastAPI:
         if not 0 <= n <= MAX_INT:
             raise HTTPException(404, f"no shot {n} in this match")
         match = service.store.match(service.match_id)
-        pack = shot_pack(service.store, service.match_id, n, table=service.table, fps=match.fps)
+        looks = dict(service.live.looks)
+        pack = shot_pack(service.store, service.match_id, n, table=service.table, fps=match.fps, looks=looks)
         if pack is None:
             raise HTTPException(404, f"no shot {n} in this match")
         return pack

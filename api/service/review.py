@@ -22,8 +22,14 @@ PICTURE_MARGIN_BALLS = 2.2  # the drawing's margin around the playing field, in 
 
 
 def shot_pack(
-    store: Store, match_id: int, shot: int, table: TableModel | None = None, fps: float | None = None
+    store: Store,
+    match_id: int,
+    shot: int,
+    table: TableModel | None = None,
+    fps: float | None = None,
+    looks: names.Looks | None = None,
 ) -> dict[str, Any] | None:
+    """The review pack of a shot; ``looks`` names the balls the camera could not number by colour."""
     row = store.shot(match_id, shot)
     if row is None:
         return None
@@ -38,8 +44,10 @@ def shot_pack(
         "verdict": verdict,
         "amendments": len(history) - 1 if history else 0,
         "clauses": sorted({f["rule"] for f in (verdict or {}).get("fouls", []) if f.get("rule")}),
-        "notes": names.verdict_notes(verdict or {}),
-        "summary": names.shot_text(events, first_of_frame=_opens_frame(store, match_id, shot)) if events else "",
+        "notes": names.verdict_notes(verdict or {}, looks),
+        "summary": names.shot_text(events, first_of_frame=_opens_frame(store, match_id, shot), looks=looks)
+        if events
+        else "",
         "picture": f"/shots/{shot}/picture.png",
         "clip": f"/shots/{shot}/clip",
     }

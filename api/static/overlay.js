@@ -17,6 +17,7 @@ const overlay = {
   frame: 1,
   apply(state) {
     if (state.players) Names.setPlayers(state.players);
+    if (state.looks) Names.setLooks(state.looks);
     for (const side of ["A", "B"]) {
       document.getElementById("name-" + side).textContent = Names.player(side);
       if (state.score) document.getElementById("score-" + side).textContent = state.score[side];

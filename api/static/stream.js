@@ -5,6 +5,8 @@
 const Names = {
   info: { game_name: "", games: {}, pockets: {}, pockets_short: {}, manual_fouls: {}, target_text: "" },
   players: { A: "A", B: "B" },
+  // What the balls the camera could not number look like ("t6" -> "yellow"), from /state and its messages.
+  looks: {},
   async load() {
     try {
       const r = await fetch("/names");
@@ -13,25 +15,39 @@ const Names = {
     return this.info;
   },
   setPlayers(p) { if (p) this.players = Object.assign({}, this.players, p); },
+  setLooks(l) { if (l) this.looks = Object.assign({}, l); },
   // An unnamed player is shown by his side, never as a bare letter.
   player(side) {
     if (side !== "A" && side !== "B") return "—";
     const n = this.players[side] || side;
     return n === side ? "Player " + side : n;
   },
-  // A tracker id (t6) means nothing to a viewer: such a ball is "a ball".
+  // A tracker id (t6) means nothing to a viewer: such a ball is named by its colour in a coloured set
+  // ("the yellow ball", "a red ball" when there are several), else it is "a ball".
   ball(id) {
     if (id == null) return "a ball";
     if (id === "cue") return "the cue ball";
-    if (/^t\d+$/.test(id)) return "a ball";
+    if (/^t\d+$/.test(id)) {
+      const word = this.looks[id];
+      if (!word) return "a ball";
+      const alone = Object.values(this.looks).filter((w) => w === word).length === 1;
+      return (alone ? "the " : (/^[aeiou]/.test(word) ? "an " : "a ")) + word + " ball";
+    }
     return "ball " + id;
   },
   balls(list) {
     const named = [];
+    const shades = {};
     let unnamed = 0;
     for (const b of list || []) {
-      if (/^t\d+$/.test(b)) unnamed += 1;
+      const word = /^t\d+$/.test(b) ? this.looks[b] : null;
+      if (/^t\d+$/.test(b) && !word) unnamed += 1;
+      else if (word) shades[word] = (shades[word] || 0) + 1;
       else named.push(this.ball(b).replace(/^the /, ""));
+    }
+    for (const [word, n] of Object.entries(shades)) {
+      const alone = Object.values(this.looks).filter((w) => w === word).length === 1;
+      named.push(n > 1 ? n + " " + word + " balls" : (alone ? "the " : (/^[aeiou]/.test(word) ? "an " : "a ")) + word + " ball");
     }
     if (unnamed) named.push(unnamed === 1 ? "a ball" : unnamed + " balls");
     if (!named.length) return "none";
@@ -40,9 +56,10 @@ const Names = {
   // Tracker ids and game codes in a message (the engine's reasons name them) as a person reads them.
   humanize(text) {
     const id = "(cue|t\\d+|\\d+)";
+    const plain = (x) => /^t\d+$/.test(x) && !this.looks[x];
     let out = String(text || "").replace(new RegExp("\\bballs " + id + " and " + id + "\\b", "g"), (m, a, b) =>
-      /^t\d+$/.test(a) && /^t\d+$/.test(b) ? "two balls" : this.ball(a) + " and " + this.ball(b));
-    out = out.replace(/\bball cue\b/g, "the cue ball").replace(/\b(?:[Bb]all )?t\d+\b/g, "a ball");
+      plain(a) && plain(b) ? "two balls" : this.ball(a) + " and " + this.ball(b));
+    out = out.replace(/\bball cue\b/g, "the cue ball").replace(/\b(?:[Bb]all )?(t\d+)\b/g, (m, t) => this.ball(t));
     const codes = Object.keys(this.info.games || {}).sort((a, b) => b.length - a.length);
     if (codes.length) {
       const re = new RegExp("(^|[^\\w-])(" + codes.map((c) => c.replace(/-/g, "\\-")).join("|") + ")(?![\\w-])", "g");
