@@ -222,14 +222,6 @@ def test_overlay_score_changes_live_when_a_pot_verdict_is_streamed(tmp_path, bro
                 assert at_table == svc.match.state()["player"]
                 text = await browser.js("document.body.innerText")
                 assert not TRACKER_ID.search(text) and "russian71" not in text
-                # Ivanov concedes (001 1.5.5): his score stands, Petrov is credited with 71, live on the overlay.
-                r = httpx.post(base + "/inputs", json={"type": "concede", "player": "A"},
-                               headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30)  # fmt: skip
-                assert r.status_code == 201, r.text
-                await browser.wait_for("document.getElementById('score-B').textContent === '71'")
-                assert await browser.js("document.getElementById('score-A').textContent") == want[0]
-                await browser.wait_for("document.getElementById('verdict').textContent.endsWith(' · frame to Petrov')")
-                assert await browser.js("window.notReloaded") is True
                 assert await browser.js("document.getElementById('source').hidden") is True, "a file plays on"
                 # A live camera lost: the overlay says so while it lasts (the service's /state reports it).
                 svc.match.source_info = {"status": "reconnecting", "kind": "camera", "lost_s": 12.2}
@@ -264,6 +256,16 @@ def test_overlay_score_changes_live_when_a_pot_verdict_is_streamed(tmp_path, bro
                 )
                 img = await browser.screenshot(_shots_dir(tmp_path) / "overlay.png", clip=area)
                 assert img.std() > 5, "the screenshot shows something"
+
+                # Ivanov concedes (001 1.5.5): his score stands, Petrov is credited with 71, live on the overlay.
+                await browser.js("window.notReloaded = true")
+                r = httpx.post(base + "/inputs", json={"type": "concede", "player": "A"},
+                               headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30)  # fmt: skip
+                assert r.status_code == 201, r.text
+                await browser.wait_for("document.getElementById('score-B').textContent === '71'")
+                assert await browser.js("document.getElementById('score-A').textContent") == want[0]
+                await browser.wait_for("document.getElementById('verdict').textContent.endsWith(' · frame to Petrov')")
+                assert await browser.js("window.notReloaded") is True
                 await browser.call("Page.navigate", url="about:blank")
 
         asyncio.run(main())
