@@ -26,7 +26,10 @@ from tracking.kalman import (
     transition,
     update_position,
 )
-from tracking.tracker import Tracker, _distances, _near_paths, _paths_through
+from tracking.paths import distances as _distances
+from tracking.paths import near_paths as _near_paths
+from tracking.paths import paths_through as _paths_through
+from tracking.tracker import Tracker
 from tracking.trajectory import fit_path
 
 

@@ -38,15 +38,17 @@ from filterpy.kalman import KalmanFilter
 from scipy.optimize import linear_sum_assignment
 
 from calibration.table import TableModel
+from tracking import association, gates, paths
 from tracking.ids import IdAssigner, match_ids
 from tracking.kalman import (
-    FilterSettings,
     mahalanobis_sq_many,
     make_ball_filter,
     predict_dt,
     reseed,
     update_position,
 )
+from tracking.paths import distances as _distances
+from tracking.tracker_settings import TrackerSettings
 from vision.packing import MIN_NEIGHBOURS, frozen_neighbours
 
 
@@ -61,53 +63,6 @@ class TrackState(StrEnum):
 # the quality reported for a vouched ball (above the extractor's ghost threshold, below a clear detection's)
 VOUCHED_QUALITY = 0.75
 ACTIVE = (TrackState.TENTATIVE, TrackState.CONFIRMED, TrackState.OCCLUDED)
-
-
-@dataclass(frozen=True)
-class TrackerSettings:
-    filter: FilterSettings = field(default_factory=FilterSettings)
-    max_speed_mm_s: float = 11000.0  # a break reaches ~10 m/s
-    gate_chi2: float = 25.0  # 5 sigma: the statistical gate
-    kink_cost: float = 200.0  # base cost of an association outside the statistical gate
-    confirm_hits: int = 2
-    warmup_s: float = 0.5  # balls seen in the first moments are confirmed at once
-    tentative_max_misses: int = 2
-    min_confidence: float = 0.25  # weaker detections are ignored
-    new_track_confidence: float = 0.55  # weaker ones may update a known ball but never start a new one
-    rest_window_s: float = 0.25  # a ball whose detections stay within rest_radius for this long rests
-    rest_radius_mm: float = 2.5
-    anchor_gate_mm: float = 5.0  # a resting ball's detection farther than this sets it moving
-    pot_confirm_s: float = 0.35  # gone this long after vanishing in a pocket mouth -> potted
-    late_pot_confirm_s: float = 1.0  # a ball resting in the mouth that vanishes (hanging ball falls)
-    reacquire_radius_mm: float = 150.0  # a hidden resting ball reappearing within this keeps its id
-    frozen_tol_mm: float = 5.0  # resting balls this close to touching are frozen together (a chain)
-    inplay_reacquire_mm: float = 40.0  # ... but in play, hidden at rest longer than inplay_hidden_s, this near
-    inplay_hidden_s: float = 0.1
-    moving_reacquire_s: float = 1.5  # a hidden moving ball is looked for this long along its path
-    coast_s: float = 0.25  # a hidden moving ball is extrapolated this long, then held where last seen
-    # of a hidden ball's normal speed where its prediction bounces off a cushion (the rendered suites' physics:
-    # median 0.69, 0.56-0.75 from the 10th to the 90th percentile)
-    cushion_restitution: float = 0.7
-    bounce_sigma_mm_s: float = 300.0  # the bounced velocity's added uncertainty (restitution's spread, spin)
-    hidden_speedup: float = 2.0  # a ball hidden for frames while rolling is found within this times its run
-    backward_kick: float = 0.3  # a struck ball takes no step back along its hitter's run (cosine below -this)
-    touch_reach_mm: float = 5.0  # a path passing a resting ball within a diameter plus this may have touched it
-    weak_resume_s: float = 0.1  # a moving ball hidden this briefly resumes on a weak detection where it is predicted
-    weak_resume_speed_mm_s: float = 200.0  # ... if it was moving at least this fast (not a ball just seen again)
-    cloth_slack_mm: float = 12.0  # detections this far outside the cushion noses still count (noise)
-    dropped_depth_mm: float = 25.0  # a detection this far past a pocket's mouth line is a dropped ball
-    colour_sigma: float = 25.0  # colour difference (grey levels) of one ball between frames: blur, light
-    colour_cost: float = 80.0  # most a colour mismatch adds to an association's cost
-    blur_adopt_s: float = 3.0  # a ball that vanished from rest this long before a shot may come back anywhere in it
-    blur_adopt_late_s: float = 0.1  # ... or this long after the shot was seen to start
-    unseen_kink_frames: float = 2.5  # a kink after this many frames unseen: the ball's velocity is unknown
-    placed_confidence: float = 0.75  # a ball placed between shots is seen clearly (a bridge hand at rest is not)
-    tunnel_tol_mm: float = 10.0  # a path passing this much less than a diameter from a still ball goes through it
-    burst_min_balls: int = 3  # this many resting balls set moving in one frame: a rack or cluster broken up
-    burst_join_frames: float = 2.0  # balls set moving this soon after are part of it
-    burst_check_frames: float = 3.0  # their ids are checked this long after (two clear frames of each path)
-    burst_last_frames: float = 4.0  # ... and in every frame up to this long after (later, the balls collide)
-    burst_margin_mm: float = 15.0  # ids change only if each changed ball's path leads back this much better
 
 
 @dataclass(frozen=True)
@@ -234,6 +189,9 @@ class Tracker:
         self._frame_dt_est: float | None = None
         self._shot_flip_t: float | None = None  # when shot_active last turned on (this tracker's clock)
         self._burst: _Burst | None = None
+        self._colour: np.ndarray | None = None  # this frame's detections' colours (None where not measured)
+        self._cue = np.zeros(0, bool)  # this frame's detections classed as the cue ball
+        self._pocket = np.zeros(0, np.int64)  # this frame's detections' pockets (``step``'s ``pocket``)
         self._resumed_t = -math.inf  # when observation last resumed after frames without the table (``resume``)
         pockets = list(table.pockets.values())
         # the pockets' mouth centres, outward normals and mouth widths as arrays (the cloth test's screen)
@@ -258,6 +216,8 @@ class Tracker:
         is_cue: np.ndarray | None = None,
         colour: np.ndarray | None = None,
         shot_active: bool = False,
+        may_start: np.ndarray | None = None,
+        pocket: np.ndarray | None = None,
     ) -> TrackerFrame:
         """One frame's detections: table positions (N x 2), and optionally their confidence, whether each is
         the distinguishable cue ball, and their mean colour (N x 3, any colour space), which keeps two balls
@@ -273,9 +233,13 @@ class Tracker:
         col = None if colour is None else np.asarray(colour, dtype=float).reshape(-1, 3)
         keep = (conf >= self.s.min_confidence) & np.all(np.isfinite(z), axis=1) & self._on_cloth(z)
         keep &= ~_same_ball(z, conf, self.table.ball_radius_mm)
+        # ``may_start``: False where vision saw no place for a new ball (inside a pocket, under a player's arm)
+        start = np.ones(len(z), bool) if may_start is None else np.asarray(may_start, dtype=bool).reshape(-1)[keep]
+        # ``pocket``: the index (``table.pockets``' order) of the pocket whose inside holds each detection, or -1
+        self._pocket = np.full(len(z), -1) if pocket is None else np.asarray(pocket).reshape(-1)[keep]
         z, conf, cue = z[keep], conf[keep], cue[keep]
         col = None if col is None or len(col) != len(keep) else col[keep]
-        self._colour = col
+        self._colour, self._cue = col, cue
         t_prev = self._t
         dt = 0.0 if self._t is None else max(t - self._t, 1e-6)
         if dt > 0:
@@ -330,6 +294,8 @@ class Tracker:
         first_frame = self._t0 is None or self._t0 == t
         packed = (frozen_neighbours(z, self.table.ball_diameter_mm) >= MIN_NEIGHBOURS) if first_frame else None
         for c in range(len(z)):
+            if not start[c]:
+                continue
             if c not in matched_d and (conf[c] >= self.s.new_track_confidence or self._at_known_place(z[c], t)):
                 sure = packed is not None and bool(packed[c]) and conf[c] >= self.s.new_track_confidence
                 self._tracks.append(self._new_track(z[c], bool(cue[c]), t, float(conf[c]), sure))
@@ -511,289 +477,126 @@ class Tracker:
     def _associate(
         self, tracks: list[_Track], z: np.ndarray, t: float, conf: np.ndarray
     ) -> tuple[list[int], list[int], list[int]]:
-        """The cost matrix (see the module docstring), built a whole tier at a time over all tracks (one row
-        per track, one column per detection), then solved."""
+        """Pairs tracks with detections: the summed cost terms (``tracking.association``), the gates in turn
+        (``tracking.gates``), then the least-cost assignment. Returns (track rows, detection columns, tiers)."""
         if not tracks or len(z) == 0:
             return [], [], []
-        big = 1e9
+        sc = self._scene(tracks, z, t, conf)
+        cost, tier = association.costs(sc)
+        allowed = gates.apply(sc, np.isfinite(cost), tier)
+        claims = self._pocket_claims(tracks)
+        if claims is not None:
+            allowed &= claims
+        return association.solve(cost, allowed, tier)
+
+    def _scene(self, tracks: list[_Track], z: np.ndarray, t: float, conf: np.ndarray) -> association.Scene:
+        """The facts the cost terms and gates read, for ``tracks`` (predicted to ``t``) and detections ``z``."""
         s = self.s
-        sig = s.filter.meas_sigma_mm
-        D = self.table.ball_diameter_mm
+        n, m = len(tracks), len(z)
         states = [tr.state for tr in tracks]
-        occluded = np.array([st == TrackState.OCCLUDED for st in states])
-        anchored = np.array([tr.resting and tr.anchor is not None for tr in tracks])
+        occluded = np.array([st == TrackState.OCCLUDED for st in states], bool)
+        resting = np.array([tr.resting for tr in tracks], bool)
+        anchored = np.array([tr.resting and tr.anchor is not None for tr in tracks], bool)
         last = np.array([tr.last_meas for tr in tracks], dtype=float).reshape(-1, 2)
-        # distances of every detection from where each track was last seen and from each resting ball's anchor
-        d_last = _distances(last, z)
-        d_anchor = _distances(
-            np.array([tr.anchor if tr.resting and tr.anchor is not None else tr.last_meas for tr in tracks]), z
-        )
-        reach = np.empty(len(tracks))
-        for i, tr in enumerate(tracks):
-            gap = max(t - tr.last_t, 1e-6)
-            reach[i] = s.max_speed_mm_s * gap + self.table.ball_radius_mm
-            if states[i] == TrackState.OCCLUDED and t - tr.last_t > 0.2:
-                reach[i] = min(reach[i], self._reacquire_radius(tr, t))
-            if states[i] == TrackState.OCCLUDED and not tr.resting and gap > 1.5 * self._frame_dt:
-                # hidden for frames while rolling: no faster than it went (a ball only slows down between
-                # collisions), give or take a collision's kick; not across the table to a blob (the player's hand)
-                speed = float(np.hypot(*tr.kf.x[2:4]))
-                reach[i] = min(reach[i], s.hidden_speedup * speed * gap + 2.0 * self.table.ball_diameter_mm)
-        # the statistical tier: a resting ball's distance from its anchor in sigmas, a moving one's Mahalanobis
-        # distance from its prediction (none for one whose predicted path runs into a resting ball: it hit it, so
-        # the prediction past it means nothing; at a break the struck ball, predicted on into the apex's place,
-        # would take the apex's detection; every detection within reach is a kink from where it was last seen)
-        inside = anchored[:, None] & (d_anchor <= s.anchor_gate_mm)
-        cost = np.where(inside, (d_anchor / sig) ** 2, big)
-        rest_rows = [i for i, tr in enumerate(tracks) if tr.resting and tr.anchor is not None]
-        rest_q = np.array([tracks[i].anchor for i in rest_rows], dtype=float).reshape(-1, 2)
-        free = [i for i in range(len(tracks)) if not anchored[i]]
-        ahead = self._collisions_ahead([tracks[i] for i in free], rest_q)
-        # A ball seen once with its velocity unknown (a tentative track not at a known place) has a gate as wide as
-        # a break's speed: it is matched by distance alone, in the kink tier, where a known ball's kink (a resting
-        # ball struck away) comes before it. Else the cue tip, seen once beside the struck ball, takes its detection.
-        blind = [
-            tracks[i].state == TrackState.TENTATIVE
-            and tracks[i].hits == 1
-            and _speed_bound(tracks[i].kf) >= s.filter.init_speed_sigma_mm_s
-            for i in free
+        anchor = np.array([tr.anchor if a else tr.last_meas for tr, a in zip(tracks, anchored, strict=True)])
+        anchor = anchor.astype(float).reshape(-1, 2)
+        # how fast a ball seen once, or one hidden while moving, may be going (the others never ask: 0)
+        asks = [
+            st == TrackState.TENTATIVE or (st == TrackState.OCCLUDED and not tr.resting)
+            for st, tr in zip(states, tracks, strict=True)
         ]
-        gauged = [i for i, hit, b in zip(free, ahead, blind, strict=True) if not hit and not b]
-        if gauged:
-            m2 = mahalanobis_sq_many([tracks[i].kf for i in gauged], z)
-            ok = m2 <= s.gate_chi2
-            inside[gauged] = ok
-            cost[gauged] = np.where(ok, m2, cost[gauged])
-        # the kink tier: outside the gate, within reach of where it was last seen
-        kink = ~inside & (d_last <= reach[:, None])
-        cost[kink] = s.kink_cost + d_last[kink] / sig
-        tier = kink.astype(int)
-        # where the balls set moving just now rested
+        speed_bound = np.array([_speed_bound(tr.kf) if a else 0.0 for tr, a in zip(tracks, asks, strict=True)])
+        tentative = np.array([st == TrackState.TENTATIVE for st in states], bool)
+        # A ball seen once with its velocity unknown (a tentative track not at a known place) has a gate as wide
+        # as a break's speed: it is matched by distance alone, in the kink tier, where a known ball's kink comes
+        # before it (else the cue tip, seen once beside the struck ball, takes its detection). A moving ball
+        # whose run since it was seen meets a resting ball hit it: its prediction past it means nothing.
+        blind = tentative & np.array([tr.hits == 1 for tr in tracks]) & (speed_bound >= s.filter.init_speed_sigma_mm_s)
+        pred = np.array([tr.kf.x[:2] for tr in tracks], dtype=float).reshape(-1, 2)
+        rest_q = anchor[anchored]
+        free = ~anchored
+        hits = np.zeros(n, bool)
+        hits[free] = paths.runs_into(last[free], pred[free], rest_q, self.table.ball_diameter_mm - s.tunnel_tol_mm)
+        gauged = free & ~hits & ~blind
+        m2 = np.full((n, m), np.inf)
+        rows = np.flatnonzero(gauged)
+        if len(rows):
+            m2[rows] = mahalanobis_sq_many([tracks[i].kf for i in rows], z)
+        pocket_run = np.full((n, m), np.inf)
+        for i in np.flatnonzero(occluded):
+            d_pk = self._from_pocket_run(tracks[i], z)
+            if d_pk is not None:
+                pocket_run[i] = d_pk
         left_q = np.array(
             [tr.left_anchor for tr in tracks
              if not tr.resting and tr.left_anchor is not None and t - tr.left_t <= s.weak_resume_s]
         ).reshape(-1, 2)  # fmt: skip
-        hitters = [i for i, hit in zip(free, ahead, strict=True) if hit]
-        self._forbid_backward_kicks(tracks, z, hitters, rest_rows, np.vstack([rest_q, left_q]), cost, big)
-        weak = conf < s.new_track_confidence
-        resting = np.array([tr.resting for tr in tracks])
-        if resting.any():
-            # A lone resting ball with no moving ball near leaves its place only on a confident detection: a weak
-            # blob beside it is the player's hand or the cue tip (between shots too: the arm over the table hides
-            # the ball and shows a hand-sized blob), not the ball struck away.
-            lone = resting & ~self._could_be_hit(tracks, resting, t)
-            cost[lone[:, None] & kink & weak[None, :]] = big
-        if occluded.any():
-            # a hidden ball comes back only on a confident detection, and one that vanished into a pocket mouth
-            # only there (the cue or a hand over the table makes weak ball-like blobs); but a moving ball missed
-            # for a frame or two (or one whose speed is unknown: set off unseen) and seen weakly inside its
-            # statistical gate (a dark ball running into the player's shadow, a fast one blurred), or within reach
-            # where its path ran into a resting ball (it hit it, blurred, and bent off: the ball it hit takes the
-            # other detection), is that ball
-            brief = np.array(
-                [st == TrackState.OCCLUDED and not tr.resting and t - tr.last_t <= s.weak_resume_s
-                 and _speed_bound(tr.kf) >= s.weak_resume_speed_mm_s
-                 for st, tr in zip(states, tracks, strict=True)]
-            )  # fmt: skip
-            touched = np.zeros(len(tracks), bool)
-            hidden = np.flatnonzero(brief)
-            # the balls it may have hit: those resting, and those just set moving (from where they rested)
-            touch_q = np.vstack([rest_q, left_q])
-            touched[hidden] = self._collisions_ahead([tracks[i] for i in hidden], touch_q, D + s.touch_reach_mm)
-            resumes = brief[:, None] & (inside | (kink & touched[:, None]))
-            cost[occluded[:, None] & weak[None, :] & ~resumes] = big
-            for i in np.flatnonzero(occluded):
-                d_pk = self._from_pocket_run(tracks[i], z)
-                if d_pk is not None:
-                    cost[i, d_pk > 2 * D] = big
-        tentative = np.array([st == TrackState.TENTATIVE for st in states])
-        if tentative.any():
-            cost[tentative[:, None] & (cost < big)] += 1.0  # confirmed tracks take precedence over tentative ones
-        if self._colour is not None:
-            # a ball keeps its colour: a differently coloured detection costs up to colour_cost more
-            coloured = [i for i, tr in enumerate(tracks) if tr.colour is not None]
-            if coloured:
-                tc = np.array([tracks[i].colour for i in coloured], dtype=float).reshape(len(coloured), -1)
-                diff = self._colour[None, :, :] - tc[:, None, :]
-                dc = np.sqrt(np.add.reduce(diff * diff, axis=2)) / s.colour_sigma
-                add = np.minimum(dc**2, s.colour_cost)
-                rows = np.array(coloured)
-                sub = cost[rows]
-                ok = sub < big
-                sub[ok] += add[ok]
-                cost[rows] = sub
-        self._forbid_tunnels(tracks, z, t, cost, big, d_anchor, anchored)
-        # A detection inside a visible ball's statistical gate is that ball's: a hidden ball does not come
-        # back on it through the kink tier (it would take a passing ball's detection and its id).
-        seen = np.array([st == TrackState.CONFIRMED for st in states])
-        gated = ((tier == 0) & (cost < big) & seen[:, None]).any(axis=0)
-        # Nor does a new ball: in a rack whose ball drops out for a frame, its new track would take the
-        # neighbour's detection, that one the next, and so on along the rack to a ball that came back.
-        fresh = seen | tentative
-        gated_fresh = ((tier == 0) & (cost < big) & fresh[:, None]).any(axis=0)
-        # A ball that ran into a pocket and vanished comes back (out of the jaws) only on a detection no visible
-        # ball was just beside: a second ball following it into the same pocket would give it its id.
-        recent = seen & np.array([t - tr.last_t <= 2.5 * self._frame_dt for tr in tracks])
-        near_seen = (d_last[recent] <= D).any(axis=0)
-        for i in np.flatnonzero(occluded):
-            cost[i, gated & (tier[i] == 1)] = big
-            if self._entering_pocket(tracks[i]):
-                cost[i, near_seen] = big
-        for i in np.flatnonzero(tentative):
-            cost[i, gated_fresh & (tier[i] == 1)] = big
-        # In the first moments a detection at a known ball's place is that ball's, never another's kink.
-        if self._in_warmup(t):
-            at_known = np.array([self._at_known_place(zz, t) for zz in z])
-            if at_known.any():
-                cost[(tier == 1) & at_known[None, :]] = big
-        # One "unmatched" column per track: a track with no allowed detection stays unmatched instead of
-        # being forced onto a forbidden cell, which would push another track off its own detection (a
-        # swap of ids through the kink tier).
-        miss = np.full((len(tracks), len(tracks)), big)
-        np.fill_diagonal(miss, _MISS_COST)
-        r, c = linear_sum_assignment(np.hstack([cost, miss]))
-        ok = (c < len(z)) & (cost[r, np.minimum(c, len(z) - 1)] < big)
-        return list(r[ok]), list(c[ok]), list(tier[r[ok], c[ok]])
+        colour = self._colour
+        track_colour = None
+        if colour is not None:
+            track_colour = np.array([np.full(3, np.nan) if tr.colour is None else tr.colour for tr in tracks])
+            track_colour = track_colour.astype(float).reshape(n, -1)
+        in_warmup = self._in_warmup(t)
+        entering = [bool(o) and self._entering_pocket(tr) for tr, o in zip(tracks, occluded, strict=True)]
+        return association.Scene(
+            s=s,
+            t=t,
+            frame_dt=self._frame_dt,
+            ball_diameter_mm=self.table.ball_diameter_mm,
+            ball_radius_mm=self.table.ball_radius_mm,
+            z=z,
+            weak=conf < s.new_track_confidence,
+            at_known=np.array([self._at_known_place(zz, t) for zz in z] if in_warmup else [False] * m, bool).reshape(m),
+            colour=colour,
+            is_cue=self._cue,
+            occluded=occluded,
+            tentative=tentative,
+            seen=np.array([st == TrackState.CONFIRMED for st in states], bool),
+            resting=resting,
+            anchored=anchored,
+            named=np.array([tr.id is not None for tr in tracks], bool),
+            last=last,
+            anchor=anchor,
+            pos=np.array([tr.pos for tr in tracks], dtype=float).reshape(-1, 2),
+            pred=pred,
+            vel=np.array([tr.kf.x[2:4] for tr in tracks], dtype=float).reshape(-1, 2),
+            last_t=np.array([tr.last_t for tr in tracks], dtype=float),
+            speed_bound=speed_bound,
+            reach=self._reach(tracks, t),
+            track_colour=track_colour,
+            cue_votes=np.array([tr.cue_votes for tr in tracks], dtype=int),
+            hits=hits,
+            gauged=gauged,
+            m2=m2,
+            entering_pocket=np.array(entering, bool),
+            pocket_run=pocket_run,
+            left_q=left_q,
+            d_last=_distances(last, z),
+            d_anchor=_distances(anchor, z),
+        )
 
-    def _forbid_tunnels(
-        self,
-        tracks: list[_Track],
-        z: np.ndarray,
-        t: float,
-        cost: np.ndarray,
-        big: float,
-        d_anchor: np.ndarray,
-        anchored: np.ndarray,
-    ) -> None:
-        """A moving ball does not pass through a ball that is still at its place: a detection beyond such a
-        ball, on the far side of the straight path from where the moving one was last seen, is not its (at a
-        break the struck ball would take a detection deep in the rack, and that ball the struck one's).
-        ``d_anchor``: each detection's distance from each track's anchor (rows where ``anchored``)."""
-        D = self.table.ball_diameter_mm
-        if not len(z):
-            return
-        still = anchored & (d_anchor.min(axis=1) <= 0.5 * self.table.ball_radius_mm)
-        if not still.any():
-            return
-        # a still ball is resting, so it is never the moving track itself
-        q = np.array([tracks[i].anchor for i in np.flatnonzero(still)]).reshape(-1, 2)
-        width = D - self.s.tunnel_tol_mm
-        rows = [
-            i
-            for i, tr in enumerate(tracks)
-            if not tr.resting and t - tr.last_t <= (self.s.unseen_kink_frames + 1.0) * self._frame_dt
-        ]  # the others were unseen for frames: their paths since may have bent
-        if not rows:
-            return
-        a = np.array([tracks[i].last_meas for i in rows], dtype=float).reshape(-1, 2)
-        ends = np.broadcast_to(z, (len(rows), *z.shape))
-        # a path can pass a still ball only if the ball is near it: the exact test runs only on those tracks
-        maybe = _near_paths(a, ends, q, width) & (cost[rows] < big)
-        for r, i in enumerate(rows):
-            if not maybe[r].any():
-                continue
-            tr = tracks[i]
-            cols = np.where(cost[i] < big)[0]
-            long_enough = np.hypot(*(z[cols] - tr.last_meas).T) >= D
-            through = _paths_through(tr.last_meas, z[cols], q, width)
-            cost[i, cols[through & long_enough]] = big
-
-    def _forbid_backward_kicks(
-        self,
-        tracks: list[_Track],
-        z: np.ndarray,
-        hitters: list[int],
-        rows: list[int],
-        places: np.ndarray,
-        cost: np.ndarray,
-        big: float,
-    ) -> None:
-        """A lone resting ball hit by a moving one leaves along the line of centres, away from the hitter: it does
-        not take a detection behind its place, back toward where the hitter came from (that is the hitter, seen
-        just after the hit). ``hitters``: the rows of moving tracks whose paths run into a resting ball; ``rows``:
-        the resting tracks' rows, whose anchors open ``places``. Only the
-        first ball on each hitter's path counts, and only if no other ball rested touching it (``places``: where
-        the resting balls rest and those just set moving rested; in a cluster the hit goes on through the chain,
-        and its balls may leave in any direction)."""
-        if not hitters or not len(z):
-            return
-        D = self.table.ball_diameter_mm
-        width = D - self.s.tunnel_tol_mm
-        q = places[: len(rows)]  # the resting ones' anchors come first
-        kicks: dict[int, list[np.ndarray]] = {}  # resting row -> the directions of the balls running into it
-        for k in hitters:
-            tr = tracks[k]
-            v = tr.kf.x[2:4]
-            speed = _norm2(v[0], v[1])
-            if speed <= 0.0:
-                continue
-            u = v / speed
-            w = q - tr.last_meas
-            along = w @ u
-            beside = np.abs(w[:, 0] * u[1] - w[:, 1] * u[0]) < width
-            run = _norm2(*(tr.kf.x[:2] - tr.last_meas))
-            on_path = beside & (along > 0.0) & (along < run + D)
-            if not on_path.any():
-                continue
-            first = int(np.flatnonzero(on_path)[np.argmin(along[on_path])])
-            gaps = np.hypot(*(places - q[first]).T)
-            if ((gaps > 0.0) & (gaps <= D + self.s.frozen_tol_mm)).any():
-                continue
-            kicks.setdefault(rows[first], []).append(u)
-        for i, dirs in kicks.items():
-            d = z - tracks[i].anchor
-            step = np.hypot(d[:, 0], d[:, 1])
-            forward = np.array(dirs) @ d.T  # (hitters x detections): each step along each hitter's run
-            back = (forward < -self.s.backward_kick * step[None, :]).all(axis=0)
-            cost[i, back & (cost[i] < big) & (step > self.s.anchor_gate_mm)] = big
-
-    def _collisions_ahead(self, trs: list[_Track], rest_q: np.ndarray, reach: float | None = None) -> list[bool]:
-        """For each of ``trs`` (not at rest): does the straight path from where it was last seen to where it is
-        predicted now run into a resting ball (``rest_q``: the resting balls' anchors), its centre passing within
-        ``reach`` of one (default: squarely, a diameter less the tunnel tolerance)? Its prediction lies on one, or
-        the path passes one (tested exactly only where a ball is near the path at all)."""
-        if not len(rest_q) or not trs:
-            return [False] * len(trs)
-        if reach is None:
-            reach = self.table.ball_diameter_mm - self.s.tunnel_tol_mm
-        p = np.array([tr.kf.x[:2] for tr in trs], dtype=float).reshape(-1, 2)
-        a = np.array([tr.last_meas for tr in trs], dtype=float).reshape(-1, 2)
-        on = np.hypot(rest_q[None, :, 0] - p[:, 0:1], rest_q[None, :, 1] - p[:, 1:2]).min(axis=1) < reach
-        maybe = _near_paths(a, p[:, None, :], rest_q, reach)[:, 0]
-        out = on.tolist()
-        for r, tr in enumerate(trs):
-            if not out[r] and maybe[r]:
-                out[r] = bool(_paths_through(tr.last_meas, tr.kf.x[:2][None, :], rest_q, reach)[0])
-        return out
+    def _reach(self, tracks: list[_Track], t: float) -> np.ndarray:
+        """How far from where it was last seen each track's ball can be now: at top speed since then; a ball
+        hidden for a while only as far as it may be looked for again; one hidden for frames while rolling no
+        faster than it went (a ball only slows between collisions), give or take a collision's kick, and not
+        across the table to a blob (the player's hand)."""
+        s = self.s
+        reach = np.empty(len(tracks))
+        for i, tr in enumerate(tracks):
+            gap = max(t - tr.last_t, 1e-6)
+            reach[i] = s.max_speed_mm_s * gap + self.table.ball_radius_mm
+            hidden = tr.state == TrackState.OCCLUDED
+            if hidden and t - tr.last_t > 0.2:
+                reach[i] = min(reach[i], self._reacquire_radius(tr, t))
+            if hidden and not tr.resting and gap > 1.5 * self._frame_dt:
+                speed = float(np.hypot(*tr.kf.x[2:4]))
+                reach[i] = min(reach[i], s.hidden_speedup * speed * gap + 2.0 * self.table.ball_diameter_mm)
+        return reach
 
     @property
     def _frame_dt(self) -> float:
         """The frame interval, as the timestamps show it (1/60 s before two frames have come)."""
         return self._frame_dt_est if self._frame_dt_est is not None else 1.0 / 60.0
-
-    def _could_be_hit(self, tracks: list[_Track], which: np.ndarray, t: float) -> np.ndarray:
-        """For each resting ball of ``tracks`` marked in ``which``: could it be set moving now, is a ball frozen
-        to it (a chain through a cluster: a rack's balls all move at the break, on weak, blurred detections), or
-        could a moving ball have reached it since the last frame? (False where not asked.)"""
-        D = self.table.ball_diameter_mm
-        named = np.array([o.id is not None for o in tracks])
-        pos = np.array([o.pos for o in tracks], dtype=float).reshape(-1, 2)
-        # how near another ball must be: touching (frozen to it) if it rests, else as far as it can run in a frame
-        near = np.array(
-            [
-                D + self.s.frozen_tol_mm
-                if o.resting
-                else 2 * D + _norm2(o.kf.x[2], o.kf.x[3]) * max(t - o.last_t, 2 * self._frame_dt)
-                for o in tracks
-            ]
-        )
-        rows = np.flatnonzero(which)
-        d = _distances(pos[rows], pos)  # rows: the asked balls (their anchors); columns: every ball
-        close = (d <= near[None, :]) & named[None, :]
-        close[np.arange(len(rows)), rows] = False  # not itself
-        out = np.zeros(len(tracks), bool)
-        out[rows] = close.any(axis=1)
-        return out
 
     def _reacquire(
         self,
@@ -816,6 +619,7 @@ class Tracker:
         if not free_d or not hidden:
             return out
         cost = np.full((len(hidden), len(free_d)), 1e9)
+        claims = self._pocket_claims(tracks)
         for a, i in enumerate(hidden):
             tr = tracks[i]
             gap = t - tr.last_t
@@ -836,6 +640,8 @@ class Tracker:
                 d_end = np.linalg.norm(z[free_d] - tr.coast_end, axis=1)
                 on = d_end <= self.s.reacquire_radius_mm + 0.5 * tr.coast_speed * (gap - self.s.coast_s)
                 d, near = np.where(on, np.minimum(d, d_end), d), near | on
+            if claims is not None:
+                near &= claims[i, free_d]
             cost[a, near] = d[near]
         r, c = linear_sum_assignment(cost)
         for a, b in zip(r, c, strict=True):
@@ -1140,6 +946,23 @@ class Tracker:
             return self._lose(tr, "pot", mouth, v, 0.6)
         return None
 
+    def _pocket_claims(self, tracks: list[_Track]) -> np.ndarray | None:
+        """(tracks x detections) may each track take each detection? Inside a pocket (``step``'s ``pocket``) is a
+        ball going into it or one lying in its hole or net: only a ball last seen going into that pocket, or in
+        its mouth, is seen there (not a hidden ball found again on a dropped one). None: no detection inside."""
+        inside = self._pocket >= 0
+        if not inside.any():
+            return None
+        names = list(self.table.pockets)
+        ok = np.ones((len(tracks), len(self._pocket)), bool)
+        for i, tr in enumerate(tracks):
+            v = np.zeros(2) if tr.resting else tr.kf.x[2:4]
+            if not tr.resting and tr.prev_meas is not None and tr.prev_t is not None:
+                v = (tr.last_meas - tr.prev_meas) / max(tr.last_t - tr.prev_t, 1e-6)
+            going = self._pocket_ahead(tr.last_meas, v) or self.table.in_pocket_mouth(_pt(tr.last_meas))
+            ok[i] = ~inside | (self._pocket == (names.index(going) if going else -2))
+        return ok
+
     def _entering_pocket(self, tr: _Track) -> bool:
         """Was ``tr`` last seen moving into a pocket (its last two sightings' velocity, as ``_check_loss`` reads it)?"""
         if tr.resting or tr.prev_meas is None or tr.prev_t is None:
@@ -1190,33 +1013,6 @@ class Tracker:
         return Loss(tr.id, kind, pocket, _pt(tr.last_meas), _pt(v), tr.last_t, conf)
 
 
-_MISS_COST = 1e6  # above any allowed association cost, below the forbidden one
-
-
-def _paths_through(a: np.ndarray, ends: np.ndarray, q: np.ndarray, width: float) -> np.ndarray:
-    """For each straight path from ``a`` to one of ``ends`` (n x 2): does any point of ``q`` (m x 2) lie
-    beside it, nearer than ``width``, somewhere between its ends?"""
-    d = ends - a
-    length = np.hypot(d[:, 0], d[:, 1])
-    u = d / np.maximum(length, 1e-9)[:, None]
-    w = q - a
-    along = w @ u.T  # (m x n)
-    perp = np.abs(w[:, :1] * u[:, 1] - w[:, 1:] * u[:, 0])
-    return ((along > 0.0) & (along < length) & (perp < width)).any(axis=0)
-
-
-def _near_paths(a: np.ndarray, ends: np.ndarray, q: np.ndarray, width: float) -> np.ndarray:
-    """A cheap screen for ``_paths_through``: for each track ``k`` (its path starting at ``a[k]``, k x 2) and each
-    end ``ends[k, j]`` (k x n x 2), could a point of ``q`` lie within ``width`` of the path between its ends? A
-    point beside the path within its span is within half its length plus ``width`` of its midpoint; the
-    screen allows a micrometre more, so it is True wherever ``_paths_through`` could be."""
-    mx = 0.5 * (a[:, None, 0] + ends[:, :, 0])
-    my = 0.5 * (a[:, None, 1] + ends[:, :, 1])
-    half = 0.5 * np.hypot(ends[:, :, 0] - a[:, None, 0], ends[:, :, 1] - a[:, None, 1])
-    dist = np.hypot(q[None, None, :, 0] - mx[:, :, None], q[None, None, :, 1] - my[:, :, None])
-    return (dist < (half + width + 1e-3)[:, :, None]).any(axis=2)
-
-
 def _same_ball(z: np.ndarray, conf: np.ndarray, radius: float) -> np.ndarray:
     """Detections of a ball another, more confident detection already gives (the two less than a radius apart:
     two balls' centres are never nearer than a diameter), to be dropped; of equals the later one."""
@@ -1243,16 +1039,3 @@ def _speed_bound(kf: KalmanFilter) -> float:
     """How fast the filter's ball may be going: its speed, or, where its velocity is not known (set off
     unseen), one standard deviation of that velocity."""
     return max(float(np.hypot(kf.x[2], kf.x[3])), float(np.sqrt(max(kf.P[2, 2], kf.P[3, 3]))))
-
-
-def _distances(p: np.ndarray, z: np.ndarray) -> np.ndarray:
-    """Euclidean distances of the points ``z`` (m x 2) from each of ``p`` (n x 2): n x m, each row the same
-    numbers as ``np.linalg.norm(z - p[i], axis=1)``."""
-    dx = z[None, :, 0] - p[:, 0:1]
-    dy = z[None, :, 1] - p[:, 1:2]
-    return np.sqrt(dx * dx + dy * dy)
-
-
-def _norm2(x: float, y: float) -> float:
-    """The length of (x, y) from two floats (no array for a 2-vector)."""
-    return math.sqrt(x * x + y * y)

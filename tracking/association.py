@@ -1,0 +1,155 @@
+"""Which detection is which ball: a cost of each track-detection pair as a sum of named terms, the pairs the
+gates rule out, and one assignment.
+
+The cost of pairing a track with a detection is the sum of:
+
+- ``anchor_term``: a ball at rest is where its detections have averaged (its anchor); a detection lies off it
+  by the detector's noise only, so its distance in sigmas, squared;
+- ``motion_term``: a rolling ball runs on at constant velocity between events; its Kalman prediction and that
+  prediction's covariance give the squared Mahalanobis distance of a detection;
+- ``kink_term``: a ball that collided or bounced off a cushion left its prediction; a detection it could have
+  reached at top speed is allowed at a high fixed cost plus its distance, so a nearer statistical match
+  always wins;
+- ``tentative_term``: a ball already known comes before one seen once (the cue tip beside it);
+- ``colour_term``: a ball keeps its colour from frame to frame (blur and light shift it a little).
+
+A pair is in one of two tiers: 0 (statistical: the anchor or motion term) or 1 (the kink term). The gates
+(``tracking.gates``) then rule out pairs that physics or the scene forbid, and ``solve`` pairs what is left
+with the least total cost, a track with no allowed detection staying unmatched.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from tracking.tracker_settings import TrackerSettings
+
+
+@dataclass(frozen=True)
+class Scene:
+    """One frame's association problem: n tracks (rows), m detections (columns), and the facts the cost
+    terms and the gates read. The tracker builds it (``Tracker.scene``); nothing here changes it."""
+
+    s: TrackerSettings
+    t: float
+    frame_dt: float
+    ball_diameter_mm: float
+    ball_radius_mm: float
+    # the detections (m)
+    z: np.ndarray  # m x 2 table mm
+    weak: np.ndarray  # below new_track_confidence: a ball-like blob that may be a hand or the cue tip
+    at_known: np.ndarray  # at a known ball's starting place in the first moments (all False after them)
+    colour: np.ndarray | None  # m x 3, or None where the detector gives none
+    is_cue: np.ndarray  # the detector's cue-ball class
+    # the tracks (n)
+    occluded: np.ndarray  # not seen in the last frame
+    tentative: np.ndarray  # seen, not yet a public ball
+    seen: np.ndarray  # confirmed and seen in the last frame it was looked for
+    resting: np.ndarray
+    anchored: np.ndarray  # resting, with an anchor
+    named: np.ndarray  # holds a public id
+    last: np.ndarray  # n x 2: where each was last seen
+    anchor: np.ndarray  # n x 2: each resting ball's anchor (where it was last seen, for the others)
+    pos: np.ndarray  # n x 2: each ball's position now (anchor or filter)
+    pred: np.ndarray  # n x 2: the filter's predicted position now
+    vel: np.ndarray  # n x 2: the filter's velocity (mm/s)
+    last_t: np.ndarray  # when each was last seen
+    speed_bound: np.ndarray  # how fast each may be going (its speed, or its velocity's sigma where unknown)
+    reach: np.ndarray  # how far from where it was last seen each can be now (top speed, hidden limits)
+    track_colour: np.ndarray | None  # n x 3 (NaN rows where unknown), or None where no detection has colour
+    cue_votes: np.ndarray  # detections of each classed cue minus those classed not (the ball's running vote)
+    hits: np.ndarray  # moving tracks whose run since they were last seen meets a resting ball squarely
+    gauged: np.ndarray  # the moving tracks whose prediction means something (the motion term applies)
+    m2: np.ndarray  # n x m squared Mahalanobis distances (rows where ``gauged``; inf elsewhere)
+    entering_pocket: np.ndarray  # last seen running into a pocket's mouth
+    pocket_run: np.ndarray  # n x m: each detection's distance from that run in (inf for the others)
+    left_q: np.ndarray  # k x 2: where the balls set moving just now (within weak_resume_s) rested
+
+    d_last: np.ndarray  # n x m: each detection's distance from where each track was last seen
+    d_anchor: np.ndarray  # n x m: ... from each track's anchor (where it was last seen, for a moving one)
+
+    @property
+    def rest_rows(self) -> np.ndarray:
+        return np.flatnonzero(self.anchored)
+
+    @property
+    def rest_q(self) -> np.ndarray:
+        """The resting balls' anchors, in row order."""
+        return self.anchor[self.anchored].reshape(-1, 2)
+
+
+# ---- the cost terms: each a tracks x detections array, zero (or infinite) where it does not apply ----------
+def anchor_term(sc: Scene) -> np.ndarray:
+    """A resting ball's detection scatters around its anchor by the detector's noise: distance in sigmas,
+    squared, within the anchor gate (inf outside it and for moving balls)."""
+    inside = sc.anchored[:, None] & (sc.d_anchor <= sc.s.anchor_gate_mm)
+    return np.where(inside, (sc.d_anchor / sc.s.filter.meas_sigma_mm) ** 2, np.inf)
+
+
+def motion_term(sc: Scene) -> np.ndarray:
+    """A rolling ball runs on at constant velocity: the squared Mahalanobis distance from its prediction,
+    within the statistical gate (inf outside it and where the prediction means nothing)."""
+    return np.where(sc.gauged[:, None] & (sc.m2 <= sc.s.gate_chi2), sc.m2, np.inf)
+
+
+def kink_term(sc: Scene, inside: np.ndarray) -> np.ndarray:
+    """A ball that collided or bounced left its prediction: outside the statistical gate, a detection it could
+    reach at top speed from where it was last seen costs a fixed price plus its distance (inf beyond reach)."""
+    kink = ~inside & (sc.d_last <= sc.reach[:, None])
+    return np.where(kink, sc.s.kink_cost + sc.d_last / sc.s.filter.meas_sigma_mm, np.inf)
+
+
+def tentative_term(sc: Scene) -> np.ndarray:
+    """A known ball comes before one seen once or twice (the cue tip beside it): one unit more."""
+    return np.where(sc.tentative, 1.0, 0.0)[:, None] * np.ones((1, len(sc.z)))
+
+
+def colour_distance(sc: Scene) -> np.ndarray | None:
+    """Each detection's colour difference from each track's running colour, in colour_sigma (NaN where the
+    track's colour is unknown), or None where the detections carry no colour."""
+    if sc.colour is None or sc.track_colour is None:
+        return None
+    diff = sc.colour[None, :, :] - sc.track_colour[:, None, :]
+    return np.sqrt(np.add.reduce(diff * diff, axis=2)) / sc.s.colour_sigma
+
+
+def colour_term(sc: Scene) -> np.ndarray:
+    """A ball keeps its colour between frames (blur and light shift it by about colour_sigma): the squared
+    difference in sigmas, capped at colour_cost (0 where either colour is unknown)."""
+    dc = colour_distance(sc)
+    if dc is None:
+        return np.zeros((len(sc.last), len(sc.z)))
+    return np.where(np.isnan(dc), 0.0, np.minimum(dc**2, sc.s.colour_cost))
+
+
+def costs(sc: Scene) -> tuple[np.ndarray, np.ndarray]:
+    """The summed cost of every pair (inf where no tier reaches) and its tier (0 statistical, 1 kink)."""
+    base = np.minimum(anchor_term(sc), motion_term(sc))
+    inside = np.isfinite(base)
+    kink = kink_term(sc, inside)
+    cost = np.where(inside, base, kink)
+    cost = cost + tentative_term(sc)
+    cost = cost + colour_term(sc)
+    return cost, (~inside).astype(int)
+
+
+_MISS_COST = 1e6  # above any allowed association cost
+
+
+def solve(cost: np.ndarray, allowed: np.ndarray, tier: np.ndarray) -> tuple[list[int], list[int], list[int]]:
+    """The least-cost one-to-one pairing over the allowed pairs. One "unmatched" column per track: a track with
+    no allowed detection stays unmatched instead of being forced onto a forbidden pair, which would push another
+    track off its own detection (a swap of ids through the kink tier)."""
+    n, m = cost.shape
+    if not n or not m:
+        return [], [], []
+    big = 1e9
+    c_all = np.where(allowed, cost, big)
+    miss = np.full((n, n), big)
+    np.fill_diagonal(miss, _MISS_COST)
+    r, c = linear_sum_assignment(np.hstack([c_all, miss]))
+    ok = (c < m) & allowed[r, np.minimum(c, m - 1)]
+    return list(r[ok]), list(c[ok]), list(tier[r[ok], c[ok]])

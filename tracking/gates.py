@@ -1,0 +1,218 @@
+"""The gates: pairs of a track and a detection that physics or the scene rule out, each a named object with
+its one-line reason.
+
+A gate reads the frame's ``Scene`` (``tracking.association``), the pairs still allowed and their tiers, and
+returns the pairs it forbids (tracks x detections). The tracker applies ``GATES`` in order; a gate that asks
+"is this detection already some visible ball's?" reads the pairs the gates before it left.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from tracking.association import Scene
+from tracking.paths import distances, near_paths, paths_through, runs_into
+
+Forbid = Callable[[Scene, np.ndarray, np.ndarray], np.ndarray]
+
+
+@dataclass(frozen=True)
+class Gate:
+    name: str
+    reason: str  # the physical reason, one line
+    forbid: Forbid  # (scene, allowed so far, tiers) -> tracks x detections: the pairs this gate rules out
+
+    def allows(self, sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarray:
+        """The pairs this gate lets through (of those allowed so far)."""
+        return allowed & ~self.forbid(sc, allowed, tier)
+
+
+def _none(sc: Scene) -> np.ndarray:
+    return np.zeros((len(sc.last), len(sc.z)), bool)
+
+
+# ---- the gates -------------------------------------------------------------------------------------------
+def _backward_kick(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarray:
+    """A lone resting ball hit by a moving one leaves along the line of centres, away from the hitter: not to a
+    detection behind its place, back toward where the hitter came from (that is the hitter, just after the
+    hit). Only the first ball on each hitter's path counts, and only if no other ball rests touching it (in a
+    cluster the hit goes on through the chain, whose balls may leave in any direction)."""
+    out = _none(sc)
+    hit = np.flatnonzero(sc.hits)
+    if not len(hit) or not len(sc.z):
+        return out
+    D = sc.ball_diameter_mm
+    width = D - sc.s.tunnel_tol_mm
+    rows = sc.rest_rows
+    q = sc.rest_q
+    places = np.vstack([q, sc.left_q])
+    kicks: dict[int, list[np.ndarray]] = {}  # resting row -> the directions of the balls running into it
+    for k in hit:
+        v = sc.vel[k]
+        speed = math.sqrt(v[0] * v[0] + v[1] * v[1])
+        if speed <= 0.0:
+            continue
+        u = v / speed
+        w = q - sc.last[k]
+        along = w @ u
+        beside = np.abs(w[:, 0] * u[1] - w[:, 1] * u[0]) < width
+        dx, dy = sc.pred[k] - sc.last[k]
+        run = math.sqrt(dx * dx + dy * dy)
+        on_path = beside & (along > 0.0) & (along < run + D)
+        if not on_path.any():
+            continue
+        first = int(np.flatnonzero(on_path)[np.argmin(along[on_path])])
+        gaps = np.hypot(*(places - q[first]).T)
+        if ((gaps > 0.0) & (gaps <= D + sc.s.frozen_tol_mm)).any():
+            continue
+        kicks.setdefault(int(rows[first]), []).append(u)
+    for i, dirs in kicks.items():
+        d = sc.z - sc.anchor[i]
+        step = np.hypot(d[:, 0], d[:, 1])
+        forward = np.array(dirs) @ d.T  # (hitters x detections): each step along each hitter's run
+        back = (forward < -sc.s.backward_kick * step[None, :]).all(axis=0)
+        out[i] = back & (step > sc.s.anchor_gate_mm)
+    return out
+
+
+def could_be_hit(sc: Scene) -> np.ndarray:
+    """For each resting ball: is a ball frozen to it (a chain through a cluster: a rack's balls all move at the
+    break, on weak, blurred detections), or could a moving ball have reached it since the last frame?"""
+    D = sc.ball_diameter_mm
+    gap = np.maximum(sc.t - sc.last_t, 2 * sc.frame_dt)
+    run = np.sqrt(sc.vel[:, 0] * sc.vel[:, 0] + sc.vel[:, 1] * sc.vel[:, 1]) * gap
+    near = np.where(sc.resting, D + sc.s.frozen_tol_mm, 2 * D + run)
+    rows = np.flatnonzero(sc.resting)
+    d = distances(sc.pos[rows], sc.pos)
+    close = (d <= near[None, :]) & sc.named[None, :]
+    close[np.arange(len(rows)), rows] = False  # not itself
+    out = np.zeros(len(sc.resting), bool)
+    out[rows] = close.any(axis=1)
+    return out
+
+
+def _lone_rest_weak(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarray:
+    """A lone resting ball with no moving ball near leaves its place only on a clear detection: a weak blob
+    beside it is the player's hand or the cue tip (the arm over the table hides the ball, shows a blob)."""
+    if not sc.resting.any():
+        return _none(sc)
+    lone = sc.resting & ~could_be_hit(sc)
+    return lone[:, None] & (tier == 1) & sc.weak[None, :]
+
+
+def resumes_weakly(sc: Scene, tier: np.ndarray) -> np.ndarray:
+    """The pairs in which a hidden moving ball may come back on a weak detection: missed for a frame or two
+    (moving fast enough to be blurred, or with its speed unknown), and seen inside its statistical gate, or
+    within reach where its path ran into a resting ball or one just set moving (it hit it and bent off)."""
+    s = sc.s
+    brief = sc.occluded & ~sc.resting & (sc.t - sc.last_t <= s.weak_resume_s)
+    brief &= sc.speed_bound >= s.weak_resume_speed_mm_s
+    touched = np.zeros(len(brief), bool)
+    touch_q = np.vstack([sc.rest_q, sc.left_q])
+    reach = sc.ball_diameter_mm + s.touch_reach_mm
+    touched[brief] = runs_into(sc.last[brief], sc.pred[brief], touch_q, reach)
+    return brief[:, None] & ((tier == 0) | ((tier == 1) & touched[:, None]))
+
+
+def _hidden_weak(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarray:
+    """A hidden ball comes back only on a clear detection (the cue or a hand over the table makes weak
+    ball-like blobs), unless ``resumes_weakly``: a dark ball running into a shadow, a fast one blurred."""
+    if not sc.occluded.any():
+        return _none(sc)
+    return sc.occluded[:, None] & sc.weak[None, :] & ~resumes_weakly(sc, tier)
+
+
+def _pocket_run(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarray:
+    """A ball hidden running into a pocket is in the jaws or gone: it comes back only near its run in."""
+    return sc.occluded[:, None] & (sc.pocket_run > 2 * sc.ball_diameter_mm) & np.isfinite(sc.pocket_run)
+
+
+def _tunnel(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarray:
+    """A moving ball does not pass through a ball still at its place: a detection beyond such a ball, on the
+    straight path from where the moving one was last seen, is not its (at a break the struck ball would take a
+    detection deep in the rack)."""
+    out = _none(sc)
+    D = sc.ball_diameter_mm
+    if not len(sc.z):
+        return out
+    still = sc.anchored & (sc.d_anchor.min(axis=1) <= 0.5 * sc.ball_radius_mm)
+    if not still.any():
+        return out
+    q = sc.anchor[still].reshape(-1, 2)  # a still ball rests, so it is never the moving track itself
+    width = D - sc.s.tunnel_tol_mm
+    # the others were unseen for frames: their paths since may have bent
+    fresh = ~sc.resting & (sc.t - sc.last_t <= (sc.s.unseen_kink_frames + 1.0) * sc.frame_dt)
+    rows = np.flatnonzero(fresh)
+    if not len(rows):
+        return out
+    a = sc.last[rows]
+    ends = np.broadcast_to(sc.z, (len(rows), *sc.z.shape))
+    maybe = near_paths(a, ends, q, width) & allowed[rows]
+    for r, i in enumerate(rows):
+        if not maybe[r].any():
+            continue
+        cols = np.flatnonzero(allowed[i])
+        long_enough = np.hypot(*(sc.z[cols] - sc.last[i]).T) >= D
+        through = paths_through(sc.last[i], sc.z[cols], q, width)
+        out[i, cols[through & long_enough]] = True
+    return out
+
+
+def _visible_ball_gate(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarray:
+    """A detection inside a visible ball's statistical gate is that ball's: a hidden ball does not come back on
+    it through the kink tier (it would take a passing ball's detection and its id)."""
+    gated = ((tier == 0) & allowed & sc.seen[:, None]).any(axis=0)
+    return sc.occluded[:, None] & gated[None, :] & (tier == 1)
+
+
+def _pocket_follower(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarray:
+    """A ball that ran into a pocket and vanished comes back out of the jaws only on a detection no visible ball
+    was just beside: a second ball following it into the same pocket would take its id."""
+    recent = sc.seen & (sc.t - sc.last_t <= 2.5 * sc.frame_dt)
+    near_seen = (sc.d_last[recent] <= sc.ball_diameter_mm).any(axis=0)
+    return (sc.occluded & sc.entering_pocket)[:, None] & near_seen[None, :]
+
+
+def _new_ball_gate(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarray:
+    """A new ball does not take, through the kink tier, a detection inside a known or new ball's statistical
+    gate: in a rack whose ball drops out for a frame, its new track would take the neighbour's detection, that
+    one the next, and so on along the rack."""
+    fresh = sc.seen | sc.tentative
+    gated = ((tier == 0) & allowed & fresh[:, None]).any(axis=0)
+    return sc.tentative[:, None] & gated[None, :] & (tier == 1)
+
+
+def _known_place(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarray:
+    """In the first moments a detection at a known ball's starting place is that ball's, never another's kink."""
+    return (tier == 1) & sc.at_known[None, :]
+
+
+GATES: tuple[Gate, ...] = (
+    Gate("backward_kick", "a struck lone ball leaves away from its hitter, not back along the hitter's run",
+         _backward_kick),
+    Gate("lone_rest_weak", "a lone resting ball is set moving by a clear detection, not a hand-like blob",
+         _lone_rest_weak),
+    Gate("hidden_weak", "a hidden ball returns on a clear detection, or weakly where it was just predicted",
+         _hidden_weak),
+    Gate("pocket_run", "a ball hidden running into a pocket comes back only near its run into the mouth",
+         _pocket_run),
+    Gate("tunnel", "a moving ball cannot pass through a ball that is still at its place", _tunnel),
+    Gate("visible_ball", "a detection inside a visible ball's gate is that ball's, not a hidden one's",
+         _visible_ball_gate),
+    Gate("pocket_follower", "a ball gone into a pocket does not return as the ball following it in",
+         _pocket_follower),
+    Gate("new_ball", "a new ball does not take a detection inside another ball's statistical gate",
+         _new_ball_gate),
+    Gate("known_place", "at the start a detection on a ball's known place is that ball's", _known_place),
+)  # fmt: skip
+
+
+def apply(sc: Scene, allowed: np.ndarray, tier: np.ndarray, gates: tuple[Gate, ...] = GATES) -> np.ndarray:
+    """The pairs left allowed after each gate in turn."""
+    for g in gates:
+        allowed = g.allows(sc, allowed, tier)
+    return allowed
