@@ -24,11 +24,11 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 
 from api.ball_looks import BallLooks
-from api.launch_watch import LaunchWatch
 from calibration.contract import Event
 from calibration.mapping import Calibration
 from calibration.table import TableModel
 from tracking.extractor import EventExtractor, ExtractorSettings
+from tracking.guided import GuidedMeasurement
 from tracking.ids import rack_ids
 from tracking.tracker import BallObs, Tracker, TrackerFrame, TrackerSettings
 from vision.table_view import TableView
@@ -126,17 +126,17 @@ class Pipeline:
         self._rows: list[tuple[int, float, BallObs]] = []
         self.last: TrackerFrame | None = None
         self._finished = False
-        # fast balls measured by their blur streak (vision.streaks) where the detector's circle lags or leads
-        self.streaks = streaks and calibration is not None
-        self.streak_count = 0
-        # id: its last detection's confidence, class and colour
-        self._looks: dict[str, tuple[float, Any, np.ndarray | None]] = {}
+        # fast balls measured where the tracker predicts them, by their launch or blur streak (tracking.guided)
+        self.guided = (
+            GuidedMeasurement(calibration, self.tracker.s.max_speed_mm_s, self.extractor.s.ghost_below)
+            if streaks and calibration is not None
+            else None
+        )
         self.looks = BallLooks()  # each ball's colour at rest: it names a ball the camera could not number
         self._held: list[TrackerFrame] = []  # tracker frames not yet given to the extractor (see step_detections)
         # is the table in the picture (vision.table_view)? frame spans (first, last) where it was not
         self.view = TableView(calibration) if calibration is not None else None
         self.paused: list[tuple[int, int]] = []
-        self._launches: LaunchWatch | None = None
 
     # ---- feeding ----------------------------------------------------------------------------------------
     @property
@@ -163,108 +163,15 @@ class Pipeline:
             return []
         if self.paused and self.paused[-1][1] == index - 1:
             self.tracker.resume(float(t))
-        if self.streaks and self.last is not None and t > self.last.t:
-            dets, launched = self._launch_measurements(frame_bgr, dets, t)
-            dets = self._streak_measurements(frame_bgr, dets, t, launched)
+        if self.guided is not None and self.last is not None and t > self.last.t:
+            guided = self.guided.measure(frame_bgr, dets, self.last, t)
+            if guided.changed:
+                dets = _with_measurements(dets, guided.keep, list(guided.added))
         new = self.step_detections(dets, index, t)
-        if self.streaks:
-            self._remember_looks(dets)
+        if self.guided is not None:
             assert self.last is not None
-            self.launches.observe(self.last)
+            self.guided.observe(dets, self.last)
         return new
-
-    @property
-    def launches(self) -> LaunchWatch:
-        if self._launches is None:
-            assert self.calibration is not None
-            self._launches = LaunchWatch(self.calibration, self.tracker.s.max_speed_mm_s)
-        return self._launches
-
-    def _launch_measurements(self, frame_bgr: np.ndarray, dets: Any, t: float) -> tuple[Any, set[str]]:
-        """Balls struck from rest into a blur the detector misses, measured by their launch streak
-        (``api.launch_watch``); a detector's fragments of that streak give way to it."""
-        assert self.last is not None
-        pos = np.asarray(dets.pos_mm, dtype=float).reshape(-1, 2)
-        fixes = [f for f in self.launches.fixes(frame_bgr, self.last, pos, t) if f.id in self._looks]
-        if not fixes:
-            return dets, set()
-        r = self.table.ball_radius_mm
-        keep = np.ones(len(pos), bool)
-        added = []
-        for f in fixes:
-            if len(pos):
-                keep &= np.hypot(*(pos - f.pos_mm).T) >= r + f.blur_mm / 2.0
-            _, cls, col = self._looks[f.id]
-            added.append((f.pos_mm, self.launches.s.confidence, cls, col))
-        return _with_measurements(dets, keep, added), {f.id for f in fixes}
-
-    def _remember_looks(self, dets: Any) -> None:
-        """Each seen ball's detection confidence, class and colour: what a streak measurement of it carries
-        where the detector missed it altogether."""
-        assert self.last is not None
-        pos = np.asarray(dets.pos_mm, dtype=float).reshape(-1, 2)
-        if not len(pos):
-            return
-        colour = getattr(dets, "colour", None)
-        col = None if colour is None else np.asarray(colour, dtype=float).reshape(-1, 3)
-        for b in self.last.balls:
-            if b.meas is None:
-                continue
-            k = int(np.argmin(np.hypot(*(pos - np.asarray(b.meas)).T)))
-            self._looks[b.id] = (float(dets.confidence[k]), dets.cls[k], None if col is None else col[k])
-
-    def _streak_measurements(self, frame_bgr: np.ndarray, dets: Any, t: float, skip: set[str]) -> Any:
-        """A fast, lone ball's detections near where the tracker expects it (one at a blurred end, or two
-        fragments) replaced by the centre of its streak (``vision.streaks``), where that is measurable."""
-        assert self.last is not None and self.calibration is not None
-        from vision.streaks import STREAK_MIN_BLUR_DIAMETERS, STREAK_MIN_PATH_MM, measure_streak
-
-        dt = t - self.last.t
-        r = self.table.ball_radius_mm
-        moving = [b for b in self.last.balls if not b.resting and b.quality >= self.extractor.s.ghost_below]
-        fast = [b for b in moving if float(np.hypot(*b.vel)) * dt >= STREAK_MIN_PATH_MM and b.id not in skip]
-        if not fast:
-            return dets
-        pred = {b.id: np.asarray(b.pos) + np.asarray(b.vel) * dt for b in self.last.balls}
-        pos = np.asarray(dets.pos_mm, dtype=float).reshape(-1, 2)
-        conf = np.asarray(dets.confidence, dtype=float).reshape(-1)
-        cls = np.asarray(dets.cls).reshape(-1)
-        colour = getattr(dets, "colour", None)
-        col = None if colour is None else np.asarray(colour, dtype=float).reshape(-1, 3)
-        keep = np.ones(len(pos), bool)
-        added: list[tuple[np.ndarray, float, Any, np.ndarray | None]] = []
-        fps = 1.0 / dt
-        pockets = list(self.table.pockets.values())
-        for b in fast:
-            p = pred[b.id]
-            half = float(np.hypot(*b.vel)) * dt / 2.0  # half the path covered in a frame
-            clear = 2.0 * r + half + 2.0 * r
-            if any(float(np.linalg.norm(q - p)) < clear for k, q in pred.items() if k != b.id):
-                continue  # another ball near the path: a contact, or its disc in the window
-            if self.table.nearest_cushion((float(p[0]), float(p[1])))[1] < r + half + 20.0:
-                continue  # a bounce inside the frame bends the path
-            if any(float(np.hypot(*(p - pk.mouth_center))) < pk.mouth_width_mm + half + 2 * r for pk in pockets):
-                continue  # a pocket: the ball may drop out of sight inside the frame
-            near = np.where(keep & (np.hypot(*(pos - p).T) < r + half + 15.0))[0] if len(pos) else np.array([], int)
-            if len(near) == 0 and (b.meas is None or b.id not in self._looks):
-                continue  # missed now and not seen last frame: nothing to carry over
-            m = measure_streak(frame_bgr, self.calibration, (float(p[0]), float(p[1])), b.vel, fps)
-            if m.pos_mm is None or float(np.hypot(m.pos_mm[0] - p[0], m.pos_mm[1] - p[1])) > r + half:
-                continue
-            if len(near) and m.blur_mm < STREAK_MIN_BLUR_DIAMETERS * 2 * r:
-                continue  # a short blur: the detector's circle is the better measurement
-            if len(near):
-                best = near[int(np.argmax(conf[near]))]
-                keep[near] = False
-                look = (float(conf[best]), cls[best], None if col is None else col[best])
-            else:  # the detector missed the streak: the ball as it was last detected
-                c0, k0, col0 = self._looks[b.id]
-                look = (0.8 * c0, k0, col0 if col is not None else None)
-                if col is not None and col0 is None:
-                    continue
-            added.append((np.asarray(m.pos_mm), *look))
-        self.streak_count += len(added)
-        return _with_measurements(dets, keep, added) if added else dets
 
     def step_detections(self, dets: FrameDetections, index: int, t: float) -> list[Event]:
         if self._finished:
@@ -297,10 +204,9 @@ class Pipeline:
             )
 
         self._held = [rename(f) if f.t >= since else f for f in self._held]
-        self._looks = {names.get(k, k): v for k, v in self._looks.items()}
+        if self.guided is not None:
+            self.guided.rename(names)
         self.looks.rename(names)
-        if self._launches is not None:
-            self._launches.rename(names)
 
     def _release_held(self) -> list[Event]:
         """The held tracker frames, oldest first, to tracks.csv's rows and the event extractor."""
@@ -389,7 +295,8 @@ class Pipeline:
         """The ball called ``old`` is ``new`` (a holder of ``new`` takes ``old``): from now on."""
         self._release_held()  # under the ids they had when they were seen
         holder = any(b.id == new for b in (self.last.balls if self.last else ()))
-        self._looks.clear()
+        if self.guided is not None:
+            self.guided.forget_looks()
         self.tracker.rename(old, new)
         self.looks.rename({old: new, new: old} if holder else {old: new})
         self._rename_extractor({old: new, new: old} if holder else {old: new})
@@ -398,14 +305,15 @@ class Pipeline:
         """Each wanted id goes to the ball nearest its position (one-to-one): from now on."""
         self._release_held()
         mapping = self.tracker.assign_ids(wanted)
-        self._looks.clear()
+        if self.guided is not None:
+            self.guided.forget_looks()
         self.looks.rename(mapping)
         self._rename_extractor(mapping)
         return mapping
 
     def _rename_extractor(self, mapping: dict[str, str]) -> None:
-        if self._launches is not None:
-            self._launches.rename(mapping)
+        if self.guided is not None:
+            self.guided.rename(mapping)
         if self.last is not None:
             balls = tuple(replace(b, id=mapping.get(b.id, b.id)) for b in self.last.balls)
             self.last = replace(self.last, balls=balls)

@@ -1,4 +1,4 @@
-"""The pipeline follows a ball struck from rest into a blur the detector cannot see (api.launch_watch)."""
+"""The pipeline follows a ball struck from rest into a blur the detector cannot see (tracking.guided)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def test_a_ball_struck_hard_from_rest_is_followed_through_its_blur() -> None:
         return pipe
 
     on, off = run(True), run(False)
-    assert on.launches.count >= 4
+    assert on.guided is not None and on.guided.launches.count >= 4
     rows = {r.frame: (r.x, r.y) for r in on.track_rows(smoothed=False) if r.ball == "cue"}
     errs = [float(np.hypot(*(np.array(rows[f]) - path[f]))) for f in range(stroke + 1, len(path)) if f in rows]
     assert len(errs) >= 6 and max(errs) < 6.0, errs
@@ -86,7 +86,7 @@ def test_a_ball_whose_first_blurred_frame_broke_its_rest_is_still_looked_for_fro
     """At 30 fps a ball struck hard shows once as a short blur beside its place (its measurement a dozen
     millimetres off, past the tracker's rest gate: no longer resting), then is gone into a streak the detector
     misses. The watch looks for that streak from where it rested, as for a ball lost straight from rest."""
-    from api.launch_watch import LaunchWatch
+    from tracking.guided import LaunchWatch
     from tracking.tracker import BallObs, TrackerFrame, TrackState
 
     fps = 30.0
