@@ -125,6 +125,7 @@ def test_protocol_page_names_the_game_and_the_players():
     assert "<tr><td>3</td><td>Player B</td><td>no_contact</td>" in page, "shot 2 of the record is the third shot"
     assert not TRACKER_ID.search(re.sub(r"<[^>]+>", " ", page))
     json.dumps(proto)  # the JSON form stays plain data
+    assert "<td>the black ball was struck</td>" in protocol_html(proto, {"t4": "black"})  # a coloured set
 
 
 SNOOKER = json.loads((Path(__file__).parent / "data" / "names" / "snooker_colours.json").read_text(encoding="utf-8"))
@@ -169,3 +170,17 @@ def test_balls_the_camera_could_not_number_are_named_by_colour_when_the_set_is_c
     assert text.lines("state", {"looks": looks}) == []  # the service's state messages carry them
     (line,) = text.lines("verdict", v)
     assert "Counted: the yellow ball" in line and not TRACKER_ID.search(line)
+
+
+def test_report_names_the_balls_of_a_coloured_set_by_colour(tmp_path):
+    """What ``analyze`` passes from the observer (``Pipeline.looks``): the report names t7 and t15 by colour."""
+    events = tracked(read_jsonl(DEMO / "truth" / "events.jsonl"))
+    looks = {"t15": "yellow", "t7": "purple", "t8": "purple"}
+    verdicts = [{"shot": 1, "player": "A", "legal": True, "fouls": [], "counted": ["t7"], "void": [], "spot": [],
+                 "score": {"A": 2, "B": 0}, "next_player": "A", "notes": ["ball t15 fell after the stop"]}]  # fmt: skip
+    html = write_report(tmp_path, TableModel(), events, [], verdicts=verdicts, game="moscow", looks=looks).read_text()
+    text = re.sub(r"<[^>]+>", " ", html)
+    assert not TRACKER_ID.search(text), TRACKER_ID.search(text)
+    assert "Verdict: Counted: a purple ball · Player A 2 : 0 Player B" in text
+    assert "the yellow ball fell after the stop" in text
+    assert "break: 15 balls moved, 1 potted (the yellow ball)" in text

@@ -279,7 +279,7 @@ def create_app(service: MatchService, settings: ServiceSettings) -> FastAPI:
     @app.get("/protocol.html", tags=["review"], response_class=HTMLResponse)
     def protocol_page() -> HTMLResponse:
         """The match protocol as a printable page."""
-        return HTMLResponse(protocol_html(match_protocol(service.store, service.match_id)))
+        return HTMLResponse(protocol_html(match_protocol(service.store, service.match_id), dict(service.live.looks)))
 
     def _pack(n: int) -> dict[str, Any]:
         if not 0 <= n <= MAX_INT:

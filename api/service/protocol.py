@@ -88,7 +88,8 @@ def _players(store: Store, match_id: int, players: dict[str, str]) -> dict[str, 
     return out
 
 
-def protocol_html(proto: dict[str, Any]) -> str:
+def protocol_html(proto: dict[str, Any], looks: display.Looks | None = None) -> str:
+    """The protocol as a printable page; ``looks`` names the balls the camera could not number by colour."""
     e = html.escape
     names = {side: display.player_name(proto["players"], side) for side in ("A", "B")}
     game = f"{display.game_name(proto['game'])} ({display.game_title(proto['game'])})"
@@ -103,7 +104,7 @@ def protocol_html(proto: dict[str, Any]) -> str:
         )
     fouls = [
         f"<tr><td>{_shot_no(f['shot'])}</td><td>{e(str(names.get(f['player'], f['player'])))}</td>"
-        f"<td>{e(str(f.get('code')))}</td><td>{e(display.humanize(str(f.get('text', ''))))}</td>"
+        f"<td>{e(str(f.get('code')))}</td><td>{e(display.humanize(str(f.get('text', '')), looks))}</td>"
         f"<td>{e(str(f.get('rule', '')))}</td></tr>"
         for fr in proto["frames"]
         for f in fr["foul_list"]
