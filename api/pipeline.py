@@ -27,6 +27,7 @@ from api.ball_looks import BallLooks
 from calibration.contract import Event
 from calibration.mapping import Calibration
 from calibration.table import TableModel
+from tracking.detect.settings import with_values
 from tracking.extractor import EventExtractor, ExtractorSettings
 from tracking.guided import GuidedMeasurement
 from tracking.ids import rack_ids
@@ -336,15 +337,14 @@ def noise_settings(
         rest_radius_mm=max(tr.rest_radius_mm, 2.0 * sigma_mm),
         anchor_gate_mm=max(tr.anchor_gate_mm, 4.0 * sigma_mm),
     )
-    ex = replace(
+    ex = with_values(
         ex,
         meas_sigma_mm=sigma_mm,
         # a path breaks on a detection off its fit by this plus three times the fit's own scatter: that scatter
         # is the measured noise, so this term need not be the whole noise margin (at 4 sigma kinks of a few mm,
         # a kiss or a graze, went unbroken and their contacts and line crossings unseen)
-        break_mm=max(ex.break_mm, 1.5 * sigma_mm),
-        rest_radius_mm=max(ex.rest_radius_mm, 2.0 * sigma_mm),
-        graze_tol_mm=max(ex.graze_tol_mm, 2.0 * sigma_mm),
+        break_mm=max(ex.segments.break_mm, 1.5 * sigma_mm),
+        graze_tol_mm=max(ex.cushions.graze_tol_mm, 2.0 * sigma_mm),
     )  # (but not kiss_tol_mm: a kiss is told from a near miss, which the physics makes as often, within millimetres)
     return tr, ex
 

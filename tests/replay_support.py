@@ -4,6 +4,7 @@ through a tracking pipeline."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +13,7 @@ import tracking.extractor as extractor
 from api.pipeline import Pipeline
 from calibration.contract import Event
 from calibration.table import TableModel
+from tracking.detect.settings import setting_path
 
 TABLE = TableModel()
 DATA = Path(__file__).parent / "data"
@@ -46,7 +48,14 @@ def settings_with(**kw: float):
     """An ``ExtractorSettings.__init__`` with ``kw`` in place of its defaults (for ``monkeypatch.setattr``)."""
     init = extractor.ExtractorSettings.__init__
 
+    def replaced(obj: object, path: list[str], value: object) -> object:
+        head, *rest = path
+        return replace(obj, **{head: replaced(getattr(obj, head), rest, value) if rest else value})  # type: ignore[type-var]
+
     def patched(self: extractor.ExtractorSettings, *a: object, **k: object) -> None:
-        init(self, *a, **{**k, **kw})  # type: ignore[arg-type]
+        init(self, *a, **k)  # type: ignore[arg-type]
+        for name, value in kw.items():  # a field's name, or its dotted path (tracking.detect.settings)
+            head, *rest = setting_path(self, name)
+            object.__setattr__(self, head, replaced(getattr(self, head), rest, value) if rest else value)
 
     return patched

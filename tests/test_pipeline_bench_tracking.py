@@ -116,9 +116,12 @@ def test_settings_overrides_are_typed_and_checked() -> None:
     from api.bench.tracking import settings_with
     from tracking.extractor import ExtractorSettings
 
-    s = settings_with(ExtractorSettings(), ["kiss_tol_mm=3", "kiss_window=20"])
-    assert s.kiss_tol_mm == 3.0 and s.kiss_window == 20 and isinstance(s.kiss_window, int)
-    for bad in ("no_such_field=1", "kiss_tol_mm", "rattle=1"):
+    s = settings_with(
+        ExtractorSettings(), ["kiss_tol_mm=3", "contacts.kiss_window=20", "cushions.rattle.min_samples=4"]
+    )
+    assert s.contacts.kiss_tol_mm == 3.0 and s.contacts.kiss_window == 20 and isinstance(s.contacts.kiss_window, int)
+    assert s.cushions.rattle.min_samples == 4
+    for bad in ("no_such_field=1", "kiss_tol_mm", "rattle=1", "contacts.graze_tol_mm=1"):
         with pytest.raises(ValueError, match="--set"):
             settings_with(ExtractorSettings(), [bad])
 

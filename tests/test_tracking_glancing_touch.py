@@ -57,4 +57,4 @@ def test_the_lowest_sample_alone_lies_within_the_flat_nose() -> None:
     _, lowest = min(near)
     flat_lo, flat_hi = TABLE.cushion_flats["right-house"]
     al = cu.along(tuple(lowest))
-    assert flat_lo <= al <= flat_hi + extractor.ExtractorSettings().tip_past_mm
+    assert flat_lo <= al <= flat_hi + extractor.ExtractorSettings().cushions.tip_past_mm

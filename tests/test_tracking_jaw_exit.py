@@ -69,7 +69,7 @@ def test_a_single_bounce_leaves_the_jaw_when_it_met_it() -> None:
     t_out = solve_root(gap_to_jaw(out, jaw, r), -dt, dt)
     assert t_in is not None and t_out is not None
     assert abs(t_in) < 0.01 * dt and abs(t_out) < 0.01 * dt
-    assert abs(t_out - t_in) < ExtractorSettings().jaw_exit_frames * dt
+    assert abs(t_out - t_in) < ExtractorSettings().cushions.jaw_exit_frames * dt
 
 
 @pytest.mark.parametrize("beside", [True, False])

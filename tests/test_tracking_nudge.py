@@ -11,7 +11,6 @@ distance of that place, on the far side from where it went.
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -23,6 +22,7 @@ from calibration.table import TableModel
 from tests.replay_support import DATA, Dets, contacts, replay, settings_with
 from tracking.detect import contacts as contacts_mod
 from tracking.detect import shots
+from tracking.detect.settings import with_values
 from tracking.extractor import EventExtractor
 from tracking.tracker import BallObs, TrackerFrame, TrackState
 
@@ -41,7 +41,7 @@ def test_a_ball_nudged_into_a_creep_is_a_contact(nudges: bool) -> None:
         table=TABLE, known_ids={k: tuple(v) for k, v in d["known_ids"].items()}, meas_sigma_mm=d["meas_sigma_mm"]
     )
     if not nudges:
-        pipe.extractor.s = replace(pipe.extractor.s, nudge_min_mm=1e9)
+        pipe.extractor.s = with_values(pipe.extractor.s, nudge_min_mm=1e9)
     for f in d["frames"]:
         tf_events = pipe.step_detections(Dets(f["pos_mm"], f["confidence"]), f["frame"], f["t"])
         assert not any(e.type == "contact" and set(e.balls or ()) == {"10", "4"} and f["t"] < 15.6 for e in tf_events)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import numpy as np
 
@@ -33,132 +33,11 @@ from calibration.table import TableModel
 from tracking.detect import breaks, contacts, pots, segments, shots
 from tracking.detect.resolve import in_shots
 from tracking.detect.segments import Ball, Seg, Settling
+from tracking.detect.settings import ExtractorSettings
 from tracking.detect.shots import PendingStart
 from tracking.events import Event
-from tracking.rattle import RattleSettings
 from tracking.tracker import Loss, TrackerFrame
 from tracking.trajectory import fit_path
-
-
-@dataclass(frozen=True)
-class ExtractorSettings:
-    meas_sigma_mm: float = 1.2
-    break_mm: float = 5.0  # a detection this far (plus break_frac of a frame's travel) off the fit breaks it
-    break_frac: float = 0.06
-    window: int = 10  # samples in a local path fit
-    new_path_samples: int = 4  # samples of the outgoing path before a kink is explained
-    contact_tol_mm: float = 14.0
-    cushion_tol_mm: float = 14.0
-    frozen_tol_mm: float = 5.0  # neighbours this close to touching pass a hit on (a chain)
-    parted_mm: float = 2.5  # two balls that touched touch anew only once seen this far apart (over a diameter)
-    chain_repeat_s: float = 0.15  # a pair the push through a cluster already went through is not hit again so soon
-    jaw_touch_mm: float = 2.0  # a ball stopping this close to a cushion's nose line came to rest against it
-    # a potted ball whose fitted path passes within a radius plus this of a jaw touched it: the corner
-    # mouths are only 5 mm wider than a ball, so a ball running in straight passes 2.5 mm off both jaws
-    jaw_gap_mm: float = 0.5
-    # a graze whose centre lies this far past a cushion's flat nose touched the jaw's rounded tip there (a kink's
-    # explanation weighs the same: a quarter of a tolerance's score per millimetre past it against the jaw's 0.2)
-    tip_past_mm: float = 0.8
-    # a V of the distance to a jaw's surface, looked for within jaw_graze_reach_mm of its pocket's mouth, touched it
-    # where its bottom comes within jaw_graze_tol_mm (at graze_tol_mm a ball passing a middle pocket's
-    # right-angled tips a few millimetres off was taken to touch them)
-    jaw_graze_reach_mm: float = 136.0
-    jaw_graze_tol_mm: float = 2.0
-    jaw_kink_mm: float = 6.0  # a potted ball's last turn within this of a jaw's touching distance was that touch
-    # a bounce off a jaw whose outgoing path, run back, leaves the pocket's jaws this many frames (up to
-    # jaw_exit_max_frames) after the incoming path reached them touched twice: the rounded tip, then a face
-    jaw_exit_frames: float = 0.45
-    jaw_exit_max_frames: float = 2.0
-    rattle: RattleSettings = field(default_factory=RattleSettings)  # a ball bouncing between the jaw faces
-    pot_depth_fraction: float = 0.5  # a ball falls when its centre is this many radii past the mouth line
-    slow_drop_mm_s: float = 300.0  # a ball slower than this in the mouth fell by the frame it is first missing from
-    graze_tol_mm: float = 5.0  # a straight path this close to a nose line (then away) touched it
-    tail_off_mm: float = 3.0  # an incoming path's last samples this far off it came after the kink
-    # a ball whose samples over the last hug_s before a touch all lie within hug_mm of touching the cushion rolled
-    # along it (or rested frozen to it): it never left it, so that is no new touch (the truth's rule)
-    hug_s: float = 0.1
-    hug_mm: float = 2.0
-    hinge_side: int = 8  # samples either side of a touch fitted to time it (a V of the distance to the nose line)
-    # ... its corner up to this many samples either side of the lowest one: a ball that glances off a cushion at a
-    # shallow angle draws away more slowly than it came, and over a millimetre of noise its lowest sample may come
-    # two frames after the touch (on the 1080p60 suite, 1 sample: cushion F1 0.9513, 3: 0.9560, 5: 0.9547)
-    hinge_reach: int = 3
-    cushion_both_paths: bool = True  # a bounce off a cushion timed on the paths in and out (else on the one in)
-    jaw_both_paths: bool = True  # ... and one off a jaw (1080p60 suite: cushion F1 0.9694 -> 0.9712)
-    arrive_s: float = 0.1  # a ball whose samples after a dip stay against the cushion this long arrived at it
-    bounce_min_mm_s: float = 15.0  # a V whose sides fall and rise at least this fast is a bounce, not noise
-    # ... or whose side falls at least steep_fall_mm_s and rises at least steep_rise_mm_s: a ball coming at a
-    # cushion this fast cannot stop short of it, so one that turns away however slowly touched it (a glancing
-    # roll: the cushion takes most of its speed across; 1080p60 suite: cushion F1 0.9661 -> 0.9685)
-    steep_fall_mm_s: float = 25.0
-    steep_rise_mm_s: float = 5.0
-    shot_end_hold_s: float = 0.25
-    start_speed_mm_s: float = 150.0  # a ball set moving faster than this between shots is struck
-    # ... unless a hand moved it: a struck ball leaves at its top speed and rolls on (the cloth slows a rolling
-    # ball by 0.1-0.3 m/s2), a pushed one stops almost as soon as the hand lets go. A ball set off between shots
-    # slower than push_max_speed_mm_s that stops within push_stop_s, slowing by push_decel_mm_s2 or more on
-    # average, with no other ball moving, was pushed: ``disturbed``. Its shot start waits to be sure (it comes
-    # out push_stop_s plus the time the tracker takes to call the ball resting after it was set off, or when
-    # another ball moves).
-    push_max_speed_mm_s: float = 800.0
-    push_stop_s: float = 0.4
-    push_decel_mm_s2: float = 500.0
-    review_below: float = 0.5
-    # a track whose detections average a lower confidence is not a ball: the cue's tip and the player's hand
-    # average 0.53-0.59 in the rendered suites, a ball at least 0.61 (half hidden); a ball known at its place
-    # (rack, operator) is vouched for at 0.75 whatever its detections
-    ghost_below: float = 0.6
-    rest_radius_mm: float = 2.5
-    rest_smooth_s: float = 0.5  # a resting ball's reported position: the mean of its samples this far either side
-    unseen_strike_s: float = 1.0  # a striker may be out of sight for this long before its first contact
-    bounce_angle_deg: float = 30.0  # a hit ball's rebound off a cushion it touched before it was seen moving
-    push_angle_deg: float = 20.0  # a ball pushed by a frozen neighbour leaves within this of their line of centres
-    rest_touch_plateau_mm: float = 1.0  # a stopping ball is against the cushion within this of where it rests
-    slow_start_frames: float = 4.0  # how far before its last resting sample a ball's start is looked for
-    creep_back_s: float = 0.5  # ... and a ball that crept off its place (its detections drifting), this far
-    creep_still_mm: float = 1.5  # a resting ball's detection within this of where it sat has not left yet
-    creep_hinge_samples: int = 6  # ... and it was hit where its speed along its new path jumps (these of the path)
-    creep_speedup_mm_s: float = 20.0
-    slow_start_wait_s: float = 0.5  # a ball set off too slowly to have left its place yet is watched this long
-    start_min_mm: float = 10.0  # a resting ball must get this far from its place to have moved
-    # A ball nudged so softly that the tracker kept it resting (its creep under the rest gate): by the shot's end
-    # its place is this far from where the shot found it, and a moving ball came within a diameter plus
-    # nudge_touch_mm of it, pushing it (within nudge_angle_deg of the line of centres) the way it went.
-    nudge_min_mm: float = 6.0
-    nudge_touch_mm: float = 4.0
-    nudge_angle_deg: float = 40.0
-    nudge_run_frames: float = 4.0
-    nudge_fit_s: float = 0.2
-    nudge_clear_mm: float = 6.0
-    # A ball set off in a shot with nothing seen to set it off is no touched ball if it was hit this recently, or
-    # stopped this near that time (a creep the tracker took for rest), or if it leaves faster than a hand sends one
-    regone_hit_s: float = 0.25
-    regone_stop_s: float = 0.6
-    touch_max_speed_mm_s: float = 1500.0
-    nudge_back_s: float = 0.15  # a ball set off with no hitter at its start: one reaching it from this before
-    short_path_samples: int = 2  # a path this short between two unexplained kinks is a stray measurement
-    line_margin_mm: float = 0.75  # a path must start and end this far off a line to cross it
-    line_rest_margin_mm: float = 1.5  # ... and start this far off it from rest (a ball resting on the line)
-    line_packed_margin_mm: float = 2.5  # ... from rest against other balls (a rack's row on the long line), whose
-    # edges pull a resting ball's measured centre further: 2.5 mm is the p95 of such balls' position error
-    line_excursion_mm: float = 2.0  # over a line and back inside one path: this far past it each way
-    # A path that ends in rest is judged against the lines from where the ball settled: the tracker calls a ball
-    # resting once its detections stay in a small circle, while it may still creep a few millimetres (over a line)
-    line_settle_s: float = 0.3  # ... its detections this long after the tracker called it resting
-    # Two balls whose centres come within a diameter plus kiss_tol_mm and part again touched (a kiss too thin
-    # to bend either path visibly), judged on the last kiss_window frames, in which the closest must be
-    # kiss_rise_mm nearer than the farthest on each side (an approach and a parting, not balls frozen together).
-    # A near miss is as common as a kiss, so the tolerance stays at millimetres whatever the view's noise (it was
-    # widened to 5.5 mm with the noise while the detector pushed balls a few millimetres apart away from each
-    # other, vision.refine; on the 1080p suites 2.5 mm now finds contacts with F1 0.9636 against 0.9609 at 60 fps)
-    kiss_tol_mm: float = 2.5
-    kiss_window: int = 16
-    kiss_rise_mm: float = 5.0
-    kiss_after: int = 12  # frames after the closest: a bend or a start there is explained first
-    kiss_bent_mm: float = 15.0  # closest frames this much farther apart may still have touched, if their approach met
-    # A break waits (up to this many frames) for one first seen no later that is not ready to explain yet: causes
-    # come before their effects (a rack's back ball, seen off in the frame of the break, waits for the struck ball).
-    order_wait_frames: int = 6
 
 
 class EventExtractor:
@@ -276,7 +155,7 @@ class EventExtractor:
                 cached = (n, np.vstack([np.zeros((1, 2)), np.cumsum(a, axis=0)]))
                 self.rest_sums[sid] = cached
             k = bisect.bisect_left(seg.idx, i)
-            half = max(1, round(self.s.rest_smooth_s / self.dt))
+            half = max(1, round(self.s.segments.rest_smooth_s / self.dt))
             lo, hi = max(0, k - half), min(n, k + half + 1)
             m = (cached[1][hi] - cached[1][lo]) / (hi - lo)
             return (float(m[0]), float(m[1]))

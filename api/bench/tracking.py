@@ -26,7 +26,8 @@ streak and launch measurements) in ``SCENE/tracker-input.npz``; ``--replay`` fee
 detecting the video, in a tenth of the time. A replay gives the recorded run's figures for as long as the
 detector and the streak measurements are unchanged (they read the tracker's predictions, so a change to the
 tracker or the events can move what a fresh run measures: confirm a replayed gain on the video). ``--set
-NAME=VALUE`` overrides an ``ExtractorSettings`` field for the run, to try a setting without editing it.
+NAME=VALUE`` (or ``GROUP.NAME=VALUE``) overrides an ``ExtractorSettings`` field for the run, to try a setting
+without editing it.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ import os
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,7 @@ from api.commands.bench import Tee
 from api.pipeline import Pipeline, timed_frames
 from calibration.contract import Event, read_jsonl
 from calibration.table import TableModel
+from tracking.detect.settings import setting_path, with_values
 from tracking.extractor import ExtractorSettings
 from tracking.kinematic_sim import SCENARIOS, detections_from_truth, make_setup, simulate_shot
 from tracking.metrics import Scores
@@ -276,13 +278,20 @@ def settings_with(settings: ExtractorSettings, overrides: tuple[str, ...] | list
     for item in overrides:
         name, sep, value = item.partition("=")
         name = name.strip()
-        if not sep or not hasattr(settings, name):
-            raise ValueError(f"--set {item!r}: not NAME=VALUE with an ExtractorSettings field")
-        kind = type(getattr(settings, name))
+        try:
+            path = setting_path(settings, name) if sep else []
+        except ValueError:
+            path = []
+        if not path:
+            raise ValueError(f"--set {item!r}: not NAME=VALUE with an ExtractorSettings field (NAME or GROUP.NAME)")
+        current: Any = settings
+        for part in path:
+            current = getattr(current, part)
+        kind = type(current)
         if kind not in (int, float, bool):
             raise ValueError(f"--set {item!r}: {name} is not a number")
         changes[name] = value.strip().lower() in ("1", "true", "yes") if kind is bool else kind(value)
-    return replace(settings, **changes)
+    return with_values(settings, **changes)
 
 
 TRACKER_INPUT = "tracker-input.npz"

@@ -33,7 +33,7 @@ def explain_breaks(ex: EventExtractor, out: list[Event], force: bool) -> None:
         for br in b.breaks:
             n = len([i for i in br.new.idx if b.sid[i] >= 0])
             closed = br.new is not b.seg or b.seg.kind == "rest" or not b.on_table
-            if n >= ex.s.new_path_samples or ((force or closed) and n >= 1):
+            if n >= ex.s.segments.new_path_samples or ((force or closed) and n >= 1):
                 ready.append((br.t_hi, b, br))  # by first sighting: a ball that ran unseen comes last
             else:
                 keep.append(br)
@@ -41,7 +41,7 @@ def explain_breaks(ex: EventExtractor, out: list[Event], force: bool) -> None:
         b.breaks = keep
     now = ex.times[-1] if ex.times else 0.0
     # (a ball still in sight gathers its path in a few frames; one gone from sight is waited for a few frames)
-    lows = [lo for lo, last in waiting if now - last <= ex.s.order_wait_frames * ex.dt]
+    lows = [lo for lo, last in waiting if now - last <= ex.s.segments.order_wait_frames * ex.dt]
     if lows and not force:
         # A break still waiting for its path happened after its ball's last sample on the old one: nothing
         # first seen after that is explained before it (it may be what set that off).
@@ -93,7 +93,7 @@ def explain_start(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> N
 def explain_kink(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> None:
     dt = ex.dt
     before = seg_before(b, br.old)
-    short = len([i for i in br.old.idx if b.sid[i] >= 0]) <= ex.s.short_path_samples
+    short = len([i for i in br.old.idx if b.sid[i] >= 0]) <= ex.s.segments.short_path_samples
     if br.old.unexplained and short and before is not None and before.kind == "move":
         # a path of a sample or two between two kinks nothing explained: one bounce with a stray measurement
         # in it (the blurred frame of a fast bounce), explained from the paths either side
@@ -114,12 +114,12 @@ def explain_kink(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> No
         n = np.array(cu.inward)
         off = cu.offset(as_pt(p_k)) - R
         al = cu.along(as_pt(p_k))
-        if abs(off) > ex.s.cushion_tol_mm or not (-0.5 * R <= al <= cu.length_mm + 0.5 * R):
+        if abs(off) > ex.s.cushions.cushion_tol_mm or not (-0.5 * R <= al <= cu.length_mm + 0.5 * R):
             continue
         if float(v_old @ n) >= 0 or float(v_new @ n) <= float(v_old @ n) + 20.0:
             continue
         root = solve_root(gap_to_cushion(into, cu, R), lo_c, hi)
-        if ex.s.cushion_both_paths:
+        if ex.s.cushions.cushion_both_paths:
             root = both_ways(root, gap_to_cushion(new, cu, R), new, lo_c)
         tc = root if root is not None else t_k
         if cushions.hugs(ex, b, cu, tc):
@@ -128,18 +128,25 @@ def explain_kink(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> No
         # a centre beyond the flat nose touches the rounded jaw tip there, not the nose line: past it by a
         # few millimetres the jaw explains it better
         beyond = cushions.beyond_flat(ex, cu, al)
-        cands.append((abs(off) / ex.s.cushion_tol_mm + beyond / 4.0, "cushion", cu.name, tc, pc, abs(off)))
+        cands.append((abs(off) / ex.s.cushions.cushion_tol_mm + beyond / 4.0, "cushion", cu.name, tc, pc, abs(off)))
     for pk in ex.table.pockets.values():
         for jaw in pk.jaws:
             dj = jaw.distance(as_pt(p_k)) - R
-            if abs(dj) > ex.s.cushion_tol_mm:
+            if abs(dj) > ex.s.cushions.cushion_tol_mm:
                 continue
             root = solve_root(gap_to_jaw(into, jaw, R), lo_c, hi)
-            if ex.s.jaw_both_paths:
+            if ex.s.cushions.jaw_both_paths:
                 root = both_ways(root, gap_to_jaw(new, jaw, R), new, lo_c)
             tc = root if root is not None else t_k
             cands.append(
-                (0.2 + abs(dj) / ex.s.cushion_tol_mm, "cushion", jaw_cushion(pk.name), tc, into.at(tc), abs(dj))
+                (
+                    0.2 + abs(dj) / ex.s.cushions.cushion_tol_mm,
+                    "cushion",
+                    jaw_cushion(pk.name),
+                    tc,
+                    into.at(tc),
+                    abs(dj),
+                )
             )
     for o in ex.balls.values():
         if o is b or not o.ts or (not o.on_table and not o.ts):
@@ -149,7 +156,7 @@ def explain_kink(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> No
             continue
         path = pb[0]
         d = float(np.linalg.norm(path.at(t_k) - p_k))
-        if abs(d - D) > ex.s.contact_tol_mm:
+        if abs(d - D) > ex.s.contacts.contact_tol_mm:
             continue
         root = solve_root(gap_between(old, path, D), lo, hi)
         if into is not old and pb[1]:
@@ -161,14 +168,19 @@ def explain_kink(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> No
                 if r2 is not None and (root is None or r2 < root):  # samples after a hit make it late
                     root, path = r2, pt[0]
         tc = root if root is not None else t_k
-        cands.append((abs(d - D) / ex.s.contact_tol_mm, "ball", o.id, tc, (old.at(tc) + path.at(tc)) / 2, abs(d - D)))
+        cands.append(
+            (abs(d - D) / ex.s.contacts.contact_tol_mm, "ball", o.id, tc, (old.at(tc) + path.at(tc)) / 2, abs(d - D))
+        )
     br.new.start_t, br.new.start_p = t_k, p_k
     close_move_seg(ex, b, br.old, (t_k, p_k), out)
     if not cands:
         br.new.unexplained = True
         return  # nothing explains it
     cands.sort(key=lambda c: c[0])
-    jaw_first = jaw_pocket(cands[0][2]) is not None and cands[0][0] <= 0.2 + ex.s.jaw_kink_mm / ex.s.cushion_tol_mm
+    jaw_first = (
+        jaw_pocket(cands[0][2]) is not None
+        and cands[0][0] <= 0.2 + ex.s.cushions.jaw_kink_mm / ex.s.cushions.cushion_tol_mm
+    )
     if not b.on_table and new.n < 3 and not jaw_first:
         return  # the ball dropping into a pocket, unless it turned where it met a jaw on the way in
     score, kind, name, tc, pc, residual = cands[0]
@@ -212,8 +224,8 @@ def close_move_seg(
     cushions.grazes(ex, b, ts, ps, out)
     # a ball resting on a line (a rack's middle row on the long line) is measured a millimetre or so off it
     before = seg_before(b, seg)
-    rest_margin = ex.s.line_packed_margin_mm if seg.packed else ex.s.line_rest_margin_mm
-    from_rest = rest_margin - ex.s.line_margin_mm if before is not None and before.kind == "rest" else 0.0
+    rest_margin = ex.s.lines.line_packed_margin_mm if seg.packed else ex.s.lines.line_rest_margin_mm
+    from_rest = rest_margin - ex.s.lines.line_margin_mm if before is not None and before.kind == "rest" else 0.0
     if settle and len(ts) > 2:
         return ts[:-1], ps[:-1], from_rest
     lines.path_lines(ex, b, ts, ps, from_rest, out)
@@ -227,7 +239,7 @@ def settle(ex: EventExtractor, now: float, out: list[Event], force: bool) -> Non
         st = b.settling
         if st is None:
             continue
-        if force or st.rest is not b.seg or now - b.ts[st.rest.idx[0]] >= ex.s.line_settle_s - 1e-9:
+        if force or st.rest is not b.seg or now - b.ts[st.rest.idx[0]] >= ex.s.lines.line_settle_s - 1e-9:
             settle_ball(ex, b, out)
 
 
@@ -237,11 +249,11 @@ def settle_ball(ex: EventExtractor, b: Ball, out: list[Event]) -> None:
     st, b.settling = b.settling, None
     if st is None:
         return
-    n = max(1, round(ex.s.line_settle_s / ex.dt))
+    n = max(1, round(ex.s.lines.line_settle_s / ex.dt))
     idx = st.rest.idx[:n]
     ts = st.ts + [b.ts[i] for i in idx]
     ps = st.ps + [b.seen.get(i, b.xy[i]) for i in idx]
-    keep = 4 * ex.s.window + len(idx)  # the path's last moving samples and the settling ones
+    keep = 4 * ex.s.segments.window + len(idx)  # the path's last moving samples and the settling ones
     cushions.rest_touch(ex, b, ts[1:][-keep:], ps[1:][-keep:], out)
     end = np.median(np.array(ps[-max(1, min(5, len(idx))) :]), axis=0)
     lines.path_lines(ex, b, ts, [*ps[:-1], end], st.from_rest, out)

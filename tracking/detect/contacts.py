@@ -44,12 +44,12 @@ def find_hitter(
             root = solve_root(gap_to_point(path, a, D), min(br.t_lo, t_s) - 2 * dt, br.t_hi + 0.5 * dt)
             if root is None:
                 gap = abs(float(np.linalg.norm(path.at(t_s) - a)) - D)
-                if gap > ex.s.contact_tol_mm:
+                if gap > ex.s.contacts.contact_tol_mm:
                     continue
-                root, score = t_s, 1.0 + gap / ex.s.contact_tol_mm
+                root, score = t_s, 1.0 + gap / ex.s.contacts.contact_tol_mm
             else:
                 score = abs(root - t_s) / dt
-                slow = abs(root - t_s) * float(np.linalg.norm(path.vel(root))) <= ex.s.contact_tol_mm
+                slow = abs(root - t_s) * float(np.linalg.norm(path.vel(root))) <= ex.s.contacts.contact_tol_mm
                 if score > 3.0 and not (crept is not None and slow):
                     continue  # (a slow ball creeping into another: frames off, but millimetres)
                 score = min(score, 3.0)
@@ -63,9 +63,9 @@ def find_hitter(
             d = float(np.linalg.norm(path.at(t_s) - a))
             recent = o.last_event_t is not None and abs(o.last_event_t - t_s) <= 2.5 * dt
             starting = o.seg.kind == "move" and abs(o.seg.start_t - t_s) <= 2.5 * dt
-            if d <= D + ex.s.frozen_tol_mm and (recent or starting):
+            if d <= D + ex.s.contacts.frozen_tol_mm and (recent or starting):
                 te = o.last_event_t if recent and o.last_event_t is not None else t_s
-                score = 2.0 + (d - D) / ex.s.frozen_tol_mm
+                score = 2.0 + (d - D) / ex.s.contacts.frozen_tol_mm
                 if best is None or score < best[0]:
                     best = (score, o.id, max(te, br.t_lo - dt), 0.8)
     return best
@@ -76,8 +76,8 @@ def find_pusher(ex: EventExtractor, ball: str, vhat: np.ndarray, t: float) -> st
     behind it (``vhat`` along their line of centres, as a push sends it) pushed it, and that one may have
     been pushed by the one behind it. The struck ball itself barely moves in a push through a frozen ball:
     it may not yet be seen leaving its place."""
-    D = ex.table.ball_diameter_mm + ex.s.frozen_tol_mm
-    cos_max = math.cos(math.radians(ex.s.push_angle_deg))
+    D = ex.table.ball_diameter_mm + ex.s.contacts.frozen_tol_mm
+    cos_max = math.cos(math.radians(ex.s.contacts.push_angle_deg))
     cur, seen = ball, {ball}
     while True:
         p = ex.balls[cur].rest_pos
@@ -132,7 +132,7 @@ def hit_at_stroke(
     upto = bisect.bisect_right(s_ball.ts, br.t_hi + 1e-9)
     run = [p0] + [s_ball.xy[i] for i in range(after, upto) if s_ball.sid[i] >= 0]
     travel = float(sum(np.linalg.norm(run[i + 1] - run[i]) for i in range(len(run) - 1)))
-    if dist - D > travel + ex.s.contact_tol_mm:
+    if dist - D > travel + ex.s.contacts.contact_tol_mm:
         return None
     # b leaves its place at the contact: the time is where b's outgoing path, run back, is nearest its
     # place (the struck ball's incoming leg was never seen); the struck ball's centre is then one
@@ -157,7 +157,7 @@ def stroke_time(
     i, k = nxt[0], nxt[1]
     v_s = (s_ball.xy[k] - s_ball.xy[i]) / max(s_ball.ts[k] - s_ball.ts[i], 1e-6)
     speed = float(np.linalg.norm(v_s + v_b))
-    if speed < ex.s.start_speed_mm_s:
+    if speed < ex.s.shots.start_speed_mm_s:
         return None
     return min(max(t_c - float(np.linalg.norm(c - p0)) / speed, max(rest)), t_c)
 
@@ -201,13 +201,13 @@ def unseen_striker(ex: EventExtractor, b: Ball, t_s: float, a: np.ndarray, v: np
         # its samples after its rest, but those still within a few millimetres of its place: the first
         # blurred frame of a hard stroke shows it barely moved, then it is gone
         after = [i for i in range(rest.idx[-1] + 1, len(o.ts)) if o.sid[i] >= 0]
-        away = [float(np.linalg.norm(o.xy[i] - o.rest_pos)) > ex.s.start_min_mm for i in after]
+        away = [float(np.linalg.norm(o.xy[i] - o.rest_pos)) > ex.s.segments.start_min_mm for i in after]
         later = [o.ts[i] for i, off in zip(after, away, strict=True) if off]
         if later and later[0] < t_s - 0.5 * ex.dt:
             continue  # it was seen moving before b started: not unseen
         if any(not off and o.ts[i] > t_s - 1.5 * ex.dt for i, off in zip(after, away, strict=True)):
             continue  # still seen at its place as b started (seen too seldom to make a rest): not the striker
-        if not (t_s - ex.s.unseen_strike_s <= gone <= t_s - 1.5 * ex.dt):
+        if not (t_s - ex.s.contacts.unseen_strike_s <= gone <= t_s - 1.5 * ex.dt):
             continue
         if float((a - o.rest_pos) @ v) <= 0:
             continue
@@ -221,9 +221,9 @@ def kisses(ex: EventExtractor, t: float, out: list[Event]) -> None:
     the last ``kiss_window`` frames the centres came within a diameter (plus the measurement noise) and
     were farther apart, by ``kiss_rise_mm``, both before and after. Judged on the frames in which both balls
     were seen, at least one of them moving."""
-    w = ex.s.kiss_window
+    w = ex.s.contacts.kiss_window
     D = ex.table.ball_diameter_mm
-    near = D + ex.s.kiss_tol_mm
+    near = D + ex.s.contacts.kiss_tol_mm
     live = [b for b in ex.balls.values() if len(b.ts) >= w and abs(b.ts[-1] - t) < 1e-9]
     # A pair is judged only if one of the two was moving in some kept sample of the window (the last test
     # below, on the pair's common frames, which are among those): two balls at rest all along are skipped at
@@ -255,23 +255,23 @@ def kisses(ex: EventExtractor, t: float, out: list[Event]) -> None:
             if float(np.linalg.norm(a.xy[-1] - c.xy[-1])) > near + max(w * 20.0, 2 * (travel_a + travel_c)):
                 continue  # too far apart now to have been close in the window
             _, ka, kc = np.intersect1d(na, nc, assume_unique=True, return_indices=True)
-            if len(ka) < ex.s.kiss_after + 4:
+            if len(ka) < ex.s.contacts.kiss_after + 4:
                 continue
             ja, jc = ia[ka].tolist(), ic[kc].tolist()
             diff = xa[ka] - xc[kc]
             dd = np.sqrt(diff[:, 0] * diff[:, 0] + diff[:, 1] * diff[:, 1])
             k = int(np.argmin(dd))
-            if dd[k] > near + 2 * D or not (2 <= k <= len(dd) - 1 - ex.s.kiss_after):
+            if dd[k] > near + 2 * D or not (2 <= k <= len(dd) - 1 - ex.s.contacts.kiss_after):
                 continue  # decided once the breaks of a visible bend (a ball set off slowly) would be
             if dd[k] > near:
                 # Not close in any frame: they may have met between frames (the closest frame as far from the
                 # touch as they closed in a frame), or their paths bent off just before the closest frame
                 # (kiss_bent_mm). On the paths they came in on, did they meet?
                 rel = (a.xy[ja[k + 1]] - c.xy[jc[k + 1]]) - (a.xy[ja[k]] - c.xy[jc[k]])
-                reach = max(near + ex.s.kiss_bent_mm, math.hypot(near, float(np.linalg.norm(rel))))
+                reach = max(near + ex.s.contacts.kiss_bent_mm, math.hypot(near, float(np.linalg.norm(rel))))
                 if dd[k] > reach or approach_gap(ex, a, c, ja, jc, k) > near:
                     continue
-            rise = dd[k] + ex.s.kiss_rise_mm
+            rise = dd[k] + ex.s.contacts.kiss_rise_mm
             if dd[:k].max() < rise or dd[k + 1 :].max() < rise:
                 continue
             if not any(segments.seg_kind(ex, b, j) == "move" for b, js in ((a, ja), (c, jc)) for j in js):
@@ -304,7 +304,7 @@ def kiss_screen(
     all pairs at once: those of two balls with all ``w`` samples kept in the same frames, whose closest
     frame is farther than ``far`` or too near either end of the window. The same arithmetic as the pair
     test (the same frames, differences and square roots), so the same pairs."""
-    k_max = w - 1 - ex.s.kiss_after
+    k_max = w - 1 - ex.s.contacts.kiss_after
     # the balls with no rejected sample in the window (the others are judged pair by pair), grouped by
     # their window's frames (in time order, no two alike)
     full = [i for i, b in enumerate(live) if min(b.sid[-w:]) >= 0]
@@ -386,7 +386,7 @@ def parted(ex: EventExtractor, a: Ball, b: Ball, t0: float, t1: float) -> bool:
     if len(ia) < 2:
         return True
     gaps = np.linalg.norm(xa[ia] - xb[ib], axis=1) - ex.table.ball_diameter_mm
-    return bool(gaps.max() > ex.s.parted_mm)
+    return bool(gaps.max() > ex.s.contacts.parted_mm)
 
 
 def propagate(ex: EventExtractor, hitter: str, hit: str, t: float, out: list[Event]) -> None:
@@ -410,7 +410,7 @@ def propagate(ex: EventExtractor, hitter: str, hit: str, t: float, out: list[Eve
         pa = ex.balls[a].rest_pos
         for c in cluster[i + 1 :]:
             pc = ex.balls[c].rest_pos
-            if pa is None or pc is None or float(np.linalg.norm(pa - pc)) > D + ex.s.frozen_tol_mm:
+            if pa is None or pc is None or float(np.linalg.norm(pa - pc)) > D + ex.s.contacts.frozen_tol_mm:
                 continue
             give_contact(ex, a, c, t, (pa + pc) / 2, 0.6, out, chain=False, evidence="chain")
 
@@ -424,7 +424,7 @@ def nudges(ex: EventExtractor, out: list[Event]) -> None:
     if ex.stroke is None:
         return
     t_s = ex.stroke[1]
-    hold = ex.s.shot_end_hold_s
+    hold = ex.s.shots.shot_end_hold_s
     shot_pairs = {k for k, tt in ex.contacts if tt >= t_s - ex.dt}
     for b in list(ex.balls.values()):
         if not (b.on_table and b.segs and b.seg.kind == "rest"):
@@ -433,13 +433,13 @@ def nudges(ex: EventExtractor, out: list[Event]) -> None:
             since = t_s
             p0 = segments.rest_mean(ex, b, t_s - hold, t_s)
         else:  # stopped in this shot: where it settled (it may creep a few millimetres as it does)
-            since = b.seg.start_t + ex.s.line_settle_s + hold
+            since = b.seg.start_t + ex.s.lines.line_settle_s + hold
             p0 = segments.rest_mean(ex, b, since - hold, since)
         p1 = segments.rest_mean(ex, b, b.ts[-1] - hold, b.ts[-1] + 1.0)
         if p0 is None or p1 is None:
             continue
         move = p1 - p0
-        if float(np.hypot(*move)) < ex.s.nudge_min_mm:
+        if float(np.hypot(*move)) < ex.s.contacts.nudge_min_mm:
             continue
         met = {k for k in ex.balls if frozenset((k, b.id)) in shot_pairs}
         pusher = reached_by(ex, b, p0, move, since, math.inf, met)
@@ -460,7 +460,7 @@ def lost_hitter(ex: EventExtractor, b: Ball, q: np.ndarray, t_s: float) -> str |
         if i < 1 or m.sid[i] < 0 or ex.segs[m.sid[i]].kind != "move":
             continue
         gap = t_s - m.ts[i]
-        if not 0.5 * ex.dt < gap <= ex.s.unseen_strike_s:  # its last sample by t_s: unseen since
+        if not 0.5 * ex.dt < gap <= ex.s.contacts.unseen_strike_s:  # its last sample by t_s: unseen since
             continue
         sel = [j for j in ex.segs[m.sid[i]].idx if j <= i][-4:]
         if len(sel) < 2:
@@ -481,7 +481,7 @@ def reached_by(
     ``nudge_angle_deg``): a slow hit, where the start of ``b``'s creep off its place is too uncertain to
     look for its hitter at one moment, or one the tracker kept resting (``_nudges``). Balls in ``skip`` are
     not looked at. Its id, the time and where it was (``_first_reach``)."""
-    reach = ex.table.ball_diameter_mm + ex.s.nudge_touch_mm
+    reach = ex.table.ball_diameter_mm + ex.s.contacts.nudge_touch_mm
     best: tuple[float, str, float, np.ndarray] | None = None
     speed = float(np.hypot(*v))
     for m in ex.balls.values():
@@ -492,7 +492,7 @@ def reached_by(
             continue
         n = p - hit[1]
         cos = float(n @ v) / max(float(np.hypot(*n)) * speed, 1e-9)
-        if cos >= math.cos(math.radians(ex.s.nudge_angle_deg)) and (best is None or cos > best[0]):
+        if cos >= math.cos(math.radians(ex.s.contacts.nudge_angle_deg)) and (best is None or cos > best[0]):
             best = (cos, m.id, hit[0], hit[1])
     return None if best is None else best[1:]
 
@@ -502,7 +502,7 @@ def first_reach(
 ) -> tuple[float, np.ndarray] | None:
     """When ``m``, moving after ``since``, first came within ``reach`` of point ``p``: the time its fitted path
     was a diameter from ``p`` (the closest point if it never got that near), and where it was then."""
-    clear = ex.table.ball_diameter_mm + ex.s.nudge_clear_mm
+    clear = ex.table.ball_diameter_mm + ex.s.contacts.nudge_clear_mm
     i0 = bisect.bisect_left(m.ts, since)
     idx = [j for j in range(i0, len(m.ts)) if m.sid[j] >= 0 and ex.segs[m.sid[j]].kind == "move"]
     for k, j in enumerate(idx):
@@ -512,12 +512,12 @@ def first_reach(
         # do not touch (touching balls' edges push their measured centres apart, which would time the touch
         # late), run on to where it is a diameter from ``p``.
         far = [i for i in idx[: k + 1] if m.sid[i] == m.sid[j] and float(np.hypot(*(m.xy[i] - p))) > clear]
-        sel = [i for i in far if m.ts[i] >= m.ts[far[-1]] - ex.s.nudge_fit_s] if far else []
+        sel = [i for i in far if m.ts[i] >= m.ts[far[-1]] - ex.s.contacts.nudge_fit_s] if far else []
         if len(sel) < 3:
             # no approach to fit: it met it when first seen there, if it had just set off
             return (m.ts[j], m.xy[j]) if set_off_beside(ex, m, j, i0) else None
         f = fit_path(np.array([m.ts[i] for i in sel]), np.array([m.xy[i] for i in sel]), quadratic_from=len(sel) + 1)
-        lo, hi = m.ts[sel[0]], m.ts[j] + ex.s.nudge_run_frames * ex.dt
+        lo, hi = m.ts[sel[0]], m.ts[j] + ex.s.contacts.nudge_run_frames * ex.dt
         D = ex.table.ball_diameter_mm
         t_c = solve_root(gap_to_point(f, p, D), lo, hi)
         if t_c is None:

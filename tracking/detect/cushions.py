@@ -34,11 +34,14 @@ if TYPE_CHECKING:
 def hugs(ex: EventExtractor, b: Ball, cu: Cushion, t: float) -> bool:
     """Whether ``b`` kept touching ``cu`` (within ``hug_mm``) at every sample over the ``hug_s`` before ``t``:
     rolling along it, or frozen to it, it did not come to it at ``t``."""
-    lo = bisect.bisect_left(b.ts, t - ex.s.hug_s)
+    lo = bisect.bisect_left(b.ts, t - ex.s.cushions.hug_s)
     hi = bisect.bisect_right(b.ts, t)
     R = ex.table.ball_radius_mm
     offs = [cu.offset(as_pt(b.seen.get(i, b.xy[i]))) - R for i in range(lo, hi) if b.sid[i] >= 0]
-    return len(offs) >= max(3, round(ex.s.hug_s / ex.dt) - 1) and max(abs(o) for o in offs) <= ex.s.hug_mm
+    return (
+        len(offs) >= max(3, round(ex.s.cushions.hug_s / ex.dt) - 1)
+        and max(abs(o) for o in offs) <= ex.s.cushions.hug_mm
+    )
 
 
 def bounce_off_start(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> None:
@@ -80,9 +83,9 @@ def bounce_before(
     R = ex.table.ball_radius_mm
     v = new.vel(t_first)
     speed = float(np.linalg.norm(v))
-    if speed < ex.s.start_speed_mm_s:
+    if speed < ex.s.shots.start_speed_mm_s:
         return False
-    cos_max = math.cos(math.radians(ex.s.bounce_angle_deg))
+    cos_max = math.cos(math.radians(ex.s.cushions.bounce_angle_deg))
     for cu in ex.table.cushions.values():
         n = np.array(cu.inward)
         if float(u @ n) >= 0.0 or float(v @ n) <= 0.0:
@@ -116,7 +119,7 @@ def paths_out(ex: EventExtractor, b: Ball, br: Break, tc: float) -> Iterator[tup
     within a frame or two may come after the first sample or two). Three samples or more each."""
     good = [i for i in br.new.idx if b.sid[i] >= 0]
     for skip in range(3):
-        sel = good[skip : skip + ex.s.window]
+        sel = good[skip : skip + ex.s.segments.window]
         if len(sel) < 3:
             return
         t_in = b.ts[good[skip - 1]] if skip else tc
@@ -132,10 +135,10 @@ def jaw_exit(ex: EventExtractor, b: Ball, pk: Pocket, br: Break, tc: float, hi: 
     R, dt = ex.table.ball_radius_mm, ex.dt
     for skip, (t_in, path) in enumerate(paths_out(ex, b, br, tc)):
         lo, top = (tc - dt, hi) if skip == 0 else (t_in, path.t0 + 0.5 * dt)
-        top = min(top, tc + ex.s.jaw_exit_max_frames * dt)
+        top = min(top, tc + ex.s.cushions.jaw_exit_max_frames * dt)
         exits = [solve_root(gap_to_jaw(path, jaw, R), lo, top) for jaw in pk.jaws]
         t2 = max((t for t in exits if t is not None), default=None)
-        if t2 is None or t2 - tc < ex.s.jaw_exit_frames * dt:
+        if t2 is None or t2 - tc < ex.s.cushions.jaw_exit_frames * dt:
             continue
         cand = Candidate("cushion", (b.id,), jaw_cushion(pk.name), t2, as_pt(path.at(t2)), 0.0, "jaw_exit", 0.6)
         resolve.give(ex, cand, out)
@@ -186,7 +189,7 @@ def bounce_after_hit(
     v_after = v + float((v_o - v) @ n) * n
     speed = float(np.linalg.norm(v_after))
     good = [i for i in br.new.idx if b.sid[i] >= 0]
-    if speed >= ex.s.start_speed_mm_s and good:
+    if speed >= ex.s.shots.start_speed_mm_s and good:
         bounce_before(ex, b, p, v_after / speed, tc, new, b.ts[good[0]], out)
 
 
@@ -205,7 +208,7 @@ def grazes(ex: EventExtractor, b: Ball, ts: list[float], ps: list[np.ndarray], o
         # behind the nose line's end, and its samples there would join one dip with a touch just after.
         along = rel @ np.array(cu.direction)
         beside = (along >= -0.5 * R) & (along <= cu.length_mm + 0.5 * R)
-        for k, before, after in valleys(off, ex.s.graze_tol_mm, beside):
+        for k, before, after in valleys(off, ex.s.cushions.graze_tol_mm, beside):
             if not (3 <= k <= len(ps) - 4):
                 continue
             hinge = touch_hinge(ex, ts, off, k, beside)
@@ -222,13 +225,13 @@ def jaw_grazes(ex: EventExtractor, b: Ball, ts: list[float], arr: np.ndarray, ou
     the pocket's mouth."""
     R = ex.table.ball_radius_mm
     for pk in ex.table.pockets.values():
-        near = np.hypot(*(arr - np.array(pk.mouth_center)).T) <= ex.s.jaw_graze_reach_mm
+        near = np.hypot(*(arr - np.array(pk.mouth_center)).T) <= ex.s.cushions.jaw_graze_reach_mm
         if int(near.sum()) < 3:
             continue
         for jaw in pk.jaws:
             off = np.full(len(arr), np.inf)
             off[near] = [jaw.distance(as_pt(q)) - R for q in arr[near]]
-            for k, before, after in valleys(off, ex.s.jaw_graze_tol_mm, near):
+            for k, before, after in valleys(off, ex.s.cushions.jaw_graze_tol_mm, near):
                 if not (3 <= k <= len(arr) - 4):
                     continue
                 hinge = touch_hinge(ex, ts, off, k, near)
@@ -282,7 +285,7 @@ def beyond_flat(ex: EventExtractor, cu: Cushion, al: float) -> float:
 def past_flat(ex: EventExtractor, cu: Cushion, al: float) -> bool:
     """Whether a centre at ``al`` along ``cu`` lies past its flat nose by more than ``tip_past_mm``: at a
     jaw's rounded tip."""
-    return beyond_flat(ex, cu, al) > ex.s.tip_past_mm
+    return beyond_flat(ex, cu, al) > ex.s.cushions.tip_past_mm
 
 
 def tip_touched(ex: EventExtractor, cu: Cushion, al: float) -> Jaw | None:
@@ -300,8 +303,8 @@ def touch_hinge(
     """The touch time of a V (or an L: a stop against the cushion) of the distance ``off`` to a nose line
     whose lowest sample is ``k``: the corner, within ``hinge_reach`` samples of ``k``, of a hinge fitted to
     ``hinge_side`` samples either side (those with ``keep``, where given)."""
-    lo, hi = max(0, k - ex.s.hinge_side), min(len(ts), k + ex.s.hinge_side + 1)
-    r = ex.s.hinge_reach
+    lo, hi = max(0, k - ex.s.cushions.hinge_side), min(len(ts), k + ex.s.cushions.hinge_side + 1)
+    r = ex.s.cushions.hinge_reach
     t_lo, t_hi = ts[max(0, k - r)], ts[min(len(ts) - 1, k + r)]
     sel = np.arange(lo, hi) if keep is None else lo + np.flatnonzero(keep[lo:hi])
     return fit_hinge(np.asarray(ts)[sel], np.asarray(off)[sel], t_lo, t_hi)
@@ -312,17 +315,17 @@ def arrived(ex: EventExtractor, hinge: Hinge | None, rise_before: float, after: 
     it came from at least 10 mm off, falling faster than noise (``bounce_min_mm_s``), and its samples over
     the next ``arrive_s`` (``after``, three at least) stay within ``hug_mm`` of touching it."""
     return (
-        ex.s.arrive_s > 0
+        ex.s.cushions.arrive_s > 0
         and hinge is not None
         and rise_before >= 10.0
-        and hinge.before <= -ex.s.bounce_min_mm_s
+        and hinge.before <= -ex.s.cushions.bounce_min_mm_s
         and len(after) == arrive_n(ex)
-        and float(np.max(np.abs(after))) <= ex.s.hug_mm
+        and float(np.max(np.abs(after))) <= ex.s.cushions.hug_mm
     )
 
 
 def arrive_n(ex: EventExtractor) -> int:
-    return max(3, round(ex.s.arrive_s / ex.dt))
+    return max(3, round(ex.s.cushions.arrive_s / ex.dt))
 
 
 def bounced(ex: EventExtractor, hinge: Hinge | None) -> bool:
@@ -331,8 +334,8 @@ def bounced(ex: EventExtractor, hinge: Hinge | None) -> bool:
     or falls steeply (``steep_fall_mm_s``) and then rises at all (``steep_rise_mm_s``)."""
     if hinge is None:
         return False
-    steep = hinge.before <= -ex.s.steep_fall_mm_s and hinge.after >= ex.s.steep_rise_mm_s
-    return steep or (hinge.before <= -ex.s.bounce_min_mm_s and hinge.after >= ex.s.bounce_min_mm_s)
+    steep = hinge.before <= -ex.s.cushions.steep_fall_mm_s and hinge.after >= ex.s.cushions.steep_rise_mm_s
+    return steep or (hinge.before <= -ex.s.cushions.bounce_min_mm_s and hinge.after >= ex.s.cushions.bounce_min_mm_s)
 
 
 def rest_touch(ex: EventExtractor, b: Ball, ts: list[float], ps: list[np.ndarray], out: list[Event]) -> None:
@@ -347,11 +350,17 @@ def rest_touch(ex: EventExtractor, b: Ball, ts: list[float], ps: list[np.ndarray
         off = (pts - np.array(cu.start)) @ np.array(cu.inward) - R
         # the first sample against the cushion (within a millimetre of where its last samples lie, or of the
         # nearest one): a ball that stays there touched it when it got there
-        level = min(float(np.median(off[-5:])), float(off.min()) + ex.s.rest_touch_plateau_mm)
-        k = int(np.flatnonzero(off <= level + ex.s.rest_touch_plateau_mm)[0])
-        if off[k] > ex.s.jaw_touch_mm or off[0] - off[k] < 3.0 or not (0 <= cu.along(as_pt(pts[k])) <= cu.length_mm):
+        level = min(float(np.median(off[-5:])), float(off.min()) + ex.s.cushions.rest_touch_plateau_mm)
+        k = int(np.flatnonzero(off <= level + ex.s.cushions.rest_touch_plateau_mm)[0])
+        if (
+            off[k] > ex.s.cushions.jaw_touch_mm
+            or off[0] - off[k] < 3.0
+            or not (0 <= cu.along(as_pt(pts[k])) <= cu.length_mm)
+        ):
             continue
-        f = fit_path(np.array(ts[max(0, k - ex.s.window) : k + 1]), pts[max(0, k - ex.s.window) : k + 1])
+        f = fit_path(
+            np.array(ts[max(0, k - ex.s.segments.window) : k + 1]), pts[max(0, k - ex.s.segments.window) : k + 1]
+        )
         hinge = touch_hinge(ex, ts, off, k)  # the corner of approach and rebound (or rest), where there are both
         if hinge is not None:
             tc = hinge.t
@@ -376,7 +385,7 @@ def jaw_touch(ex: EventExtractor, b: Ball, pk: Pocket, f: PathFit, lo: float, hi
         name = jaw_cushion(pk.name)
         t_min = closest_time(gap_to_jaw(f, jaw, 0.0), lo, hi)
         d_min = jaw.distance(as_pt(f.at(t_min)))
-        if d_min > R + ex.s.jaw_gap_mm:
+        if d_min > R + ex.s.cushions.jaw_gap_mm:
             continue
         # touching where the path reaches one radius; a path that only grazes it touches at its closest
         root = solve_root(gap_to_jaw(f, jaw, R), lo, t_min) if d_min < R else None
@@ -394,13 +403,13 @@ def rattle(ex: EventExtractor, b: Ball, pk: Pocket, t_drop: float, out: list[Eve
     k = len(b.ts)
     while k > 0 and pk.depth(as_pt(b.xy[k - 1])) >= face:
         k -= 1
-    if len(b.ts) - k < ex.s.rattle.min_samples:
+    if len(b.ts) - k < ex.s.cushions.rattle.min_samples:
         return
     ts = np.array(b.ts[k:])
     xy = np.array(b.xy[k:])
     lateral = np.array([pk.lateral(as_pt(p)) for p in xy])
     depth = np.array([pk.depth(as_pt(p)) for p in xy])
     play = (pk.mouth_width_mm - 2 * R) / 2
-    for tc, side in rattle_touches(ts, lateral, play, ts[0] - dt, t_drop, ex.s.rattle):
+    for tc, side in rattle_touches(ts, lateral, play, ts[0] - dt, t_drop, ex.s.cushions.rattle):
         centre = pk.point(float(np.interp(tc, ts, depth)), side * play)
         resolve.give(ex, Candidate("cushion", (b.id,), jaw_cushion(pk.name), tc, centre, 0.0, "rattle", 0.5), out)

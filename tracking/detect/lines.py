@@ -26,12 +26,12 @@ def path_lines(
     """The lines a path (samples ``ts``, ``ps``, from its start to its end) crossed."""
     for name, axis, val in ex.lines:
         s0, s1 = ps[0][axis] - val, ps[-1][axis] - val
-        over = excursions(np.array([q[axis] for q in ps]) - val, ex.s.line_excursion_mm)
+        over = excursions(np.array([q[axis] for q in ps]) - val, ex.s.lines.line_excursion_mm)
         if len(over) >= 2:  # over the line and back (or more) inside one straight path: a slow jostle
             for k, sa, sb in over:
                 line_cross(ex, b, name, axis, val, ts, ps, k, sa, sb, out)
             continue
-        if s0 * s1 >= 0 or min(abs(s0) - from_rest, abs(s1)) < ex.s.line_margin_mm:
+        if s0 * s1 >= 0 or min(abs(s0) - from_rest, abs(s1)) < ex.s.lines.line_margin_mm:
             continue  # no crossing, or a path starting or ending on the line (001 2.1.6: on is not over)
         # the first sample past the line
         k = next(j for j in range(1, len(ps)) if (ps[j][axis] - val) * s0 <= 0)

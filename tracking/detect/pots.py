@@ -35,7 +35,7 @@ def lost(ex: EventExtractor, loss: Loss, out: list[Event]) -> None:
         pk = ex.table.pockets[loss.pocket]
         if f is not None:
             # the ball drops once its centre is pot_depth past the mouth line (the near edge of the hole)
-            pd = ex.s.pot_depth_fraction * ex.table.ball_radius_mm
+            pd = ex.s.pots.pot_depth_fraction * ex.table.ball_radius_mm
             depth0 = pk.depth(as_pt(f.at(loss.last_t))) - pd
             if depth0 < 0:
                 root = solve_root(lambda u: pk.depth(as_pt(f.at(u))) - pd, loss.last_t, loss.last_t + 0.3, steps=60)
@@ -43,7 +43,7 @@ def lost(ex: EventExtractor, loss: Loss, out: list[Event]) -> None:
                 root = solve_root(lambda u: pk.depth(as_pt(f.at(u))) - pd, f.t0 - dt, loss.last_t, steps=60)
             if root is not None:
                 t_ev = root
-                if float(np.linalg.norm(f.vel(loss.last_t))) < ex.s.slow_drop_mm_s:
+                if float(np.linalg.norm(f.vel(loss.last_t))) < ex.s.pots.slow_drop_mm_s:
                     # a ball rattling in the jaws drops from near rest: gone from the next frame on, it fell by
                     # then, whenever its creep run on would reach the hole (a faster ball's path says when)
                     t_ev = min(root, loss.last_t + dt)

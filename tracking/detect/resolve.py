@@ -53,7 +53,7 @@ def same_touch(ex: EventExtractor, c: Candidate) -> bool:
     key = frozenset(c.balls)
     # a push through a frozen cluster reaches its balls over a few frames: the pairs it went through within
     # chain_repeat_s are not hit again
-    w = ex.s.chain_repeat_s if c.evidence == "chain" else SAME_TOUCH_FRAMES[c.evidence] * ex.dt
+    w = ex.s.contacts.chain_repeat_s if c.evidence == "chain" else SAME_TOUCH_FRAMES[c.evidence] * ex.dt
     if any(k == key and abs(t - c.seen_at) <= w for k, t in ex.contacts):
         return True
     if any(k == key and abs(t - c.t) <= SAME_TOUCH_FRAMES["hit"] * ex.dt for k, t in ex.contacts):

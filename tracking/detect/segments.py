@@ -47,7 +47,7 @@ def packed(ex: EventExtractor, b: Ball) -> bool:
     """Is ``b`` resting against another ball (within the frozen tolerance)?"""
     if b.rest_pos is None:
         return False
-    reach = ex.table.ball_diameter_mm + ex.s.frozen_tol_mm
+    reach = ex.table.ball_diameter_mm + ex.s.contacts.frozen_tol_mm
     return any(
         o is not b and o.on_table and o.rest_pos is not None and np.hypot(*(o.rest_pos - b.rest_pos)) <= reach
         for o in ex.balls.values()
@@ -72,7 +72,7 @@ def add_move_sample(ex: EventExtractor, b: Ball, t: float, p: np.ndarray, kinked
         b.breaks.append(Break("start", old, new, t_lo, t))
         return
     seg = b.seg
-    good = newest_in(b, seg, max(ex.s.window, 3))  # all of them when fewer: enough for the tests below
+    good = newest_in(b, seg, max(ex.s.segments.window, 3))  # all of them when fewer: enough for the tests below
     if kinked and len(good) >= 2:
         start = b.pending if b.pending is not None else None
         split(ex, b, t, p, start)
@@ -83,11 +83,11 @@ def add_move_sample(ex: EventExtractor, b: Ball, t: float, p: np.ndarray, kinked
             b.pending = None
         push(ex, b, t, p, seg)
         return
-    sel = good[-ex.s.window :]
+    sel = good[-ex.s.segments.window :]
     f = fit_path(b.ts_arr[sel], b.xy_arr[sel], closed_form=True)
     step = float(np.linalg.norm(f.vel(t))) * ex.dt
     r = float(np.linalg.norm(f.at(t) - p))
-    if r > ex.s.break_mm + ex.s.break_frac * step + 3 * f.rms_mm:
+    if r > ex.s.segments.break_mm + ex.s.segments.break_frac * step + 3 * f.rms_mm:
         if b.pending is None:
             b.pending = push(ex, b, t, p, None)
         else:
@@ -107,7 +107,7 @@ def never_left(ex: EventExtractor, b: Ball, t: float, p: np.ndarray) -> bool:
     if not newest or t - b.ts[newest[-1]] <= 4 * ex.dt:
         return False
     good = [i for i in b.seg.idx if b.sid[i] == b.seg.sid]
-    near = ex.s.start_min_mm
+    near = ex.s.segments.start_min_mm
     if float(np.linalg.norm(p - b.rest_pos)) <= 3 * near:
         return False
     return all(float(np.linalg.norm(b.xy[i] - b.rest_pos)) <= near for i in good)
@@ -132,7 +132,7 @@ def split(ex: EventExtractor, b: Ball, t: float, p: np.ndarray, first: int | Non
 
 def fit(ex: EventExtractor, b: Ball, idx: list[int], head: bool = False) -> PathFit:
     good = [i for i in idx if b.sid[i] >= 0]
-    sel = good[: ex.s.window] if head else good[-ex.s.window :]
+    sel = good[: ex.s.segments.window] if head else good[-ex.s.segments.window :]
     return fit_path(np.array([b.ts[j] for j in sel]), np.array([b.xy[j] for j in sel]))
 
 
@@ -144,11 +144,11 @@ def trimmed_before_kink(ex: EventExtractor, b: Ball, idx: list[int]) -> tuple[Pa
     touch is timed on the incoming path alone. None when no sample is off it."""
     good = [i for i in idx if b.sid[i] >= 0]
     for m in (2, 1):
-        keep = good[-ex.s.window - m : -m]
+        keep = good[-ex.s.segments.window - m : -m]
         if len(keep) < 4:
             continue
         f = fit_path(np.array([b.ts[j] for j in keep]), np.array([b.xy[j] for j in keep]))
-        if all(np.linalg.norm(f.at(b.ts[j]) - b.xy[j]) > ex.s.tail_off_mm for j in good[-m:]):
+        if all(np.linalg.norm(f.at(b.ts[j]) - b.xy[j]) > ex.s.segments.tail_off_mm for j in good[-m:]):
             return f, b.ts[keep[-1]]
     return None
 
@@ -162,10 +162,13 @@ def path_before(ex: EventExtractor, b: Ball, t: float) -> tuple[PathFit, bool] |
         return None
     seg = ex.segs[b.sid[i]]
     if seg.kind == "rest":
-        a = np.array([b.xy[j] for j in seg.idx if j <= i][-ex.s.window :])
+        a = np.array([b.xy[j] for j in seg.idx if j <= i][-ex.s.segments.window :])
         return PathFit.still(a.mean(axis=0), seg.start_t, t), False
     sel = [j for j in seg.idx if j <= i and b.sid[j] >= 0]
-    f = fit_path(np.array([b.ts[j] for j in sel[-ex.s.window :]]), np.array([b.xy[j] for j in sel[-ex.s.window :]]))
+    f = fit_path(
+        np.array([b.ts[j] for j in sel[-ex.s.segments.window :]]),
+        np.array([b.xy[j] for j in sel[-ex.s.segments.window :]]),
+    )
     if len(sel) < 2:
         # one sample into a new leg (the tracker saw it bend a frame early: at a break the struck ball's last
         # frame before the hit): the leg it came in on, if it was moving
@@ -189,7 +192,7 @@ def stop_of(ex: EventExtractor, b: Ball, rest_p: np.ndarray) -> tuple[float, np.
     d = np.array([float(np.linalg.norm(b.xy[i] - rest_p)) for i in good])
     ts = np.array([b.ts[i] for i in good])
     k = len(good)
-    while k > 0 and d[k - 1] <= 4 * ex.s.meas_sigma_mm:
+    while k > 0 and d[k - 1] <= 4 * ex.s.segments.meas_sigma_mm:
         k -= 1
     j = k
     while j > 0 and d[j - 1] <= 400.0 and k - j < 25:
@@ -247,7 +250,7 @@ def frozen_cluster(ex: EventExtractor, ball: str, t: float) -> list[str]:
     while frontier:
         cur = frontier.pop()
         for k, p in rest.items():
-            if k not in out and float(np.linalg.norm(p - rest[cur])) <= D + ex.s.frozen_tol_mm:
+            if k not in out and float(np.linalg.norm(p - rest[cur])) <= D + ex.s.contacts.frozen_tol_mm:
                 out.append(k)
                 frontier.append(k)
     return out

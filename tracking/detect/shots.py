@@ -26,7 +26,7 @@ def first_seen_moving(ex: EventExtractor, b: Ball, idx: list[int]) -> None:
     """A ball first seen already moving with no shot in play was struck out of sight (under the
     player's arm): the shot starts with it, timed at its first sighting (flagged for review)."""
     f = fit_path(np.array([b.ts[j] for j in idx]), np.array([b.xy[j] for j in idx]))
-    if float(np.linalg.norm(f.vel(f.t0))) < 2 * ex.s.start_speed_mm_s:
+    if float(np.linalg.norm(f.vel(f.t0))) < 2 * ex.s.shots.start_speed_mm_s:
         return
     start_shot(ex, b, f.t0, b.xy[idx[0]], 0.45, None)
 
@@ -62,14 +62,14 @@ def judge_pending(ex: EventExtractor, out: list[Event], force: bool) -> None:
     stopped = b.on_table and b.segs and b.seg.kind == "rest" and b.stop_t is not None and b.stop_t > p.t
     if stopped and not others and not b.breaks:
         took = max(float(b.stop_t) - p.t, 1e-3)  # type: ignore[arg-type]
-        if took <= ex.s.push_stop_s and p.speed / took >= ex.s.push_decel_mm_s2:
+        if took <= ex.s.shots.push_stop_s and p.speed / took >= ex.s.shots.push_decel_mm_s2:
             ex.pending = None
             out.append(
                 resolve.record_event(ex, "disturbed", p.t, ball=b.id, pos=as_pt(p.pos), confidence=0.6, shot=None)
             )
             return
     now = ex.times[-1] if ex.times else p.t
-    if force or stopped or others or b.breaks or not b.on_table or now - p.t > 2 * ex.s.push_stop_s:
+    if force or stopped or others or b.breaks or not b.on_table or now - p.t > 2 * ex.s.shots.push_stop_s:
         ex.pending = None
         start_shot(ex, b, p.t, p.pos, p.confidence, out)
 
@@ -80,19 +80,23 @@ def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) ->
     new = segments.fit(ex, b, br.new.idx, head=True)
     # A ball set off slowly keeps its place (the tracker's anchor) for a few frames before it has moved far
     # enough to break its rest: its path, run back, may reach its place before the last resting sample.
-    lo = br.t_lo - ex.s.slow_start_frames * dt
+    lo = br.t_lo - ex.s.shots.slow_start_frames * dt
     t_s = closest_time(lambda u: float(np.linalg.norm(new.at(u) - a)), lo, br.t_hi)
     if new.n < 2:
         t_s = 0.5 * (br.t_lo + br.t_hi)
-    slow = new.n >= 2 and float(np.linalg.norm(new.vel(br.t_hi))) < ex.s.start_speed_mm_s
+    slow = new.n >= 2 and float(np.linalg.norm(new.vel(br.t_hi))) < ex.s.shots.start_speed_mm_s
     crept = creep_start(ex, b, br) if slow and t_s < lo + 0.5 * dt else None
     if crept is not None:
         t_s = crept
     br.new.start_t = t_s
     speed = float(np.linalg.norm(new.vel(t_s)))
     moved = max((float(np.linalg.norm(b.xy[i] - a)) for i in br.new.idx if b.sid[i] >= 0), default=0.0)
-    if moved < (ex.s.start_min_mm if crept is not None else max(ex.s.start_min_mm, 6 * ex.s.meas_sigma_mm)):
-        if br.new is b.seg and b.on_table and ex.times[-1] - br.t_hi < ex.s.slow_start_wait_s:
+    if moved < (
+        ex.s.segments.start_min_mm
+        if crept is not None
+        else max(ex.s.segments.start_min_mm, 6 * ex.s.segments.meas_sigma_mm)
+    ):
+        if br.new is b.seg and b.on_table and ex.times[-1] - br.t_hi < ex.s.shots.slow_start_wait_s:
             b.breaks.append(br)  # still moving off, slowly: looked at again as it gets farther
         return  # detection jitter (a blurred or half-hidden ball), not a ball set moving (a steady creep is)
     unseen = br.t_hi - br.t_lo > 4 * dt  # it left its place out of sight
@@ -107,7 +111,7 @@ def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) ->
     striker = contacts.unseen_striker(ex, b, t_s, a, new.vel(t_s))
     if (
         striker is not None
-        and speed >= ex.s.start_speed_mm_s
+        and speed >= ex.s.shots.start_speed_mm_s
         and ex.balls[striker].waypoint is None
         and not contacts.find_hitter(ex, b, br, a, t_s, crept, moving_only=True)
     ):
@@ -117,7 +121,7 @@ def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) ->
         return
     if unseen and stalled(ex, b, br):
         return  # back in sight far off and at once still: not a ball run from its place (a hand, the cue's tip)
-    if not ex.shot_active and unseen and speed >= ex.s.start_speed_mm_s:
+    if not ex.shot_active and unseen and speed >= ex.s.shots.start_speed_mm_s:
         # it ran unseen from its place and its first contact is not known yet: the shot starts with it, when
         # its path run back passes its place (within a diameter: it ran straight from there; a few degrees
         # off over half a metre is that far), else at its last sight there
@@ -126,7 +130,7 @@ def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) ->
         b.unseen_seg = br.new  # its path starts where it hits something, once that is known
         return
     if not ex.shot_active:
-        if speed >= ex.s.start_speed_mm_s:
+        if speed >= ex.s.shots.start_speed_mm_s:
             # a struck ball frozen to others sets them off together: the struck one is the rearmost
             vhat = new.vel(t_s) / max(speed, 1e-9)
             set_off = [
@@ -139,7 +143,7 @@ def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) ->
             fb = ex.balls[first]
             fpos = fb.rest_pos if fb.rest_pos is not None else a
             conf = 0.95 if new.n >= 3 else 0.6
-            if first == b.id and speed < ex.s.push_max_speed_mm_s and ex.pending is None:
+            if first == b.id and speed < ex.s.shots.push_max_speed_mm_s and ex.pending is None:
                 ex.pending = PendingStart(b.id, t_s, np.array(fpos, dtype=float), conf, speed)
             else:
                 start_shot(ex, fb, t_s, fpos, conf, out)
@@ -157,12 +161,12 @@ def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) ->
             return
         if still_going(ex, b, t_s, speed):
             return
-        reached = contacts.reached_by(ex, b, a, new.vel(br.t_hi), t_s - ex.s.nudge_back_s, br.t_hi + dt)
+        reached = contacts.reached_by(ex, b, a, new.vel(br.t_hi), t_s - ex.s.shots.nudge_back_s, br.t_hi + dt)
         if reached is not None:
             striker, t_c, q = reached
             contacts.give_contact(ex, striker, b.id, t_c, (q + a) / 2, 0.55, out)
             return
-        if speed > ex.s.touch_max_speed_mm_s:
+        if speed > ex.s.shots.touch_max_speed_mm_s:
             # faster than a hand sends a ball: a ball lost from sight hit it (at 30 fps a 4 m/s ball may
             # go unseen for 7 frames after a cushion), the one that could have been where its hitter was
             u = new.vel(t_s) / speed
@@ -191,7 +195,7 @@ def stalled(ex: EventExtractor, b: Ball, br: Break) -> bool:
     if len(good) < 3:
         return False
     steps = [float(np.linalg.norm(b.xy[k] - b.xy[i])) / max(b.ts[k] - b.ts[i], 1e-6) for i, k in pairwise(good)]
-    if steps[0] < ex.s.start_speed_mm_s or max(steps[1:]) >= 0.3 * steps[0]:
+    if steps[0] < ex.s.shots.start_speed_mm_s or max(steps[1:]) >= 0.3 * steps[0]:
         return False
     p, reach = b.xy[good[1]], 2 * ex.table.ball_diameter_mm
     near = [o for o in ex.balls.values() if o is not b and o.on_table and o.xy]
@@ -204,18 +208,18 @@ def creep_start(ex: EventExtractor, b: Ball, br: Break) -> float | None:
     they sat. If the drift after the last one still at that place (within ``creep_still_mm``) is steady (each
     farther off than the one before, give or take the noise), where its speed jumped (``_creep_hinge``), or
     else halfway from that last one to the next; otherwise None."""
-    idx = [i for i in br.old.idx if i in b.seen and b.ts[i] >= br.t_lo - ex.s.creep_back_s]
+    idx = [i for i in br.old.idx if i in b.seen and b.ts[i] >= br.t_lo - ex.s.shots.creep_back_s]
     if len(idx) < 6:
         return None
     det = np.array([b.seen[i] for i in idx])
     ref = np.median(det[: len(det) // 3], axis=0)
     d = np.linalg.norm(det - ref, axis=1)
-    still = np.flatnonzero(d <= ex.s.creep_still_mm)
+    still = np.flatnonzero(d <= ex.s.shots.creep_still_mm)
     if len(still) == 0 or still[-1] >= len(d) - 2:
         return None  # no drift seen before it broke its rest
     k = int(still[-1])
     drift = d[k:]
-    if np.any(np.diff(drift) < -ex.s.creep_still_mm):
+    if np.any(np.diff(drift) < -ex.s.shots.creep_still_mm):
         return None  # back and forth: noise or a hand, not a ball creeping off
     hinge = creep_hinge(ex, b, br, idx)
     if hinge is not None:
@@ -228,7 +232,7 @@ def creep_hinge(ex: EventExtractor, b: Ball, br: Break, idx: list[int]) -> float
     then the first samples of its path) sped up: the corner of a hinge fitted to how far along its new path
     it was, the old speed before (none, or a creep already under way) and the new one after. None unless
     the new speed is clearly more (twice the old, and ``creep_speedup_mm_s`` over it)."""
-    new = [i for i in br.new.idx if b.sid[i] >= 0][: ex.s.creep_hinge_samples]
+    new = [i for i in br.new.idx if b.sid[i] >= 0][: ex.s.shots.creep_hinge_samples]
     if len(new) < 3:
         return None
     ts = np.array([b.ts[i] for i in idx + new])
@@ -241,7 +245,7 @@ def creep_hinge(ex: EventExtractor, b: Ball, br: Break, idx: list[int]) -> float
     s = (ps - ps[0]) @ (v / speed)
     lo, hi = ts[2], b.ts[new[0]]
     h = fit_hinge(ts, s, lo, hi, steps=max(8, int(np.ceil((hi - lo) / (ex.dt / 8)))))
-    if h is None or h.after < 2.0 * max(h.before, 0.0) + ex.s.creep_speedup_mm_s:
+    if h is None or h.after < 2.0 * max(h.before, 0.0) + ex.s.shots.creep_speedup_mm_s:
         return None
     return h.t
 
@@ -274,7 +278,7 @@ def check_shot_end(ex: EventExtractor, tf: TrackerFrame, out: list[Event]) -> No
         return
     if ex.quiet_since is None:
         ex.quiet_since = tf.t
-    if tf.t - ex.quiet_since >= ex.s.shot_end_hold_s:
+    if tf.t - ex.quiet_since >= ex.s.shots.shot_end_hold_s:
         breaks.settle(ex, tf.t, out, force=True)
         contacts.nudges(ex, out)
         out.append(shot_end_event(ex, ex.shot_last_t))
@@ -286,11 +290,11 @@ def still_going(ex: EventExtractor, b: Ball, t_s: float, speed: float) -> bool:
     ``regone_hit_s``) or about when it stopped in this shot (within ``regone_stop_s``, slower than a struck
     ball): the same motion going on (a hit seen in two pieces; a slow rebound or creep the tracker took for
     rest), not a ball touched by hand."""
-    hit = b.last_event_t is not None and 0.0 <= t_s - b.last_event_t <= ex.s.regone_hit_s
+    hit = b.last_event_t is not None and 0.0 <= t_s - b.last_event_t <= ex.s.shots.regone_hit_s
     # (a creep's start, run back from its path, may come before the stop that its rest was dated from)
     in_shot = ex.stroke is not None and b.stop_t is not None and b.stop_t > ex.stroke[1]
-    stop = in_shot and abs(t_s - b.stop_t) <= ex.s.regone_stop_s  # type: ignore[operator]
-    return hit or (stop and speed < ex.s.start_speed_mm_s)
+    stop = in_shot and abs(t_s - b.stop_t) <= ex.s.shots.regone_stop_s  # type: ignore[operator]
+    return hit or (stop and speed < ex.s.shots.start_speed_mm_s)
 
 
 def shot_end_event(ex: EventExtractor, t: float) -> Event:
