@@ -45,6 +45,7 @@ class Scene:
     colour: np.ndarray | None  # m x 3, or None where the detector gives none
     is_cue: np.ndarray  # the detector's cue-ball class
     # the tracks (n)
+    ids: tuple[str | None, ...]  # each track's public id (None while tentative)
     occluded: np.ndarray  # not seen in the last frame
     tentative: np.ndarray  # seen, not yet a public ball
     seen: np.ndarray  # confirmed and seen in the last frame it was looked for

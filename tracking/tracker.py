@@ -28,6 +28,7 @@ No I/O and no clock: time comes in with every frame.
 
 from __future__ import annotations
 
+import copy
 import math
 from collections import deque
 from dataclasses import dataclass, field
@@ -49,6 +50,7 @@ from tracking.kalman import (
 )
 from tracking.paths import distances as _distances
 from tracking.tracker_settings import TrackerSettings
+from vision.detections import CUE, Detections
 from vision.packing import MIN_NEIGHBOURS, frozen_neighbours
 
 
@@ -227,37 +229,9 @@ class Tracker:
         if shot_active and not self._shot_active:
             self._shot_flip_t = self._t  # the last frame before the shot was seen in play
         self._shot_active = shot_active
-        z = np.asarray(pos_mm, dtype=float).reshape(-1, 2)
-        conf = np.ones(len(z)) if confidence is None else np.asarray(confidence, dtype=float).reshape(-1)
-        cue = np.zeros(len(z), bool) if is_cue is None else np.asarray(is_cue, dtype=bool).reshape(-1)
-        col = None if colour is None else np.asarray(colour, dtype=float).reshape(-1, 3)
-        keep = (conf >= self.s.min_confidence) & np.all(np.isfinite(z), axis=1) & self._on_cloth(z)
-        keep &= ~_same_ball(z, conf, self.table.ball_radius_mm)
-        # ``may_start``: False where vision saw no place for a new ball (inside a pocket, under a player's arm)
-        start = np.ones(len(z), bool) if may_start is None else np.asarray(may_start, dtype=bool).reshape(-1)[keep]
-        # ``pocket``: the index (``table.pockets``' order) of the pocket whose inside holds each detection, or -1
-        self._pocket = np.full(len(z), -1) if pocket is None else np.asarray(pocket).reshape(-1)[keep]
-        z, conf, cue = z[keep], conf[keep], cue[keep]
-        col = None if col is None or len(col) != len(keep) else col[keep]
-        self._colour, self._cue = col, cue
+        z, conf, cue, col, start = self._admit(pos_mm, confidence, is_cue, colour, may_start, pocket)
         t_prev = self._t
-        dt = 0.0 if self._t is None else max(t - self._t, 1e-6)
-        if dt > 0:
-            self._frame_dt_est = dt if self._frame_dt_est is None else 0.9 * self._frame_dt_est + 0.1 * dt
-        self._t = t
-
-        active = [tr for tr in self._tracks if tr.state in ACTIVE]
-        for tr in active:
-            if tr.state == TrackState.OCCLUDED and not tr.resting and t - tr.last_t > self.s.coast_s:
-                # hidden too long to extrapolate: hold it where it was last seen (on the table)
-                if tr.coast_end is None:
-                    tr.coast_end, tr.coast_speed = tr.kf.x[:2].copy(), float(np.hypot(*tr.kf.x[2:4]))
-                tr.kf.x = np.array([*self._clamp(tr.last_meas), 0.0, 0.0])
-                continue
-            if not tr.resting and dt > 0:
-                predict_dt(tr.kf, dt, self.s.filter)
-                if tr.state == TrackState.OCCLUDED:
-                    self._bounce(tr)
+        active = self._predict(t)
         rows, cols, tiers = self._associate(active, z, t, conf)
         matched_t: set[int] = set()
         matched_d: set[int] = set()
@@ -323,6 +297,61 @@ class Tracker:
         since = relabel[0] if relabel is not None else 0.0
         pairs = relabel[1] if relabel is not None else ()
         return TrackerFrame(frame, t, tuple(balls), tuple(losses), tuple(reappeared), pairs, since)
+
+    def scene(self, t: float, dets: Detections) -> association.Scene:
+        """The association problem the next ``step`` at ``t`` would solve on ``dets`` (its columns: the detections
+        the tracker admits, in order), with the tracker left as it was: to inspect or test the cost and gates."""
+        probe = copy.deepcopy(self)
+        z, conf, *_ = probe._admit(dets.pos_mm, dets.confidence, dets.cls == CUE, dets.colour, None, None)
+        active = probe._predict(t)
+        return probe._scene(active, z, t, conf)
+
+    def _admit(
+        self,
+        pos_mm: np.ndarray,
+        confidence: np.ndarray | None,
+        is_cue: np.ndarray | None,
+        colour: np.ndarray | None,
+        may_start: np.ndarray | None,
+        pocket: np.ndarray | None,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
+        """The detections a ball on the cloth can make: confident enough, on the cloth, one per ball."""
+        z = np.asarray(pos_mm, dtype=float).reshape(-1, 2)
+        conf = np.ones(len(z)) if confidence is None else np.asarray(confidence, dtype=float).reshape(-1)
+        cue = np.zeros(len(z), bool) if is_cue is None else np.asarray(is_cue, dtype=bool).reshape(-1)
+        col = None if colour is None else np.asarray(colour, dtype=float).reshape(-1, 3)
+        keep = (conf >= self.s.min_confidence) & np.all(np.isfinite(z), axis=1) & self._on_cloth(z)
+        keep &= ~_same_ball(z, conf, self.table.ball_radius_mm)
+        # ``may_start``: False where vision saw no place for a new ball (inside a pocket, under a player's arm)
+        start = np.ones(len(z), bool) if may_start is None else np.asarray(may_start, dtype=bool).reshape(-1)
+        # ``pocket``: the index (``table.pockets``' order) of the pocket whose inside holds each detection, or -1
+        self._pocket = np.full(len(z), -1) if pocket is None else np.asarray(pocket).reshape(-1)
+        self._pocket = self._pocket[keep]
+        z, conf, cue, start = z[keep], conf[keep], cue[keep], start[keep]
+        col = None if col is None or len(col) != len(keep) else col[keep]
+        self._colour, self._cue = col, cue
+        return z, conf, cue, col, start
+
+    def _predict(self, t: float) -> list[_Track]:
+        """Moves the clock to ``t`` and every moving track's filter with it (a hidden one bounces off the
+        cushions, and one hidden past coast_s is held where it was last seen); returns the active tracks."""
+        dt = 0.0 if self._t is None else max(t - self._t, 1e-6)
+        if dt > 0:
+            self._frame_dt_est = dt if self._frame_dt_est is None else 0.9 * self._frame_dt_est + 0.1 * dt
+        self._t = t
+        active = [tr for tr in self._tracks if tr.state in ACTIVE]
+        for tr in active:
+            if tr.state == TrackState.OCCLUDED and not tr.resting and t - tr.last_t > self.s.coast_s:
+                # hidden too long to extrapolate: hold it where it was last seen (on the table)
+                if tr.coast_end is None:
+                    tr.coast_end, tr.coast_speed = tr.kf.x[:2].copy(), float(np.hypot(*tr.kf.x[2:4]))
+                tr.kf.x = np.array([*self._clamp(tr.last_meas), 0.0, 0.0])
+                continue
+            if not tr.resting and dt > 0:
+                predict_dt(tr.kf, dt, self.s.filter)
+                if tr.state == TrackState.OCCLUDED:
+                    self._bounce(tr)
+        return active
 
     @property
     def checking_burst(self) -> bool:
@@ -549,6 +578,7 @@ class Tracker:
             at_known=np.array([self._at_known_place(zz, t) for zz in z] if in_warmup else [False] * m, bool).reshape(m),
             colour=colour,
             is_cue=self._cue,
+            ids=tuple(tr.id for tr in tracks),
             occluded=occluded,
             tentative=tentative,
             seen=np.array([st == TrackState.CONFIRMED for st in states], bool),
