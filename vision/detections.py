@@ -4,11 +4,17 @@ Every detector (classical, neural, the Hough baseline) returns a ``Detections``;
 Rows are balls. ``px`` is the ball centre's image in the frame as recorded (distorted pixels, sub-pixel);
 ``pos_mm`` is the point of the cloth directly below the ball centre in table millimetres (parallax
 corrected, CONTRACT.md section 1); ``cls`` holds integer codes into ``CLASS_NAMES``.
+
+Two flags say where on the table model a detection lies, for the tracker's births (all False unless set,
+see ``with_flags``): ``in_pocket``, past a pocket's mouth line between its jaws (``vision.pockets``: a
+ball there is dropping or has dropped, never one to start a track on), and ``covered``, inside what covers
+the cloth in this frame (``vision.cover``: a player's body, arm or a graphic, where a glove or a watch
+looks like a ball).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -26,6 +32,7 @@ _FIELDS: tuple[tuple[str, type, tuple[int, ...]], ...] = (
     ("cls", np.int64, ()),
     ("colour", np.float64, (3,)),
 )
+_FLAGS = ("in_pocket", "covered")  # (N,) bool each, False where not given
 
 
 def _as(a: Any, dtype: type, shape_tail: tuple[int, ...]) -> np.ndarray:
@@ -43,8 +50,11 @@ class Detections:
     confidence: np.ndarray  # (N,) float64 in [0, 1]
     cls: np.ndarray  # (N,) int64 codes into CLASS_NAMES
     colour: np.ndarray  # (N, 3) float64: mean BGR (0..255) of the ball's inner disc, an appearance cue
+    in_pocket: np.ndarray | None = None  # (N,) bool: past a pocket's mouth line, between its jaws
+    covered: np.ndarray | None = None  # (N,) bool: inside what covers the cloth in this frame
 
     def __post_init__(self) -> None:
+        self._set_flags()
         arrays = [_as(getattr(self, name), dtype, tail) for name, dtype, tail in _FIELDS]
         n = arrays[0].shape[0] if arrays[0].ndim == 2 else -1
         tails = [t for _, _, t in _FIELDS]
@@ -58,8 +68,24 @@ class Detections:
             if bad < 0:
                 for (name, _, _), arr in zip(_FIELDS, arrays, strict=True):
                     object.__setattr__(self, name, arr)
+                self._check_flags(n)
                 return
         self._check_one_by_one()
+        self._check_flags(len(self.px))
+
+    def _set_flags(self) -> None:
+        for name in _FLAGS:
+            v = getattr(self, name)
+            if v is not None:
+                object.__setattr__(self, name, np.asarray(v, dtype=bool).reshape(-1))
+
+    def _check_flags(self, n: int) -> None:
+        for name in _FLAGS:
+            v = getattr(self, name)
+            if v is None:
+                object.__setattr__(self, name, np.zeros(n, bool))
+            elif v.shape != (n,):
+                raise ValueError(f"Detections.{name} has shape {v.shape}, expected ({n},)")
 
     def _check_one_by_one(self) -> None:
         """The checks one at a time, raising ValueError with the first that fails."""
@@ -101,6 +127,8 @@ class Detections:
             np.concatenate([p.confidence for p in parts]),
             np.concatenate([p.cls for p in parts]),
             np.concatenate([p.colour for p in parts]),
+            np.concatenate([p.in_pocket for p in parts]),
+            np.concatenate([p.covered for p in parts]),
         )
 
     # ---- access -----------------------------------------------------------------------------------------
@@ -113,7 +141,7 @@ class Detections:
             index = [int(index)]
         return Detections(
             self.px[index], self.pos_mm[index], self.radius_px[index], self.confidence[index], self.cls[index],
-            self.colour[index],
+            self.colour[index], self.in_pocket[index], self.covered[index],
         )  # fmt: skip
 
     @property
@@ -121,7 +149,15 @@ class Detections:
         return [CLASS_NAMES[int(c)] for c in self.cls]
 
     def with_cls(self, cls: np.ndarray) -> Detections:
-        return Detections(self.px, self.pos_mm, self.radius_px, self.confidence, cls, self.colour)
+        return replace(self, cls=cls)
+
+    def with_flags(self, in_pocket: np.ndarray | None = None, covered: np.ndarray | None = None) -> Detections:
+        """The same rows with ``in_pocket`` and/or ``covered`` set (the others kept)."""
+        return replace(
+            self,
+            in_pocket=self.in_pocket if in_pocket is None else in_pocket,
+            covered=self.covered if covered is None else covered,
+        )
 
     def to_records(self) -> list[dict[str, Any]]:
         """The CONTRACT.md section 7 objects ``tableref detect`` prints, one per ball."""
