@@ -15,6 +15,7 @@ it is not thread-safe, so a live service runs it in one thread.
 from __future__ import annotations
 
 import contextlib
+import logging
 import queue
 import threading
 from collections.abc import Callable, Generator, Iterable, Iterator
@@ -32,7 +33,11 @@ from tracking.extractor import EventExtractor, ExtractorSettings
 from tracking.guided import GuidedMeasurement
 from tracking.ids import rack_ids
 from tracking.tracker import BallObs, Tracker, TrackerFrame, TrackerSettings
+from vision.cover import CoverModel
+from vision.pockets import PocketInteriors
 from vision.table_view import TableView
+
+_log = logging.getLogger("tableref.pipeline")
 
 CUE_CLASS = 1  # vision.detections.CUE: the code of a cue ball told apart by colour
 
@@ -60,6 +65,19 @@ class _Measured:
     confidence: np.ndarray
     cls: np.ndarray
     colour: np.ndarray | None
+    no_start: np.ndarray | None = None  # where no new track may start (``_no_start``)
+
+
+def _no_start(dets: Any) -> np.ndarray | None:
+    """Detections no new track may start on: vision's ``in_pocket`` or ``covered`` (None where neither is given)."""
+    if isinstance(dets, _Measured):
+        return dets.no_start
+    flags = [
+        np.asarray(f, dtype=bool).reshape(-1)
+        for f in (getattr(dets, "in_pocket", None), getattr(dets, "covered", None))
+        if f is not None
+    ]
+    return np.logical_or.reduce(flags) if flags else None
 
 
 def _with_measurements(dets: Any, keep: np.ndarray, added: list[tuple[np.ndarray, float, Any, Any]]) -> _Measured:
@@ -69,11 +87,13 @@ def _with_measurements(dets: Any, keep: np.ndarray, added: list[tuple[np.ndarray
     cls = np.asarray(dets.cls).reshape(-1)
     colour = getattr(dets, "colour", None)
     col = None if colour is None else np.asarray(colour, dtype=float).reshape(-1, 3)
+    no_start = _no_start(dets)
     return _Measured(
         np.vstack([pos[keep], *[np.asarray(a[0])[None, :] for a in added]]),
         np.concatenate([conf[keep], [a[1] for a in added]]),
         np.concatenate([cls[keep], np.array([a[2] for a in added], dtype=cls.dtype)]),
         None if col is None else np.vstack([col[keep], *[np.asarray(a[3])[None, :] for a in added]]),
+        None if no_start is None else np.concatenate([no_start[keep], np.zeros(len(added), bool)]),
     )
 
 
@@ -138,6 +158,11 @@ class Pipeline:
         # is the table in the picture (vision.table_view)? frame spans (first, last) where it was not
         self.view = TableView(calibration) if calibration is not None else None
         self.paused: list[tuple[int, int]] = []
+        # the table model's places where no ball is born: inside the pockets, under what covers the cloth
+        self.pockets = PocketInteriors(self.table)
+        self.cover = CoverModel(calibration) if calibration is not None else None
+        self.recalibrated: list[int] = []  # frames where the camera had moved and the table was calibrated again
+        self._detector_name_made = detector is None  # the pipeline makes its detector (and can make it again)
 
     # ---- feeding ----------------------------------------------------------------------------------------
     @property
@@ -164,6 +189,9 @@ class Pipeline:
             return []
         if self.paused and self.paused[-1][1] == index - 1:
             self.tracker.resume(float(t))
+            if self._recalibrate_if_moved(frame_bgr, index):
+                dets = self.detector.detect(frame_bgr)
+        dets = self._label(frame_bgr, dets)
         if self.guided is not None and self.last is not None and t > self.last.t:
             guided = self.guided.measure(frame_bgr, dets, self.last, t)
             if guided.changed:
@@ -174,14 +202,67 @@ class Pipeline:
             self.guided.observe(dets, self.last)
         return new
 
+    def _recalibrate_if_moved(self, frame_bgr: np.ndarray, index: int) -> bool:
+        """The table is back after frames without it: where it is not where the calibration puts it (a bumped
+        camera, a cut back to another shot), calibrate again on this frame and go on with the new mapping (ball
+        positions are on the table, so the tracks carry over). True where the mapping changed and this
+        frame's detections must be made again."""
+        if self.view is None or self.calibration is None or not self.view.moved(frame_bgr):
+            return False
+        from calibration.auto import auto_calibrate
+
+        try:
+            cal = auto_calibrate(frame_bgr, self.table)
+        except ValueError as exc:
+            _log.warning(
+                "frame %d: the table is not where the calibration puts it; calibrating again failed (%s)", index, exc
+            )
+            return False
+        old = np.array([self.calibration.corners_px[k] for k in sorted(cal.corners_px)])
+        new = np.array([cal.corners_px[k] for k in sorted(cal.corners_px)])
+        _log.warning(
+            "frame %d: the camera moved (the table's corners by up to %.0f px): calibrated again on this frame",
+            index,
+            float(np.abs(new - old).max()),
+        )
+        self.recalibrated.append(index)
+        self.calibration = cal
+        self.view = TableView(cal)
+        self.view.check(frame_bgr)  # the new view's first frame
+        self.cover = CoverModel(cal)
+        if self.guided is not None:
+            self.guided = GuidedMeasurement(cal, self.tracker.s.max_speed_mm_s, self.extractor.s.ghost_below)
+        if self._detector_name_made:
+            self._detector = None  # made again, for the new mapping, on the next use
+        return self._detector is None
+
+    def _label(self, frame_bgr: np.ndarray, dets: Any) -> Any:
+        """The detections labelled against the table model: ``in_pocket`` (``vision.pockets``) and ``covered``
+        (``vision.cover``, which learns the empty cloth from this frame)."""
+        if not hasattr(dets, "with_flags"):
+            return dets
+        covered = None
+        if self.cover is not None:
+            covered = self.cover.covered(self.cover.update(frame_bgr, dets.px), dets.px)
+        return dets.with_flags(self.pockets.contains(dets.pos_mm), covered)
+
     def step_detections(self, dets: FrameDetections, index: int, t: float) -> list[Event]:
         if self._finished:
             raise ValueError("this pipeline has finished; start a new one")
         cls = np.asarray(dets.cls).reshape(-1)
         is_cue = cls == CUE_CLASS if cls.dtype.kind in "iu" else cls == "cue"
         colour = getattr(dets, "colour", None)
+        no_start = _no_start(dets)  # None: detections without vision's labels (recorded tracker input)
         tf = self.tracker.step(
-            index, float(t), dets.pos_mm, dets.confidence, is_cue, colour, shot_active=self.extractor.shot_active
+            index,
+            float(t),
+            dets.pos_mm,
+            dets.confidence,
+            is_cue,
+            colour,
+            shot_active=self.extractor.shot_active,
+            may_start=None if no_start is None else ~no_start,
+            pocket=None if no_start is None else self.pockets.which(dets.pos_mm),
         )
         self.last = tf
         if tf.relabel:
