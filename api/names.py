@@ -14,30 +14,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-# English names with the rule documents' own titles (001 2.2-2.9, 000): what a viewer calls the game.
-GAME_NAMES: dict[str, tuple[str, str]] = {
-    "cluster": ("Cluster", "Кластер"),
-    "russian71": ("Russian pyramid, 71 points", "Русская пирамида (71 очко)"),
-    "russian71-fast": ("Russian pyramid, fast, 71 points", "Русская пирамида - быстрая (71 очко)"),
-    "moscow": ("Moscow pyramid", "Московская пирамида"),
-    "moscow-fast": ("Moscow pyramid, fast", "Московская пирамида - быстрая"),
-    "moscow-fast-called": ("Moscow pyramid, fast, called", "Московская пирамида - быстрая заказная"),
-    "americanka": ("American pyramid", "Американка"),
-    "americanka-fast": ("American pyramid, fast", "Американка - быстрая"),
-    "eight": ("Pyramid of 8 balls", "Пирамида 8 шаров"),
-    "eight-fast": ("Pyramid of 8 balls, fast", "Пирамида 8 шаров - быстрая"),
-    "eight-fast-called": ("Pyramid of 8 balls, fast, called", "Пирамида 8 шаров - быстрая заказная"),
-}
+from calibration.contract import games
 
-# What wins a frame (001 2.2.1 71 points; 2.4.1, 2.7.1, 2.9.1 eight balls; 000 Cluster 8 balls).
-_TARGETS: dict[str, tuple[int, str]] = {
-    "russian71": (71, "points"),
-    "russian71-fast": (71, "points"),
-}
+# What a viewer calls each game, with the rule document's own title, what wins a frame, and whether its rack
+# numbers the balls (001 2.2.3): declared once with the game (calibration.contract.games).
+GAME_NAMES: dict[str, tuple[str, str]] = {g.name: (g.human, g.title) for g in games.DECLARED}
+_TARGETS: dict[str, tuple[int, str]] = {g.name: (g.target, g.scoring) for g in games.DECLARED}
 _DEFAULT_TARGET = (8, "balls")
-
-# Games whose rack puts the numbered balls in a fixed order (001 2.2.3): the tracker numbers them.
-NUMBERED_RACK_GAMES = ("russian71", "russian71-fast")
+NUMBERED_RACK_GAMES = tuple(g.name for g in games.DECLARED if g.rack_order)
 
 POCKET_NAMES: dict[str, str] = {
     "house-left": "left corner pocket at the house end",

@@ -14,10 +14,14 @@ that runs the steps in this order (digest G21):
 7. :meth:`score_and_win` - scores and the end of the frame;
 8. :meth:`advance` - who plays next, ball in hand, "play on" (2.1.8).
 
-To add a game: subclass, set the parameters, override what plays differently, and register the name
-in :mod:`rules.registry`. A game with its own state (the Cluster game ball) keeps it in
-``FrameState.extra`` or subclasses :class:`~rules.state.FrameState` and sets ``state_class``; its own fouls
-are a :class:`~rules.fouls.FoulKind` enum of its own.
+A game's name, titles, ball set, rack order and target are declared once, as data, in
+:mod:`calibration.contract.games` (the bottom layer, which the records' validation and every layer read);
+each game here subclasses its declaration together with :class:`Game`, which attaches the logic
+(``class Moscow(games.Moscow, Game)``). To add a game: declare it there, subclass it here, set the
+parameters, override what plays differently, and register the class in :mod:`rules.registry`. A game
+with its own state (the Cluster game ball) keeps it in ``FrameState.extra`` or subclasses
+:class:`~rules.state.FrameState` and sets ``state_class``; its own fouls are a
+:class:`~calibration.contract.FoulKind` enum of its own.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
 from calibration.contract import FoulKind, SpotPlacement, Verdict
+from calibration.contract.games import GameDeclaration
 from calibration.table import TableModel
 from rules import predicates as P
 from rules.fouls import MANUAL_FOULS, Foul
@@ -63,13 +68,10 @@ class Judging:
     rolled: list[str] = field(default_factory=list)  # 2.1.10: frozen balls rolled in (void)
 
 
-class Game:
+class Game(GameDeclaration):
     # ---- parameters (class-level data) -----------------------------------------------------------------
-    name: ClassVar[str] = ""
-    title: ClassVar[str] = ""
+    # name, title, target, scoring, cue_ball: declared with the game in calibration.contract.games
     clause: ClassVar[str] = ""
-    target: ClassVar[int] = 8
-    scoring: ClassVar[Literal["points", "balls"]] = "balls"
     penalty: ClassVar[int] = 1  # points (both ways) or balls from the shelf
     fast: ClassVar[bool] = False  # fast break (2.1.5а second paragraph)
     outside_contact_counts: ClassVar[bool] = True  # fast break: pots count after touching a ball outside
@@ -79,7 +81,6 @@ class Game:
     pocket_zone: ClassVar[bool] = False  # 2.1.12
     spotting: ClassVar[Spotting] = "line"
     spot_in_number_order: ClassVar[bool] = False
-    cue_ball: ClassVar[str | None] = "cue"  # None: any ball may be struck (Americanka)
     cue_potted: ClassVar[Literal["foul", "counts"]] = "foul"
     cue_off_table: ClassVar[Literal["hand", "spot"]] = "hand"
     spotted_ball_is_cue_foul: ClassVar[bool] = False  # Americanka (digest A19)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 
+from calibration.contract.games import GAMES
 from rules.errors import GameNotAvailableError, UnknownGameError
 from rules.game import Game
 from rules.games.americanka import Americanka
@@ -28,7 +29,7 @@ FEDERATION_GAMES: dict[str, type[Game]] = {
         Americanka, AmericankaFast, Eight, EightFast, EightFastCalled,
     )
 }  # fmt: skip
-GAME_NAMES: tuple[str, ...] = ("cluster", *FEDERATION_GAMES)
+GAME_NAMES: tuple[str, ...] = GAMES  # declared in calibration.contract.games, cluster first
 
 
 def game_class(name: str) -> type[Game]:

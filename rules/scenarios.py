@@ -18,12 +18,12 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from calibration.contract import Event, Verdict, jaw_pocket
+from calibration.contract import Event, Verdict, games, jaw_pocket
 from calibration.table import TableModel
 from rules.referee import Referee
 from rules.shot import Point
 
-RUSSIAN_RACK = ("4", "5", "6", "7", "15", "8", "9", "14", "13", "10", "2", "1", "12", "11", "3")
+RUSSIAN_RACK = games.Russian71.rack_order  # 001 2.2.3
 
 
 def racked(table: TableModel, cue: Point | None = None, balls: tuple[str, ...] = RUSSIAN_RACK) -> dict[str, Point]:

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from api.pipeline import noise_settings
+from calibration.contract.games import RUSSIAN_PYRAMID_RACK_ORDER
 from calibration.table import TableModel
-from tracking.ids import RUSSIAN_PYRAMID_RACK_ORDER, rack_ids
+from tracking.ids import rack_ids
 from tracking.tracker import Tracker, TrackState
 
 TABLE = TableModel()

@@ -1,9 +1,8 @@
 """Public ball ids (CONTRACT.md section 2): rack numbers, ``"cue"``, or stable tracker ids ``t1, t2, ...``.
 
-001 2.2.3 (Russian pyramid) racks the numbered balls in a fixed order, apex on the pyramid spot and the
-base toward the back cushion: row 1: 4; row 2: 5, 6; row 3: 7, 15, 8; row 4: 9, 14, 13, 10;
-row 5: 2, 1, 12, 11, 3. A row is read left to right as seen by the breaker at the house end facing the
-pyramid, i.e. with ``y`` increasing, the order ``TableModel.rack_positions`` lists them in.
+A game whose rack numbers the balls in a fixed order (001 2.2.3, the Russian pyramid) declares that order
+(``calibration.contract.games``: ``rack_order``), row by row in the order ``TableModel.rack_positions``
+lists the places in; a racked pyramid is numbered from it.
 """
 
 from __future__ import annotations
@@ -13,20 +12,16 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from calibration.contract.games import rack_order
 from calibration.table import TableModel
-
-# 001 2.2.3, row by row, left (y small) to right.
-RUSSIAN_PYRAMID_RACK_ORDER: tuple[str, ...] = (
-    "4", "5", "6", "7", "15", "8", "9", "14", "13", "10", "2", "1", "12", "11", "3",
-)  # fmt: skip
-RACK_GAMES = ("russian71", "russian71-fast")
 
 
 def rack_ids(table: TableModel, game: str | None) -> dict[str, tuple[float, float]]:
     """The known rack of ``game`` as {ball id: position}, or {} where the game has no numbered order."""
-    if game not in RACK_GAMES:
+    order = rack_order(game)
+    if not order:
         return {}
-    return dict(zip(RUSSIAN_PYRAMID_RACK_ORDER, table.rack_positions(), strict=True))
+    return dict(zip(order, table.rack_positions(), strict=True))
 
 
 @dataclass

@@ -8,7 +8,8 @@ ours (``.importlinter`` checks that): the names of the table frame are declared 
 
 - :mod:`calibration.contract.names` - cushions, pockets, lines, spots, directions, ball ids, record types,
   manual foul codes (sections 1-3);
-- :mod:`calibration.contract.games` - the game names (section 7);
+- :mod:`calibration.contract.games` - the games, each declared once as a class: its section 7 name, what a
+  viewer calls it, its ball set, rack order and target (the rules engine subclasses them);
 - :mod:`calibration.contract.events` - :class:`Event`, one record of ``events.jsonl``, and its JSON-lines
   reading and writing (section 3);
 - :mod:`calibration.contract.verdict` - :class:`Verdict`, one record of ``verdicts.jsonl``, with the

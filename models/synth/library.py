@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from calibration.contract import POCKETS
+from calibration.contract.games import all_white
 from calibration.table import TableModel
 from models.synth.engine import SimulationFailed, Stroke, simulate_stroke
 from models.synth.physics import PhysicsTable
@@ -158,7 +159,7 @@ def _pot_into(ctx: Context, pocket: str, name: str, cut_deg: float, extra: int, 
         if not (lo[0] < cue[0] < hi[0] and lo[1] < cue[1] < hi[1]):
             continue
         layout: dict[str, Point] = {"cue": (float(cue[0]), float(cue[1])), "1": (float(obj[0]), float(obj[1]))}
-        if game in ("cluster", "americanka"):
+        if all_white(game):
             layout = {"2": layout["cue"], "1": layout["1"]}
         striker = next(b for b in layout if b != "1")
         occupied = list(layout.values())
@@ -477,7 +478,7 @@ def random_layout(ctx: Context, game: str = "moscow", name: str = "random") -> S
     """Random layout (2..16 balls) and a random stroke at a random ball."""
     t = ctx.table
     lo, hi = _field(ctx, 2.0)
-    white = game in ("cluster", "americanka", "americanka-fast")
+    white = all_white(game)
     for _ in range(40):
         n = int(ctx.rng.integers(2, 17))
         occupied: list[Point] = []
@@ -510,7 +511,7 @@ def whole_frame(ctx: Context, game: str = "moscow", name: str = "frame", shots: 
     """A short frame: the break, then shots at the easiest pot; a potted cue ball returns to the house
     and a foul (no ball hit) costs a potted ball, spotted on the pyramid spot, between shots."""
     t = ctx.table
-    white = game in ("cluster", "americanka", "americanka-fast")
+    white = all_white(game)
     ids = _numbers(16) if white else _numbers(15)
     layout = _rack(ctx, ids[:15])
     striker0 = "16" if white else "cue"

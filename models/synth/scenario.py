@@ -12,13 +12,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from calibration.contract.games import all_white
 from calibration.table import TableModel
 from models.synth.engine import Stroke
 
 Point = tuple[float, float]
-
-# Games whose balls are all white (no distinct cue ball): the striker may hit any ball.
-ALL_WHITE_GAMES = ("cluster", "americanka", "americanka-fast")
 
 
 @dataclass(frozen=True)
@@ -52,7 +50,7 @@ class Scenario:
 
     @property
     def all_white(self) -> bool:
-        return self.game in ALL_WHITE_GAMES
+        return all_white(self.game)  # no distinct cue ball: the striker may hit any ball
 
     @property
     def cue_ball(self) -> str | None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
-from calibration.contract import SpotPlacement, Verdict
+from calibration.contract import SpotPlacement, Verdict, games
 from calibration.table import TableModel
 from rules import predicates as P
 from rules.cluster import geometry as geo
@@ -44,17 +44,12 @@ class ClusterState(FrameState):
         return out
 
 
-class ClusterGame(Game):
-    name = "cluster"
+class ClusterGame(games.Cluster, Game):
     play_on_after_opponent_foul = True  # 000 5: after either player's penalty, the other chooses who plays
     play_on_clause = "000 5"
     placement_rule = False  # 000 3.4: a break from outside the house is re-taken, no warning and no foul
-    title = "Кластер"
     clause = "000"
-    target = 8  # 3.1
-    scoring = "balls"
     penalty = 1  # 4.1
-    cue_ball = None  # 2.2: all balls white, the struck ball is the cue ball
     cue_potted = "counts"  # 3.6г/ж
     cue_off_table = "hand"  # only for the base's in-hand flag, which needs a distinct cue ball: never set
     safety = "none"  # the 000 3.8 safety is part of the Cluster judgement, not the base's 2.1.11 step

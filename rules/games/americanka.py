@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from calibration.contract import games
 from rules.game import Game, Spotting
 
 
-class Americanka(Game):
-    name = "americanka"
-    title = "Американка"
+class Americanka(games.Americanka, Game):
     clause = "001 2.7"
-    target = 8  # 2.7.1
     penalty = 1  # 2.7.8
-    cue_ball = None  # 2.7.2: every ball may be the cue ball
     cue_potted = "counts"  # 2.7.5: the struck ball may be potted off an object ball
     cue_off_table = "spot"  # 2.1.13: the struck ball goes frozen to the middle of the back cushion
     safety = "2.7.6"

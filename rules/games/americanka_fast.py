@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+from calibration.contract import games
 from rules.games.americanka import Americanka
 
 
-class AmericankaFast(Americanka):
-    name = "americanka-fast"
-    title = "Американка - быстрая"
+class AmericankaFast(games.AmericankaFast, Americanka):
     clause = "001 2.8"
     fast = True  # 2.8.1
     # 2.8.1 names only the cue ball leaving the house, not a contact outside it (the digest's A20 would

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+from calibration.contract import games
 from rules.games.eight import Eight
 
 
-class EightFast(Eight):
-    name = "eight-fast"
-    title = "Пирамида 8 шаров - быстрая"
+class EightFast(games.EightFast, Eight):
     clause = "001 2.10"
     fast = True  # 2.10.1
     safety = "2.1.11"  # 2.10.2

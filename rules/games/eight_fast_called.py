@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+from calibration.contract import games
 from rules.games.eight_fast import EightFast
 
 
-class EightFastCalled(EightFast):
-    name = "eight-fast-called"
-    title = "Пирамида 8 шаров - быстрая заказная"
+class EightFastCalled(games.EightFastCalled, EightFast):
     clause = "001 2.11"
     calls = "ball"  # 2.11.6
     call_any = True  # 2.11.6

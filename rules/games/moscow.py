@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from calibration.contract import games
 from rules.game import Game, Spotting
 
 
-class Moscow(Game):
-    name = "moscow"
-    title = "Московская пирамида"
+class Moscow(games.Moscow, Game):
     clause = "001 2.4"
-    target = 8  # 2.4.1
     penalty = 1  # 2.4.7: one ball from the shelf, a debt if none
     cue_potted = "counts"  # 2.4.5: the opponent names a ball to be removed; next shot from hand
     spotting: ClassVar[Spotting] = "back_cushion"  # 2.4.6

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+from calibration.contract import games
 from rules.games.moscow import Moscow
 
 
-class MoscowFast(Moscow):
-    name = "moscow-fast"
-    title = "Московская пирамида - быстрая"
+class MoscowFast(games.MoscowFast, Moscow):
     clause = "001 2.5"
     fast = True  # 2.5.1
     safety = "2.1.11"  # 2.5.2

@@ -3,12 +3,11 @@ of either an object ball or the cue ball into a pocket (2.6.3)."""
 
 from __future__ import annotations
 
+from calibration.contract import games
 from rules.games.moscow import Moscow
 
 
-class MoscowFastCalled(Moscow):
-    name = "moscow-fast-called"
-    title = "Московская пирамида - быстрая заказная"
+class MoscowFastCalled(games.MoscowFastCalled, Moscow):
     clause = "001 2.6"
     fast = True  # 2.6.1
     safety = "2.1.11"  # 2.6.2

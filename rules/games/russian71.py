@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
+from calibration.contract import games
 from rules.game import Game, Judging
 from rules.inhand import far_corners
 from rules.state import FrameState
 
 
-class Russian71(Game):
-    name = "russian71"
-    title = "Русская пирамида (71 очко)"
+class Russian71(games.Russian71, Game):
     clause = "001 2.2"
-    target = 71  # 2.2.1
-    scoring = "points"  # 2.2.4: face value, the ace 11
     penalty = 5  # 2.2.8: -5 to the offender, +5 to the opponent
     calls = "ball"  # 2.2.6
     spotting = "line"  # 2.2.7

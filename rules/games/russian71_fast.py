@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+from calibration.contract import games
 from rules.games.russian71 import Russian71
 
 
-class Russian71Fast(Russian71):
-    name = "russian71-fast"
-    title = "Русская пирамида - быстрая (71 очко)"
+class Russian71Fast(games.Russian71Fast, Russian71):
     clause = "001 2.3"
     fast = True  # 2.3.1
     call_any = True  # 2.3.2
