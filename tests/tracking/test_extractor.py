@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from calibration.contract import Event
 from tests.tracking.detect.scenes import Leg, frames, path, run
 from tracking.detect import resolve
 from tracking.detect.candidate import Candidate
-from tracking.events import Event
 
 
 def test_a_renamed_ball_keeps_its_segments_and_its_touches() -> None:

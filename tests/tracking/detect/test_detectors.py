@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from calibration.contract import Event
 from tests.tracking.detect.scenes import FPS, TABLE, Leg, frames, path, run
 from tracking.detect import resolve
 from tracking.detect.candidate import Candidate
-from tracking.events import Event
 from tracking.extractor import EventExtractor
 
 DT = 1 / FPS

@@ -4,10 +4,10 @@ apart since they touched touch once; a kink is never merged away."""
 
 from __future__ import annotations
 
+from calibration.contract import Event
 from tests.tracking.detect.scenes import FPS, Leg, frames, path, run
 from tracking.detect import resolve
 from tracking.detect.candidate import Candidate
-from tracking.events import Event
 
 DT = 1 / FPS
 
