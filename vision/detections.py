@@ -139,9 +139,10 @@ class Detections:
         """Rows selected by a boolean mask, an index array, a slice or one index (kept 2-D)."""
         if isinstance(index, int | np.integer):
             index = [int(index)]
+        flags = [np.asarray(getattr(self, name))[index] for name in _FLAGS]  # set (N,) arrays once constructed
         return Detections(
             self.px[index], self.pos_mm[index], self.radius_px[index], self.confidence[index], self.cls[index],
-            self.colour[index], self.in_pocket[index], self.covered[index],
+            self.colour[index], *flags,
         )  # fmt: skip
 
     @property
