@@ -16,10 +16,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import tracking.extractor as extractor
 from calibration.table import TableModel
-from tests.replay_support import replay, settings_with
-from tracking.detect import geometry
+from tests.replay_support import replay
+from tracking.detect import breaks, geometry
 from tracking.trajectory import fit_path, solve_root
 
 FIXTURE = "corner-bounce-60fps-cluster-random-s2.json"
@@ -45,16 +44,12 @@ def test_a_jaw_bounce_is_timed_within_a_frame() -> None:
 
 
 @pytest.mark.parametrize(
-    ("fixture", "cushion", "key", "setting"),
-    [
-        (FIXTURE, "pyramid", "truth_pyramid_t", "cushion_both_paths"),
-        (JAW, "jaw:house-left", "truth_touch_t", "jaw_both_paths"),
-    ],
+    ("fixture", "cushion", "key"), [(FIXTURE, "pyramid", "truth_pyramid_t"), (JAW, "jaw:house-left", "truth_touch_t")]
 )
 def test_timed_on_the_incoming_path_alone_it_comes_late(
-    monkeypatch: pytest.MonkeyPatch, fixture: str, cushion: str, key: str, setting: str
+    monkeypatch: pytest.MonkeyPatch, fixture: str, cushion: str, key: str
 ) -> None:
-    monkeypatch.setattr(extractor.ExtractorSettings, "__init__", settings_with(**{setting: False}))
+    monkeypatch.setattr(breaks, "both_ways", lambda root, *a: root)
     d, events = replay(fixture)
     found = _touch(events, cushion, d[key])
     assert found is not None and found - d[key] > 1 / 60

@@ -118,9 +118,8 @@ def explain_kink(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> No
             continue
         if float(v_old @ n) >= 0 or float(v_new @ n) <= float(v_old @ n) + 20.0:
             continue
-        root = solve_root(gap_to_cushion(into, cu, R), lo_c, hi)
-        if ex.s.cushions.cushion_both_paths:
-            root = both_ways(root, gap_to_cushion(new, cu, R), new, lo_c)
+        # a mirror bounce: timed on the paths in and out (the mean of where each meets the nose line)
+        root = both_ways(solve_root(gap_to_cushion(into, cu, R), lo_c, hi), gap_to_cushion(new, cu, R), new, lo_c)
         tc = root if root is not None else t_k
         if cushions.hugs(ex, b, cu, tc):
             continue
@@ -134,9 +133,7 @@ def explain_kink(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> No
             dj = jaw.distance(as_pt(p_k)) - R
             if abs(dj) > ex.s.cushions.cushion_tol_mm:
                 continue
-            root = solve_root(gap_to_jaw(into, jaw, R), lo_c, hi)
-            if ex.s.cushions.jaw_both_paths:
-                root = both_ways(root, gap_to_jaw(new, jaw, R), new, lo_c)
+            root = both_ways(solve_root(gap_to_jaw(into, jaw, R), lo_c, hi), gap_to_jaw(new, jaw, R), new, lo_c)
             tc = root if root is not None else t_k
             cands.append(
                 (

@@ -135,7 +135,6 @@ def jaw_exit(ex: EventExtractor, b: Ball, pk: Pocket, br: Break, tc: float, hi: 
     R, dt = ex.table.ball_radius_mm, ex.dt
     for skip, (t_in, path) in enumerate(paths_out(ex, b, br, tc)):
         lo, top = (tc - dt, hi) if skip == 0 else (t_in, path.t0 + 0.5 * dt)
-        top = min(top, tc + ex.s.cushions.jaw_exit_max_frames * dt)
         exits = [solve_root(gap_to_jaw(path, jaw, R), lo, top) for jaw in pk.jaws]
         t2 = max((t for t in exits if t is not None), default=None)
         if t2 is None or t2 - tc < ex.s.cushions.jaw_exit_frames * dt:

@@ -148,8 +148,6 @@ class CushionSettings:
     # angle draws away more slowly than it came, so over noise its lowest sample may come two frames late
     hinge_side: int = 8
     hinge_reach: int = 3
-    cushion_both_paths: bool = True  # a bounce off a cushion timed on the paths in and out (else on the one in)
-    jaw_both_paths: bool = True  # ... and one off a jaw
     # a ball whose samples after a dip stay against the cushion this long arrived at it (an L, not a V)
     arrive_s: float = 0.1
     # a V whose sides fall and rise at least bounce_min_mm_s is a bounce, not noise; or whose side falls at
@@ -174,10 +172,10 @@ class CushionSettings:
     jaw_graze_reach_mm: float = 136.0
     jaw_graze_tol_mm: float = 2.0
     jaw_kink_mm: float = 6.0  # a potted ball's last turn within this of a jaw's touching distance was that touch
-    # a bounce off a jaw whose outgoing path, run back, leaves the jaws jaw_exit_frames (up to
-    # jaw_exit_max_frames) after the incoming path reached them touched twice: the rounded tip, then the face
+    # a bounce off a jaw whose outgoing path, run back, leaves the jaws jaw_exit_frames or more after the
+    # incoming path reached them touched twice: the rounded tip, then the face. Smaller: one bounce's timing
+    # noise read as a second touch; larger: the tip-then-face double touch of a ball along a cushion lost
     jaw_exit_frames: float = 0.45
-    jaw_exit_max_frames: float = 2.0
     rattle: RattleSettings = field(default_factory=RattleSettings)  # a ball bouncing between the jaw faces
 
 
