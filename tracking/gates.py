@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tracking import association
 from tracking.association import Scene
 from tracking.paths import distances, near_paths, paths_through, runs_into
 
@@ -191,6 +192,22 @@ def _known_place(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarray
     return (tier == 1) & sc.at_known[None, :]
 
 
+def _colour_class(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarray:
+    """An identity never passes between balls of different colours: a track firmly classed as the cue ball (or
+    as not the cue ball) does not take a detection classed the other way whose colour also differs from the
+    track's by more than colour_gate_sigma (a blurred cue ball keeps its colour but may lose its class; a
+    ball of another colour differs in both). In a set with no distinct cue ball the classes never disagree,
+    and identities follow the motion alone."""
+    dc = association.colour_distance(sc)
+    if dc is None:
+        return _none(sc)
+    firm = sc.s.colour_class_votes
+    cue_track = sc.cue_votes >= firm
+    ball_track = sc.cue_votes <= -firm
+    crossed = (cue_track[:, None] & ~sc.is_cue[None, :]) | (ball_track[:, None] & sc.is_cue[None, :])
+    return crossed & (dc > sc.s.colour_gate_sigma)
+
+
 GATES: tuple[Gate, ...] = (
     Gate("backward_kick", "a struck lone ball leaves away from its hitter, not back along the hitter's run",
          _backward_kick),
@@ -207,6 +224,8 @@ GATES: tuple[Gate, ...] = (
          _pocket_follower),
     Gate("new_ball", "a new ball does not take a detection inside another ball's statistical gate",
          _new_ball_gate),
+    Gate("colour_class", "a ball keeps its colour: no identity passes to a ball of another colour and class",
+         _colour_class),
     Gate("known_place", "at the start a detection on a ball's known place is that ball's", _known_place),
 )  # fmt: skip
 

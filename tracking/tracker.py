@@ -193,6 +193,7 @@ class Tracker:
         self._burst: _Burst | None = None
         self._colour: np.ndarray | None = None  # this frame's detections' colours (None where not measured)
         self._cue = np.zeros(0, bool)  # this frame's detections classed as the cue ball
+        self._recovered: list[Reappearance] = []  # hidden resting balls found elsewhere in this frame
         self._pocket = np.zeros(0, np.int64)  # this frame's detections' pockets (``step``'s ``pocket``)
         self._resumed_t = -math.inf  # when observation last resumed after frames without the table (``resume``)
         pockets = list(table.pockets.values())
@@ -246,7 +247,8 @@ class Tracker:
             matched_d.add(c)
             if tier == 1:
                 kinked.add(tr.key)
-        reappeared = self._reacquire(active, matched_t, z, matched_d, cue, t, conf)
+        reappeared = self._reacquire(active, matched_t, z, matched_d, cue, t, conf) + self._recovered
+        self._recovered = []
 
         losses: list[Loss] = []
         for i, tr in enumerate(active):
@@ -753,6 +755,8 @@ class Tracker:
             tr.id = self._claim_id(tr)
             return
         adopted = self._adopt_hidden(tr)
+        if adopted is None:
+            adopted = self._recover(tr, t)
         if adopted is not None:
             tr.state = TrackState.CONFIRMED
             tr.id = adopted
@@ -766,6 +770,50 @@ class Tracker:
         ):
             tr.state = TrackState.CONFIRMED
             tr.id = self._claim_id(tr)
+
+    def _recover(self, tr: _Track, t: float) -> str | None:
+        """A lost ball seen at rest again gets its track back: a new track seen clearly at rest (a placed ball's
+        test) while a public ball of its colour is hidden is that ball, found where it stopped unseen (under the
+        player, after a blurred run). Of several, the one whose last known place (its coasted run's end, for a
+        ball hidden moving) is nearest, as the balls' motion has it; in a set of one colour that is the only
+        guide. A ball that was hidden at rest and is found elsewhere was moved: a ``Reappearance``."""
+        s = self.s
+        if not (tr.resting and tr.anchor is not None and tr.hits >= 2 * s.confirm_hits):
+            return None
+        if tr.quality < s.placed_confidence:
+            return None
+        hidden = [
+            o for o in self._tracks
+            if o is not tr and o.state == TrackState.OCCLUDED and o.id is not None and self._same_colour(o, tr)
+        ]  # fmt: skip
+        if not hidden:
+            return None
+        anchor = tr.anchor
+
+        def gap(o: _Track) -> float:
+            where = o.coast_end if (o.coast_end is not None and not o.resting) else o.pos
+            return float(np.hypot(*(where - anchor)))
+
+        best = min(hidden, key=gap)
+        name = best.id
+        assert name is not None
+        if best.resting and gap(best) > self.table.ball_radius_mm:
+            self._recovered.append(Reappearance(name, _pt(best.pos), _pt(anchor), t))
+        best.id = None
+        tr.vouched = best.vouched
+        tr.cue_votes = max(tr.cue_votes, best.cue_votes) if best.cue_votes > 0 else tr.cue_votes
+        self._tracks.remove(best)
+        return name
+
+    def _same_colour(self, a: _Track, b: _Track) -> bool:
+        """Could ``a`` and ``b`` be one ball by their looks: not firmly of different classes (cue or not), and
+        of colours within colour_gate_sigma of each other where both are measured?"""
+        firm = self.s.colour_class_votes
+        if (a.cue_votes >= firm and b.cue_votes < 0) or (b.cue_votes >= firm and a.cue_votes < 0):
+            return False
+        if a.colour is None or b.colour is None:
+            return True
+        return float(np.linalg.norm(a.colour - b.colour)) <= self.s.colour_gate_sigma * self.s.colour_sigma
 
     def _check_rest(self, tr: _Track, t: float) -> None:
         # The samples within the window: the newest ones (``recent`` is in time order). Read from the newest back,

@@ -42,6 +42,8 @@ class TrackerSettings:
     dropped_depth_mm: float = 25.0  # a detection this far past a pocket's mouth line is a dropped ball
     colour_sigma: float = 25.0  # colour difference (grey levels) of one ball between frames: blur, light
     colour_cost: float = 80.0  # most a colour mismatch adds to an association's cost
+    colour_gate_sigma: float = 4.0  # a detection of the other class this far off a ball's colour is another ball
+    colour_class_votes: int = 5  # a ball classed cue (or not) this many more times than not is firmly that class
     blur_adopt_s: float = 3.0  # a ball that vanished from rest this long before a shot may come back anywhere in it
     blur_adopt_late_s: float = 0.1  # ... or this long after the shot was seen to start
     unseen_kink_frames: float = 2.5  # a kink after this many frames unseen: the ball's velocity is unknown

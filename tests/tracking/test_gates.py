@@ -10,7 +10,7 @@ from tracking import association, gates
 from tracking.association import Scene
 from tracking.tracker import Tracker
 
-from .records import dets, feed, row
+from .records import RED, WHITE, YELLOW, dets, feed, row
 
 TABLE = TableModel()
 FPS = 60.0
@@ -189,3 +189,16 @@ def test_known_place_at_the_start_a_ball_does_not_jump_to_its_neighbours_place()
     assert sc.at_known[0]
     assert forbid[row(sc.ids, "1"), 0]  # ball 2's place is ball 2's, never ball 1's kink
     assert not forbid[row(sc.ids, "2"), 0]
+
+
+def test_colour_class_the_cue_ball_does_not_take_a_ball_of_another_colour_and_class() -> None:
+    balls = {"cue": (1000.0, 889.0), "1": (2500.0, 400.0)}
+    tr = Tracker(TABLE, known_ids=balls)
+    pts = list(balls.values())
+    feed(tr, [(i / FPS, dets(pts, cue=[True, False], colour=[YELLOW, WHITE])) for i in range(60)])
+    red, blurred = (1050.0, 889.0), (1000.0, 940.0)
+    sc = tr.scene(1.0, dets([red, blurred, balls["1"]], cue=[False, False, False], colour=[RED, YELLOW, WHITE]))
+    forbid = _forbids("colour_class", sc)
+    cue = row(sc.ids, "cue")
+    assert forbid[cue, 0]  # another colour, another class: another ball
+    assert not forbid[cue, 1]  # the cue's colour, its class lost (a blurred cue ball): may be the cue
