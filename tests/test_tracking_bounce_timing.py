@@ -18,7 +18,7 @@ import pytest
 
 from calibration.table import TableModel
 from tests.replay_support import replay
-from tracking.detect import breaks, geometry
+from tracking.detect import cushions, geometry
 from tracking.trajectory import fit_path, solve_root
 
 FIXTURE = "corner-bounce-60fps-cluster-random-s2.json"
@@ -49,7 +49,7 @@ def test_a_jaw_bounce_is_timed_within_a_frame() -> None:
 def test_timed_on_the_incoming_path_alone_it_comes_late(
     monkeypatch: pytest.MonkeyPatch, fixture: str, cushion: str, key: str
 ) -> None:
-    monkeypatch.setattr(breaks, "both_ways", lambda root, *a: root)
+    monkeypatch.setattr(cushions, "both_ways", lambda root, *a: root)
     d, events = replay(fixture)
     found = _touch(events, cushion, d[key])
     assert found is not None and found - d[key] > 1 / 60

@@ -12,14 +12,10 @@ from tracking.detect import contacts, cushions, lines, resolve, segments, shots
 from tracking.detect.candidate import Candidate
 from tracking.detect.geometry import (
     as_pt,
-    both_ways,
-    gap_between,
-    gap_to_cushion,
-    gap_to_jaw,
 )
-from tracking.detect.segments import Ball, Break, Seg, seg_before
-from tracking.events import Event, jaw_cushion, jaw_pocket
-from tracking.trajectory import intersect_paths, solve_root
+from tracking.detect.segments import Ball, Break, Kink, Seg, seg_before
+from tracking.events import Event, jaw_pocket
+from tracking.trajectory import intersect_paths
 
 if TYPE_CHECKING:
     from tracking.extractor import EventExtractor
@@ -99,90 +95,33 @@ def explain_kink(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> No
         # in it (the blurred frame of a fast bounce), explained from the paths either side
         t_lo = max((b.ts[i] for i in before.idx if b.sid[i] >= 0), default=br.t_lo)
         br = Break("kink", before, br.new, t_lo, br.t_hi)
-    R, D = ex.table.ball_radius_mm, ex.table.ball_diameter_mm
     old = segments.fit(ex, b, br.old.idx)
     new = segments.fit(ex, b, br.new.idx, head=True)
     t_k = intersect_paths(old, new, br.t_lo - 0.5 * dt, br.t_hi) if new.n >= 2 else br.t_lo + 0.5 * dt
     gap_conf = 1.0 if br.t_hi - br.t_lo <= 1.5 * dt else 0.7
     p_k = old.at(t_k)
-    v_old, v_new = old.vel(t_k), new.vel(t_k) if new.n >= 2 else old.vel(t_k)
     lo, hi = br.t_lo - dt, br.t_hi + 0.5 * dt
     into, t_last = segments.trimmed_before_kink(ex, b, br.old.idx) or (old, br.t_lo)  # for timing a cushion touch
-    lo_c = min(lo, t_last - 0.5 * dt)
-    cands: list[tuple[float, str, str, float, np.ndarray, float]] = []  # (score, kind, name, t, pos, residual mm)
-    for cu in ex.table.cushions.values():
-        n = np.array(cu.inward)
-        off = cu.offset(as_pt(p_k)) - R
-        al = cu.along(as_pt(p_k))
-        if abs(off) > ex.s.cushions.cushion_tol_mm or not (-0.5 * R <= al <= cu.length_mm + 0.5 * R):
-            continue
-        if float(v_old @ n) >= 0 or float(v_new @ n) <= float(v_old @ n) + 20.0:
-            continue
-        # a mirror bounce: timed on the paths in and out (the mean of where each meets the nose line)
-        root = both_ways(solve_root(gap_to_cushion(into, cu, R), lo_c, hi), gap_to_cushion(new, cu, R), new, lo_c)
-        tc = root if root is not None else t_k
-        if cushions.hugs(ex, b, cu, tc):
-            continue
-        pc = into.at(tc) - n * R
-        # a centre beyond the flat nose touches the rounded jaw tip there, not the nose line: past it by a
-        # few millimetres the jaw explains it better
-        beyond = cushions.beyond_flat(ex, cu, al)
-        cands.append((abs(off) / ex.s.cushions.cushion_tol_mm + beyond / 4.0, "cushion", cu.name, tc, pc, abs(off)))
-    for pk in ex.table.pockets.values():
-        for jaw in pk.jaws:
-            dj = jaw.distance(as_pt(p_k)) - R
-            if abs(dj) > ex.s.cushions.cushion_tol_mm:
-                continue
-            root = both_ways(solve_root(gap_to_jaw(into, jaw, R), lo_c, hi), gap_to_jaw(new, jaw, R), new, lo_c)
-            tc = root if root is not None else t_k
-            cands.append(
-                (
-                    0.2 + abs(dj) / ex.s.cushions.cushion_tol_mm,
-                    "cushion",
-                    jaw_cushion(pk.name),
-                    tc,
-                    into.at(tc),
-                    abs(dj),
-                )
-            )
-    for o in ex.balls.values():
-        if o is b or not o.ts or (not o.on_table and not o.ts):
-            continue
-        pb = segments.path_before(ex, o, t_k)
-        if pb is None or pb[0].t1 < t_k - 6 * dt:
-            continue
-        path = pb[0]
-        d = float(np.linalg.norm(path.at(t_k) - p_k))
-        if abs(d - D) > ex.s.contacts.contact_tol_mm:
-            continue
-        root = solve_root(gap_between(old, path, D), lo, hi)
-        if into is not old and pb[1]:
-            # two rolling balls, and the incoming path took in samples from after the hit (the other ball's
-            # may have too): time it on the paths up to the sample before them
-            pt = segments.path_before(ex, o, t_last)
-            if pt is not None:
-                r2 = solve_root(gap_between(into, pt[0], D), lo_c, hi)
-                if r2 is not None and (root is None or r2 < root):  # samples after a hit make it late
-                    root, path = r2, pt[0]
-        tc = root if root is not None else t_k
-        cands.append(
-            (abs(d - D) / ex.s.contacts.contact_tol_mm, "ball", o.id, tc, (old.at(tc) + path.at(tc)) / 2, abs(d - D))
-        )
+    kink = Kink(b, old, new, into, t_last, t_k, p_k, lo, hi, min(lo, t_last - 0.5 * dt))
+    # every explanation, best (lowest score) first: the cushions, the jaws, then the balls, in that order on a tie
+    cands = sorted(
+        [*cushions.kink_readings(ex, kink), *cushions.jaw_kink_readings(ex, kink), *contacts.kink_readings(ex, kink)],
+        key=lambda c: c.score,
+    )
     br.new.start_t, br.new.start_p = t_k, p_k
     close_move_seg(ex, b, br.old, (t_k, p_k), out)
     if not cands:
         br.new.unexplained = True
         return  # nothing explains it
-    cands.sort(key=lambda c: c[0])
     jaw_first = (
-        jaw_pocket(cands[0][2]) is not None
-        and cands[0][0] <= 0.2 + ex.s.cushions.jaw_kink_mm / ex.s.cushions.cushion_tol_mm
+        jaw_pocket(cands[0].name) is not None
+        and cands[0].score <= 0.2 + ex.s.cushions.jaw_kink_mm / ex.s.cushions.cushion_tol_mm
     )
     if not b.on_table and new.n < 3 and not jaw_first:
         return  # the ball dropping into a pocket, unless it turned where it met a jaw on the way in
     score, kind, name, tc, pc, residual = cands[0]
     conf = (0.95 if score < 0.5 else 0.75 if score < 1.0 else 0.55) * gap_conf
-    if len(cands) > 1 and cands[1][0] - score < 0.1 and cands[1][1] != kind:
+    if len(cands) > 1 and cands[1].score - score < 0.1 and cands[1].kind != kind:
         conf *= 0.7  # two explanations fit equally well
     if kind == "cushion":
         resolve.give(ex, Candidate("cushion", (b.id,), name, tc, as_pt(pc), residual, "kink", conf), out)

@@ -16,7 +16,7 @@ from tracking.detect.geometry import (
     gap_between,
     gap_to_point,
 )
-from tracking.detect.segments import Ball, Break, Seg, seg_before
+from tracking.detect.segments import Ball, Break, Kink, KinkReading, Seg, seg_before
 from tracking.events import Event
 from tracking.trajectory import PathFit, closest_time, fit_path, solve_root
 
@@ -69,6 +69,36 @@ def find_hitter(
                 if best is None or score < best[0]:
                     best = (score, o.id, max(te, br.t_lo - dt), 0.8)
     return best
+
+
+def kink_readings(ex: EventExtractor, k: Kink) -> list[KinkReading]:
+    """The balls that explain a kink: one whose path (seen within 6 frames) is a diameter, within
+    ``contact_tol_mm``, from the bending ball at the bend; timed where the two paths in are a diameter apart."""
+    D, dt = ex.table.ball_diameter_mm, ex.dt
+    out = []
+    for o in ex.balls.values():
+        if o is k.ball or not o.ts or (not o.on_table and not o.ts):
+            continue
+        pb = segments.path_before(ex, o, k.t)
+        if pb is None or pb[0].t1 < k.t - 6 * dt:
+            continue
+        path = pb[0]
+        d = float(np.linalg.norm(path.at(k.t) - k.p))
+        if abs(d - D) > ex.s.contacts.contact_tol_mm:
+            continue
+        root = solve_root(gap_between(k.old, path, D), k.lo, k.hi)
+        if k.into is not k.old and pb[1]:
+            # two rolling balls, and the incoming path took in samples from after the hit (the other ball's
+            # may have too): time it on the paths up to the sample before them
+            pt = segments.path_before(ex, o, k.t_last)
+            if pt is not None:
+                r2 = solve_root(gap_between(k.into, pt[0], D), k.lo_into, k.hi)
+                if r2 is not None and (root is None or r2 < root):  # samples after a hit make it late
+                    root, path = r2, pt[0]
+        tc = root if root is not None else k.t
+        score = abs(d - D) / ex.s.contacts.contact_tol_mm
+        out.append(KinkReading(score, "ball", o.id, tc, (k.old.at(tc) + path.at(tc)) / 2, abs(d - D)))
+    return out
 
 
 def find_pusher(ex: EventExtractor, ball: str, vhat: np.ndarray, t: float) -> str:

@@ -17,18 +17,67 @@ from tracking.detect import resolve, segments
 from tracking.detect.candidate import Candidate
 from tracking.detect.geometry import (
     as_pt,
+    both_ways,
     gap_to_cushion,
     gap_to_jaw,
     polyline_at,
     valleys,
 )
-from tracking.detect.segments import Ball, Break
+from tracking.detect.segments import Ball, Break, Kink, KinkReading
 from tracking.events import Event, jaw_cushion
 from tracking.rattle import rattle_touches
 from tracking.trajectory import Hinge, PathFit, closest_time, fit_hinge, fit_path, solve_root
 
 if TYPE_CHECKING:
     from tracking.extractor import EventExtractor
+
+
+def kink_readings(ex: EventExtractor, k: Kink) -> list[KinkReading]:
+    """The cushions that explain a kink: the centre at the bend within ``cushion_tol_mm`` of one radius from the
+    nose line (to half a radius past its ends), moving into it and then away from it (faster than 20 mm/s more:
+    a bounce, not noise). A mirror bounce is timed on the paths in and out: the mean of where each meets the
+    nose line. A ball rolling along the cushion (``hugs``) does not touch it anew."""
+    R = ex.table.ball_radius_mm
+    out = []
+    for cu in ex.table.cushions.values():
+        n = np.array(cu.inward)
+        off = cu.offset(as_pt(k.p)) - R
+        al = cu.along(as_pt(k.p))
+        if abs(off) > ex.s.cushions.cushion_tol_mm or not (-0.5 * R <= al <= cu.length_mm + 0.5 * R):
+            continue
+        if float(k.v_old @ n) >= 0 or float(k.v_new @ n) <= float(k.v_old @ n) + 20.0:
+            continue
+        root = both_ways(
+            solve_root(gap_to_cushion(k.into, cu, R), k.lo_into, k.hi), gap_to_cushion(k.new, cu, R), k.new, k.lo_into
+        )
+        tc = root if root is not None else k.t
+        if hugs(ex, k.ball, cu, tc):
+            continue
+        pc = k.into.at(tc) - n * R
+        # a centre beyond the flat nose touches the rounded jaw tip there, not the nose line: past it by a
+        # few millimetres the jaw explains it better
+        score = abs(off) / ex.s.cushions.cushion_tol_mm + beyond_flat(ex, cu, al) / 4.0
+        out.append(KinkReading(score, "cushion", cu.name, tc, pc, abs(off)))
+    return out
+
+
+def jaw_kink_readings(ex: EventExtractor, k: Kink) -> list[KinkReading]:
+    """The jaws that explain a kink: the centre at the bend within ``cushion_tol_mm`` of one radius from a jaw's
+    surface; scored a fifth of a tolerance worse than a cushion as near (a jaw's rounded tip is short)."""
+    R = ex.table.ball_radius_mm
+    out = []
+    for pk in ex.table.pockets.values():
+        for jaw in pk.jaws:
+            dj = jaw.distance(as_pt(k.p)) - R
+            if abs(dj) > ex.s.cushions.cushion_tol_mm:
+                continue
+            root = both_ways(
+                solve_root(gap_to_jaw(k.into, jaw, R), k.lo_into, k.hi), gap_to_jaw(k.new, jaw, R), k.new, k.lo_into
+            )
+            tc = root if root is not None else k.t
+            score = 0.2 + abs(dj) / ex.s.cushions.cushion_tol_mm
+            out.append(KinkReading(score, "cushion", jaw_cushion(pk.name), tc, k.into.at(tc), abs(dj)))
+    return out
 
 
 def hugs(ex: EventExtractor, b: Ball, cu: Cushion, t: float) -> bool:

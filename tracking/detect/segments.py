@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -326,6 +326,44 @@ class Ball:
     @property
     def seg(ex) -> Seg:
         return ex.segs[-1]
+
+
+@dataclass(frozen=True)
+class Kink:
+    """A moving ball's path bent between two samples (a ``Break`` of kind "kink"), as the detectors read it:
+    the paths fitted either side, where they meet, and the window the touch that bent it is looked for in."""
+
+    ball: Ball
+    old: PathFit  # the path in (its last ``window`` samples)
+    new: PathFit  # the path out (its first ``window`` samples)
+    into: PathFit  # the path in without trailing samples that came after the bend (``trimmed_before_kink``)
+    t_last: float  # the last sample on ``into``
+    t: float  # where ``old`` and ``new`` meet (or half a frame after the last sample in, with one sample out)
+    p: np.ndarray  # ``old`` at ``t``
+    lo: float  # the window for a touch: from a frame before the last sample in ...
+    hi: float  # ... to half a frame after the first sample out
+    lo_into: float  # ``lo``, or earlier where ``into`` ends earlier
+
+    @property
+    def v_old(self) -> np.ndarray:
+        return self.old.vel(self.t)
+
+    @property
+    def v_new(self) -> np.ndarray:
+        return self.new.vel(self.t) if self.new.n >= 2 else self.old.vel(self.t)
+
+
+class KinkReading(NamedTuple):
+    """One explanation of a kink: a cushion, a jaw (``kind`` "cushion", ``name`` the cushion or jaw) or a ball
+    (``kind`` "ball", ``name`` its id), scored by how far from touching it had the ball at the bend, in
+    tolerances (lower is better)."""
+
+    score: float
+    kind: str
+    name: str
+    t: float
+    pos: np.ndarray
+    residual_mm: float
 
 
 def seg_before(b: Ball, seg: Seg) -> Seg | None:
