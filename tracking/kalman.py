@@ -13,6 +13,7 @@ State ``x = [x, y, vx, vy]`` (mm, mm/s), ordered by dimension pairs as filterpy'
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -35,8 +36,20 @@ class FilterSettings:
     init_speed_sigma_mm_s: float = 4000.0
 
 
-def make_ball_filter(pos: np.ndarray, settings: FilterSettings, vel: np.ndarray | None = None) -> KalmanFilter:
-    """A filter seeded at ``pos`` (mm) with velocity ``vel`` (mm/s, unknown -> 0 with a wide spread)."""
+def seeded_speed_sigma(settings: FilterSettings, frame_dt: float) -> float:
+    """The uncertainty (mm/s) of a velocity taken from two detections ``frame_dt`` apart: the difference of two
+    noisy positions over the interval (sigma * sqrt 2 / dt), and the change of speed within it that the
+    difference cannot see (friction and spin: the filter's acceleration noise held for dt), in quadrature."""
+    noise = settings.meas_sigma_mm * math.sqrt(2.0) / frame_dt
+    drift = settings.accel_sigma_mm_s2 * frame_dt
+    return math.sqrt(noise * noise + drift * drift)
+
+
+def make_ball_filter(
+    pos: np.ndarray, settings: FilterSettings, vel: np.ndarray | None = None, frame_dt: float = 1.0 / 60.0
+) -> KalmanFilter:
+    """A filter seeded at ``pos`` (mm) with velocity ``vel`` (mm/s, unknown -> 0 with a wide spread); a given
+    velocity is as good as two detections ``frame_dt`` seconds apart (the stream's frame interval)."""
     kf = KalmanFilter(dim_x=4, dim_z=2)
     # x: state [x, y, vx, vy]; a new ball starts where it was seen.
     kf.x = np.array([pos[0], pos[1], 0.0, 0.0]) if vel is None else np.array([pos[0], pos[1], vel[0], vel[1]])
@@ -46,7 +59,7 @@ def make_ball_filter(pos: np.ndarray, settings: FilterSettings, vel: np.ndarray 
     kf.R = np.eye(2) * settings.meas_sigma_mm**2
     # P: initial uncertainty: the position is as good as one detection; the velocity is unknown unless
     # given (then it is as good as two detections one frame apart).
-    v_sigma = settings.init_speed_sigma_mm_s if vel is None else settings.meas_sigma_mm * 60.0
+    v_sigma = settings.init_speed_sigma_mm_s if vel is None else seeded_speed_sigma(settings, frame_dt)
     kf.P = np.diag([settings.meas_sigma_mm**2] * 2 + [v_sigma**2] * 2)
     # F and Q depend on the frame interval and are set by ``predict_dt`` before every prediction.
     return kf
@@ -106,12 +119,15 @@ def update_position(kf: KalmanFilter, z: np.ndarray) -> None:
     kf.P = np.dot(np.dot(I_KH, P), I_KH.T) + np.dot(np.dot(K, R), K.T)
 
 
-def reseed(kf: KalmanFilter, pos: np.ndarray, vel: np.ndarray | None, settings: FilterSettings) -> None:
+def reseed(
+    kf: KalmanFilter, pos: np.ndarray, vel: np.ndarray | None, settings: FilterSettings, frame_dt: float = 1.0 / 60.0
+) -> None:
     """Restart the filter after a kink (collision, cushion): position from the new detection, velocity
-    from the last two detections, both with the uncertainty of such a difference; or, with ``vel`` None
-    (a ball back in sight after an unseen collision), an unknown velocity, as a new ball's."""
+    from the last two detections (``frame_dt`` seconds apart), both with the uncertainty of such a difference;
+    or, with ``vel`` None (a ball back in sight after an unseen collision), an unknown velocity, as a new
+    ball's."""
     s = settings.meas_sigma_mm
-    v_sigma = settings.init_speed_sigma_mm_s if vel is None else s * 60.0
+    v_sigma = settings.init_speed_sigma_mm_s if vel is None else seeded_speed_sigma(settings, frame_dt)
     v = np.zeros(2) if vel is None else vel
     kf.x = np.array([pos[0], pos[1], v[0], v[1]], dtype=float)
     kf.P = np.diag([s * s, s * s, v_sigma**2, v_sigma**2])

@@ -718,7 +718,7 @@ class Tracker:
             # unknown: the one between its last two sightings runs through the collision.
             base = tr.anchor if (tr.resting and tr.anchor is not None) else tr.last_meas
             unseen = tier == 1 and dt > self.s.unseen_kink_frames * self._frame_dt
-            reseed(tr.kf, zc, None if unseen else (zc - base) / dt, self.s.filter)
+            reseed(tr.kf, zc, None if unseen else (zc - base) / dt, self.s.filter, self._frame_dt)
             if tr.resting and tr.anchor is not None:
                 tr.left_anchor = tr.anchor.copy()
                 tr.left_t = t
@@ -966,7 +966,7 @@ class Tracker:
         # a ball at its known starting place is at rest there: its velocity is known (zero), so its gate is a
         # few millimetres and it cannot take a neighbour's detection when its own drops out
         still = self._at_known_place(zc, t)
-        kf = make_ball_filter(zc, self.s.filter, vel=np.zeros(2) if still else None)
+        kf = make_ball_filter(zc, self.s.filter, np.zeros(2) if still else None, self._frame_dt)
         tr = _Track(self._next_key, kf, TrackState.TENTATIVE, t, zc.copy(), cue_votes=1 if is_cue else -1)
         tr.quality = conf
         tr.recent.append((t, float(zc[0]), float(zc[1])))
