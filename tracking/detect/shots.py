@@ -16,7 +16,7 @@ from tracking.detect.geometry import (
 from tracking.detect.segments import Ball, Break
 from tracking.events import Event
 from tracking.tracker import Reappearance, TrackerFrame
-from tracking.trajectory import closest_time, fit_hinge, fit_path
+from tracking.trajectory import PathFit, closest_time, fit_hinge, fit_path
 
 if TYPE_CHECKING:
     from tracking.extractor import EventExtractor
@@ -75,6 +75,9 @@ def judge_pending(ex: EventExtractor, out: list[Event], force: bool) -> None:
 
 
 def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> None:
+    """What set a resting ball moving (the break ``br``): when it left its place (its path run back to it, or
+    where a creep sped up), then, unless that was jitter or is already explained, an unseen striker, the shot's
+    start between shots, or its hitter in a shot."""
     dt = ex.dt
     a = br.new.start_p
     new = segments.fit(ex, b, br.new.idx, head=True)
@@ -130,51 +133,11 @@ def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) ->
         b.unseen_seg = br.new  # its path starts where it hits something, once that is known
         return
     if not ex.shot_active:
-        if speed >= ex.s.shots.start_speed_mm_s:
-            # a struck ball frozen to others sets them off together: the struck one is the rearmost
-            vhat = new.vel(t_s) / max(speed, 1e-9)
-            set_off = [
-                k
-                for k in segments.frozen_cluster(ex, b.id, br.t_lo)
-                if ex.balls[k].segs and ex.balls[k].seg.kind == "move" and ex.balls[k].rest_pos is not None
-            ]
-            first = min(set_off, key=lambda k: float(ex.balls[k].rest_pos @ vhat)) if set_off else b.id  # type: ignore[operator]
-            first = contacts.find_pusher(ex, first, vhat, br.t_lo)
-            fb = ex.balls[first]
-            fpos = fb.rest_pos if fb.rest_pos is not None else a
-            conf = 0.95 if new.n >= 3 else 0.6
-            if first == b.id and speed < ex.s.shots.push_max_speed_mm_s and ex.pending is None:
-                ex.pending = PendingStart(b.id, t_s, np.array(fpos, dtype=float), conf, speed)
-            else:
-                start_shot(ex, fb, t_s, fpos, conf, out)
-        else:
-            out.append(resolve.record_event(ex, "disturbed", t_s, ball=b.id, pos=as_pt(a), confidence=0.7, shot=None))
+        struck_between_shots(ex, b, br, new, t_s, speed, out)
         return
     best = contacts.find_hitter(ex, b, br, a, t_s, crept)
     if best is None:
-        hit = contacts.hit_at_stroke(ex, b, br, a, new, t_s)
-        if hit is not None:
-            striker, t_c, pos, t_stroke = hit
-            contacts.give_contact(ex, striker, b.id, t_c, pos, 0.75, out)
-            if t_stroke is not None:
-                retime_shot_start(ex, striker, t_stroke, out)
-            return
-        if still_going(ex, b, t_s, speed):
-            return
-        reached = contacts.reached_by(ex, b, a, new.vel(br.t_hi), t_s - ex.s.shots.nudge_back_s, br.t_hi + dt)
-        if reached is not None:
-            striker, t_c, q = reached
-            contacts.give_contact(ex, striker, b.id, t_c, (q + a) / 2, 0.55, out)
-            return
-        if speed > ex.s.shots.touch_max_speed_mm_s:
-            # faster than a hand sends a ball: a ball lost from sight hit it (at 30 fps a 4 m/s ball may
-            # go unseen for 7 frames after a cushion), the one that could have been where its hitter was
-            u = new.vel(t_s) / speed
-            lost = contacts.lost_hitter(ex, b, a - u * ex.table.ball_diameter_mm, t_s)
-            if lost is not None:
-                contacts.give_contact(ex, lost, b.id, t_s, a - u * (ex.table.ball_diameter_mm / 2), 0.45, out)
-            return
-        out.append(resolve.record_event(ex, "disturbed", t_s, ball=b.id, pos=as_pt(a), confidence=0.45))
+        set_off_unhit(ex, b, br, new, t_s, speed, out)
         return
     _, other, t_c, conf = best
     o = ex.balls[other]
@@ -182,6 +145,66 @@ def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) ->
     q = pb[0].at(t_c) if pb is not None else a
     mid = (np.asarray(q) + a) / 2
     contacts.give_contact(ex, other, b.id, t_c, mid, conf, out)
+
+
+def struck_between_shots(
+    ex: EventExtractor, b: Ball, br: Break, new: PathFit, t_s: float, speed: float, out: list[Event]
+) -> None:
+    """A resting ball set moving at ``t_s`` (path ``new``) with no shot in play: struck (the shot starts, or waits
+    to tell a push by hand, ``judge_pending``) if faster than ``start_speed_mm_s``, else disturbed."""
+    a = br.new.start_p
+    if speed >= ex.s.shots.start_speed_mm_s:
+        # a struck ball frozen to others sets them off together: the struck one is the rearmost
+        vhat = new.vel(t_s) / max(speed, 1e-9)
+        set_off = [
+            k
+            for k in segments.frozen_cluster(ex, b.id, br.t_lo)
+            if ex.balls[k].segs and ex.balls[k].seg.kind == "move" and ex.balls[k].rest_pos is not None
+        ]
+        first = min(set_off, key=lambda k: float(ex.balls[k].rest_pos @ vhat)) if set_off else b.id  # type: ignore[operator]
+        first = contacts.find_pusher(ex, first, vhat, br.t_lo)
+        fb = ex.balls[first]
+        fpos = fb.rest_pos if fb.rest_pos is not None else a
+        conf = 0.95 if new.n >= 3 else 0.6
+        if first == b.id and speed < ex.s.shots.push_max_speed_mm_s and ex.pending is None:
+            ex.pending = PendingStart(b.id, t_s, np.array(fpos, dtype=float), conf, speed)
+        else:
+            start_shot(ex, fb, t_s, fpos, conf, out)
+    else:
+        out.append(resolve.record_event(ex, "disturbed", t_s, ball=b.id, pos=as_pt(a), confidence=0.7, shot=None))
+
+
+def set_off_unhit(
+    ex: EventExtractor, b: Ball, br: Break, new: PathFit, t_s: float, speed: float, out: list[Event]
+) -> None:
+    """A resting ball set moving at ``t_s`` in a shot with no ball seen to reach it: hit by the struck ball
+    before either was seen moving, the same motion going on (``still_going``), hit slowly by a ball that came to
+    its place, hit by a ball lost from sight (faster than a hand sends one), or else touched (``disturbed``)."""
+    a = br.new.start_p
+    dt = ex.dt
+    hit = contacts.hit_at_stroke(ex, b, br, a, new, t_s)
+    if hit is not None:
+        striker, t_c, pos, t_stroke = hit
+        contacts.give_contact(ex, striker, b.id, t_c, pos, 0.75, out)
+        if t_stroke is not None:
+            retime_shot_start(ex, striker, t_stroke, out)
+        return
+    if still_going(ex, b, t_s, speed):
+        return
+    reached = contacts.reached_by(ex, b, a, new.vel(br.t_hi), t_s - ex.s.shots.nudge_back_s, br.t_hi + dt)
+    if reached is not None:
+        striker, t_c, q = reached
+        contacts.give_contact(ex, striker, b.id, t_c, (q + a) / 2, 0.55, out)
+        return
+    if speed > ex.s.shots.touch_max_speed_mm_s:
+        # faster than a hand sends a ball: a ball lost from sight hit it (at 30 fps a 4 m/s ball may
+        # go unseen for 7 frames after a cushion), the one that could have been where its hitter was
+        u = new.vel(t_s) / speed
+        lost = contacts.lost_hitter(ex, b, a - u * ex.table.ball_diameter_mm, t_s)
+        if lost is not None:
+            contacts.give_contact(ex, lost, b.id, t_s, a - u * (ex.table.ball_diameter_mm / 2), 0.45, out)
+        return
+    out.append(resolve.record_event(ex, "disturbed", t_s, ball=b.id, pos=as_pt(a), confidence=0.45))
 
 
 def stalled(ex: EventExtractor, b: Ball, br: Break) -> bool:
