@@ -74,10 +74,9 @@ class ShotSettings:
     creep_hinge_samples: int = 6
     creep_speedup_mm_s: float = 20.0
     slow_start_wait_s: float = 0.5  # a ball set off too slowly to have left its place yet is watched this long
-    # A ball set off in a shot with nothing seen to set it off is no touched ball if it was hit this recently,
-    # or stopped this near that time (a creep the tracker took for rest), or if it leaves faster than a hand
-    # sends one (then a ball lost from sight hit it). Shorter: such balls read as touched by hand (a foul)
-    regone_hit_s: float = 0.25
+    # A ball set off in a shot with nothing seen to set it off is no touched ball if it stopped this near that
+    # time (a creep the tracker took for rest), or if it leaves faster than a hand sends one (then a ball lost
+    # from sight hit it). Shorter: such balls read as touched by hand (a foul)
     regone_stop_s: float = 0.6
     touch_max_speed_mm_s: float = 1500.0
     nudge_back_s: float = 0.15  # ... and a ball reaching its place from this long before its start hit it

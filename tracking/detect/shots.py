@@ -309,15 +309,14 @@ def check_shot_end(ex: EventExtractor, tf: TrackerFrame, out: list[Event]) -> No
 
 
 def still_going(ex: EventExtractor, b: Ball, t_s: float, speed: float) -> bool:
-    """A ball seen setting off in a shot with nothing to have set it off, just after it was hit (within
-    ``regone_hit_s``) or about when it stopped in this shot (within ``regone_stop_s``, slower than a struck
-    ball): the same motion going on (a hit seen in two pieces; a slow rebound or creep the tracker took for
-    rest), not a ball touched by hand."""
-    hit = b.last_event_t is not None and 0.0 <= t_s - b.last_event_t <= ex.s.shots.regone_hit_s
+    """A ball seen setting off in a shot with nothing to have set it off, about when it stopped in this shot
+    (within ``regone_stop_s``, slower than a struck ball): the same motion going on (a slow rebound or creep the
+    tracker took for rest), not a ball touched by hand. (One set off within three frames of its last contact is
+    already explained before this is asked.)"""
     # (a creep's start, run back from its path, may come before the stop that its rest was dated from)
     in_shot = ex.stroke is not None and b.stop_t is not None and b.stop_t > ex.stroke[1]
     stop = in_shot and abs(t_s - b.stop_t) <= ex.s.shots.regone_stop_s  # type: ignore[operator]
-    return hit or (stop and speed < ex.s.shots.start_speed_mm_s)
+    return stop and speed < ex.s.shots.start_speed_mm_s
 
 
 def shot_end_event(ex: EventExtractor, t: float) -> Event:
