@@ -39,7 +39,7 @@ from filterpy.kalman import KalmanFilter
 from scipy.optimize import linear_sum_assignment
 
 from calibration.table import TableModel
-from tracking import association, gates, paths
+from tracking import association, gates, paths, states
 from tracking.ids import IdAssigner, match_ids
 from tracking.kalman import (
     mahalanobis_sq_many,
@@ -49,6 +49,7 @@ from tracking.kalman import (
     update_position,
 )
 from tracking.paths import distances as _distances
+from tracking.states import Change, Phase
 from tracking.tracker_settings import TrackerSettings
 from vision.detections import CUE, Detections
 from vision.packing import MIN_NEIGHBOURS, frozen_neighbours
@@ -61,6 +62,17 @@ class TrackState(StrEnum):
     POTTED = "potted"  # vanished in a pocket mouth and stayed gone
     OFF_TABLE = "off_table"  # vanished beyond the playing field
 
+
+_PUBLIC: dict[Phase, TrackState] = {
+    Phase.TENTATIVE: TrackState.TENTATIVE,
+    Phase.TENTATIVE_AT_REST: TrackState.TENTATIVE,
+    Phase.MOVING: TrackState.CONFIRMED,
+    Phase.RESTING: TrackState.CONFIRMED,
+    Phase.HIDDEN_MOVING: TrackState.OCCLUDED,
+    Phase.HIDDEN_RESTING: TrackState.OCCLUDED,
+    Phase.POTTED: TrackState.POTTED,
+    Phase.OFF_TABLE: TrackState.OFF_TABLE,
+}
 
 # the quality reported for a vouched ball (above the extractor's ghost threshold, below a clear detection's)
 VOUCHED_QUALITY = 0.75
@@ -137,7 +149,7 @@ class _Burst:
 class _Track:
     key: int
     kf: KalmanFilter
-    state: TrackState
+    phase: Phase  # its state (``tracking.states``); changed only through ``change``
     last_t: float
     last_meas: np.ndarray
     id: str | None = None
@@ -146,7 +158,6 @@ class _Track:
     cue_votes: int = 0
     quality: float = 1.0
     colour: np.ndarray | None = None
-    resting: bool = False
     anchor: np.ndarray | None = None
     anchor_n: int = 0
     prev_meas: np.ndarray | None = None
@@ -158,6 +169,18 @@ class _Track:
     # a hidden moving ball's extrapolation when it stopped (coast_s), and the speed it had: where to look for it
     coast_end: np.ndarray | None = None
     coast_speed: float = 0.0
+
+    @property
+    def state(self) -> TrackState:
+        """The public state its phase shows (``BallObs.state``)."""
+        return _PUBLIC[self.phase]
+
+    @property
+    def resting(self) -> bool:
+        return self.phase in states.RESTING
+
+    def change(self, change: Change) -> None:
+        self.phase = states.after(self.phase, change)
 
     @property
     def pos(self) -> np.ndarray:
@@ -259,7 +282,7 @@ class Tracker:
                 if tr.misses > self.s.tentative_max_misses:
                     self._tracks.remove(tr)
                 continue
-            tr.state = TrackState.OCCLUDED
+            tr.change(Change.MISSED)
             if not tr.resting:
                 self._rest_hidden(tr, t)
             loss = self._check_loss(tr, t)
@@ -722,7 +745,7 @@ class Tracker:
             if tr.resting and tr.anchor is not None:
                 tr.left_anchor = tr.anchor.copy()
                 tr.left_t = t
-            tr.resting = False
+            tr.change(Change.SET_MOVING)
             tr.anchor = None
         else:
             update_position(tr.kf, zc)
@@ -734,7 +757,7 @@ class Tracker:
         tr.cue_votes += 1 if is_cue else -1
         tr.recent.append((t, float(zc[0]), float(zc[1])))
         if tr.state in (TrackState.OCCLUDED, TrackState.CONFIRMED):
-            tr.state = TrackState.CONFIRMED
+            tr.change(Change.SEEN)
         elif tr.state == TrackState.TENTATIVE and tr.hits >= self.s.confirm_hits:
             self._maybe_confirm(tr, t)
         if not tr.resting:
@@ -751,14 +774,14 @@ class Tracker:
         ):
             # (where the starting places are known, a weak blob away from all of them is no ball: the player's
             # hand at rest beside the cue ball)
-            tr.state = TrackState.CONFIRMED
+            tr.change(Change.CONFIRMED)
             tr.id = self._claim_id(tr)
             return
         adopted = self._adopt_hidden(tr)
         if adopted is None:
             adopted = self._recover(tr, t)
         if adopted is not None:
-            tr.state = TrackState.CONFIRMED
+            tr.change(Change.CONFIRMED)
             tr.id = adopted
             return
         if (
@@ -768,7 +791,7 @@ class Tracker:
             and tr.quality >= self.s.placed_confidence
             and not self._moving()
         ):
-            tr.state = TrackState.CONFIRMED
+            tr.change(Change.CONFIRMED)
             tr.id = self._claim_id(tr)
 
     def _recover(self, tr: _Track, t: float) -> str | None:
@@ -838,7 +861,7 @@ class Tracker:
         a = np.array([[x, y] for _, x, y in list(tr.recent)[len(tr.recent) - n :]])
         mean = a.mean(axis=0)
         if np.max(np.linalg.norm(a - mean, axis=1)) <= self.s.rest_radius_mm:
-            tr.resting = True
+            tr.change(Change.SETTLED)
             tr.anchor = mean
             tr.anchor_n = len(a)
             tr.kf.x = np.array([mean[0], mean[1], 0.0, 0.0])
@@ -853,7 +876,7 @@ class Tracker:
         mean = np.array([(x1 + x2) / 2, (y1 + y2) / 2])
         if math.hypot(x1 - x2, y1 - y2) > 2 * self.s.rest_radius_mm or not self._at_known_place(mean, t):
             return
-        tr.resting = True
+        tr.change(Change.SETTLED)
         tr.anchor = mean
         tr.anchor_n = 2
         tr.kf.x = np.array([mean[0], mean[1], 0.0, 0.0])
@@ -967,13 +990,13 @@ class Tracker:
         # few millimetres and it cannot take a neighbour's detection when its own drops out
         still = self._at_known_place(zc, t)
         kf = make_ball_filter(zc, self.s.filter, np.zeros(2) if still else None, self._frame_dt)
-        tr = _Track(self._next_key, kf, TrackState.TENTATIVE, t, zc.copy(), cue_votes=1 if is_cue else -1)
+        tr = _Track(self._next_key, kf, Phase.TENTATIVE, t, zc.copy(), cue_votes=1 if is_cue else -1)
         tr.quality = conf
         tr.recent.append((t, float(zc[0]), float(zc[1])))
         self._next_key += 1
         # (a weak blob waits for its second sighting: the player's hand is one)
         if self.s.confirm_hits <= 1 or (first_frame and (conf >= self.s.placed_confidence or packed)):
-            tr.state = TrackState.CONFIRMED
+            tr.change(Change.CONFIRMED)
             tr.id = self._claim_id(tr)
         return tr
 
@@ -1085,7 +1108,7 @@ class Tracker:
         return best
 
     def _lose(self, tr: _Track, kind: str, pocket: str | None, v: np.ndarray, conf: float) -> Loss:
-        tr.state = TrackState.POTTED if kind == "pot" else TrackState.OFF_TABLE
+        tr.change(Change.POT if kind == "pot" else Change.OFF)
         assert tr.id is not None
         self._lost_recent.append(tr.id)
         return Loss(tr.id, kind, pocket, _pt(tr.last_meas), _pt(v), tr.last_t, conf)
