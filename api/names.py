@@ -61,19 +61,23 @@ MANUAL_FOUL_NAMES: dict[str, str] = {
 TRACKER_ID = re.compile(r"^t[1-9][0-9]*$")
 
 # A ball the camera could not number is named by its colour where the set is coloured (pool, snooker): the
-# word a viewer would use, from the detector's mean colour of the ball's inner disc (BGR, 0..255). The
-# bounds come from hue, saturation and value, which separate the families a viewer names under any white
-# balance; shades a camera cannot tell apart (snooker's brown reads as red under warm light) keep the
-# family's name. A white ball (a Russian pyramid set, a cue ball) says nothing a viewer can match: it stays
-# "a ball".
-WHITE_BELOW_SATURATION = 0.25  # white balls under table lights measure 0.04-0.23 (snooker-rig stills)
-BLACK_BELOW_VALUE = 0.35  # the black ball measures 0.17-0.30; the darkest coloured one (green) 0.44
-PALE_BELOW_SATURATION = 0.71  # pink measures 0.20-0.69, red 0.90-0.98, brown 0.73-0.91 (the same hue)
+# word a viewer of the picture would use, from the detector's mean colour of the ball's inner disc (BGR,
+# 0..255), by hue, saturation and value. The bounds were set on two real cameras: a snooker rig (224
+# labelled balls, tests/data/names/snooker_colours.json) and a pool broadcast (45 labelled balls of a 9-ball
+# set, pool_colours.json). A camera shows a ball as its light and white balance make it: the broadcast's
+# purple 4 is pink on screen (hue 339-341, where the rig's pink is), the rig's brown is red (hue 3-10), and
+# the word follows the picture. A white ball (a Russian pyramid set, a cue ball) says nothing a viewer can
+# match: it stays "a ball".
+WHITE_BELOW_SATURATION = 0.25  # white balls measure 0.04-0.23 on the rig, 0.06-0.14 on the broadcast
+BLACK_BELOW_VALUE = 0.25  # black 0.14-0.34; the darkest coloured ball, the broadcast's green, 0.33-0.40
+DIM_BELOW_VALUE = 0.37  # below it and off the greens, black: the black ball takes the cloth's tint
+PALE_BELOW_SATURATION = 0.71  # pink 0.20-0.69 (the broadcast's 4: 0.58-0.61); red 0.83-0.98, brown 0.73-0.91
 _HUES: tuple[tuple[float, str], ...] = (  # (upper bound of hue in degrees, family), in order
-    (15.0, "red"), (40.0, "orange"), (70.0, "yellow"), (190.0, "green"), (260.0, "blue"), (300.0, "purple"),
+    (9.0, "red"), (30.0, "orange"), (70.0, "yellow"), (190.0, "green"), (260.0, "blue"), (300.0, "purple"),
     (335.0, "pink"), (360.0, "red"),
 )  # fmt: skip
-DARK_BELOW_VALUE = 0.55  # a dark red is maroon (pool's 7), a dark orange brown
+# red 351-360 and 0-2, orange 11-14, yellow 37-57, green 167-185, blue 196-220 on the two cameras
+DARK_BELOW_VALUE = 0.65  # a dark orange is brown (the broadcast's maroon 7: value 0.55-0.59; orange 0.90-0.97)
 
 
 def colour_word(bgr: tuple[float, float, float] | None) -> str | None:
@@ -86,20 +90,22 @@ def colour_word(bgr: tuple[float, float, float] | None) -> str | None:
     sat = 0.0 if hi <= 0.0 else (hi - lo) / hi
     if value < BLACK_BELOW_VALUE:
         return "black"
-    if sat < WHITE_BELOW_SATURATION:
-        return None
     span = hi - lo
-    if hi == r:
+    if span <= 0.0:
+        hue = 0.0
+    elif hi == r:
         hue = (60.0 * (g - b) / span) % 360.0
     elif hi == g:
         hue = 60.0 * (b - r) / span + 120.0
     else:
         hue = 60.0 * (r - g) / span + 240.0
     family = next(name for bound, name in _HUES if hue < bound)
+    if value < DIM_BELOW_VALUE and family != "green":
+        return "black"
+    if sat < WHITE_BELOW_SATURATION:
+        return None
     if family == "red" and sat < PALE_BELOW_SATURATION:
         return "pink"
-    if family == "red" and value < DARK_BELOW_VALUE:
-        return "maroon"
     if family == "orange" and value < DARK_BELOW_VALUE:
         return "brown"
     return family
