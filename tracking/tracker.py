@@ -273,10 +273,19 @@ class Tracker:
         reappeared = self._reacquire(active, matched_t, z, matched_d, cue, t, conf) + self._recovered
         self._recovered = []
 
+        losses = self._miss([tr for i, tr in enumerate(active) if i not in matched_t], t)
+        self._start_tracks(z, conf, cue, col, start, matched_d, t)
+        relabel = self._watch_burst(t, t_prev)
+        balls = tuple(self._observe(tr, t, tr.key in kinked) for tr in self._tracks if self._public(tr))
+        since = relabel[0] if relabel is not None else 0.0
+        pairs = relabel[1] if relabel is not None else ()
+        return TrackerFrame(frame, t, balls, tuple(losses), tuple(reappeared), pairs, since)
+
+    def _miss(self, missed: list[_Track], t: float) -> list[Loss]:
+        """The tracks not seen this frame: a tentative one missed too often is dropped (a hand, the cue tip); a
+        public one is hidden, and judged gone (potted, off the table) where and how long it has been gone."""
         losses: list[Loss] = []
-        for i, tr in enumerate(active):
-            if i in matched_t:
-                continue
+        for tr in missed:
             tr.misses += 1
             if tr.state == TrackState.TENTATIVE:
                 if tr.misses > self.s.tentative_max_misses:
@@ -288,7 +297,20 @@ class Tracker:
             loss = self._check_loss(tr, t)
             if loss is not None:
                 losses.append(loss)
+        return losses
 
+    def _start_tracks(
+        self,
+        z: np.ndarray,
+        conf: np.ndarray,
+        cue: np.ndarray,
+        col: np.ndarray | None,
+        start: np.ndarray,
+        matched_d: set[int],
+        t: float,
+    ) -> None:
+        """A new tentative track for each clear detection no track took (or one at a known ball's place), where
+        vision saw room for a new ball."""
         # in the first frame a ball frozen among others is a ball at once (``_new_track``); later it never matters
         first_frame = self._t0 is None or self._t0 == t
         packed = (frozen_neighbours(z, self.table.ball_diameter_mm) >= MIN_NEIGHBOURS) if first_frame else None
@@ -300,28 +322,18 @@ class Tracker:
                 self._tracks.append(self._new_track(z[c], bool(cue[c]), t, float(conf[c]), sure))
                 self._tracks[-1].colour = None if col is None else col[c].copy()
 
-        relabel = self._watch_burst(t, t_prev)
+    @staticmethod
+    def _public(tr: _Track) -> bool:
+        return tr.state in (TrackState.CONFIRMED, TrackState.OCCLUDED) and tr.id is not None
 
-        balls = []
-        for tr in self._tracks:
-            if tr.state not in (TrackState.CONFIRMED, TrackState.OCCLUDED) or tr.id is None:
-                continue
-            seen = tr.state == TrackState.CONFIRMED and tr.last_t == t
-            balls.append(
-                BallObs(
-                    tr.id,
-                    _pt(tr.pos),
-                    _pt(tr.last_meas) if seen else None,
-                    _pt(tr.vel),
-                    tr.resting,
-                    tr.state,
-                    tr.key in kinked,
-                    round(max(tr.quality, VOUCHED_QUALITY) if tr.vouched else tr.quality, 3),
-                )
-            )
-        since = relabel[0] if relabel is not None else 0.0
-        pairs = relabel[1] if relabel is not None else ()
-        return TrackerFrame(frame, t, tuple(balls), tuple(losses), tuple(reappeared), pairs, since)
+    @staticmethod
+    def _observe(tr: _Track, t: float, kinked: bool) -> BallObs:
+        """A public track as the frame reports it."""
+        assert tr.id is not None
+        seen = tr.state == TrackState.CONFIRMED and tr.last_t == t
+        quality = round(max(tr.quality, VOUCHED_QUALITY) if tr.vouched else tr.quality, 3)
+        meas = _pt(tr.last_meas) if seen else None
+        return BallObs(tr.id, _pt(tr.pos), meas, _pt(tr.vel), tr.resting, tr.state, kinked, quality)
 
     def scene(self, t: float, dets: Detections) -> association.Scene:
         """The association problem the next ``step`` at ``t`` would solve on ``dets`` (its columns: the detections
