@@ -3,17 +3,17 @@
 One Kalman filter per ball (``tracking.kalman``). Each frame:
 
 1. predict every moving track to the frame's timestamp (a hidden one bounces off the cushions); a resting
-   track stays on its anchor;
-2. build a cost matrix tracks x detections in two tiers: inside the statistical gate the cost is the
-   squared Mahalanobis distance (or, for a resting ball, the distance to its anchor in sigmas); outside
-   it, a detection the ball could have reached at the top speed (a kink: collision or cushion) is
-   allowed at a high fixed cost plus its distance, so a ball that reverses at 10 m/s is not lost but
-   a nearer statistical match always wins (a ball hidden for frames while rolling is looked for only as
-   far as twice its own run);
-3. solve the assignment with ``scipy.optimize.linear_sum_assignment``;
-4. update the matched tracks, re-seed those matched through the kink tier, and move the rest to
-   ``occluded``, from which they leave as ``potted`` (vanished in a pocket mouth and stayed gone for
-   ``pot_confirm_s``) or ``off_table`` (vanished beyond the field), or come back with the same id;
+   track stays on its anchor (``_predict``);
+2. describe the association problem (``_scene`` -> ``tracking.association.Scene``) and price every
+   track-detection pair as a sum of named terms (``association.costs``: anchor, motion, kink, tentative,
+   colour), in two tiers: statistical (inside a ball's gate) and kink (outside it, within reach at top speed:
+   a collision or a cushion; a nearer statistical match always wins);
+3. rule pairs out with the gates (``tracking.gates.GATES``: each a named object with its physical reason),
+   and solve the assignment (``association.solve``);
+4. update the matched tracks, re-seed those matched through the kink tier; bring hidden balls back
+   (``_reacquire``, ``_adopt_hidden``, ``_recover``); the rest are hidden (``_miss``), and leave as potted
+   (vanished in a pocket mouth and stayed gone for ``pot_confirm_s``) or off the table, or come back with the
+   same id. Every change of a track's state goes through ``tracking.states``' one table;
 5. after a burst (a rack or cluster broken up: several resting balls set moving at once), check the ids of
    its balls two and three frames on, when each path run back to the burst leads to where its ball rested
    (``_Burst``); corrected ids come out in ``TrackerFrame.relabel``, for the frames since the burst, which
