@@ -290,41 +290,64 @@ def kisses(ex: EventExtractor, t: float, out: list[Event]) -> None:
             ja, jc = ia[ka].tolist(), ic[kc].tolist()
             diff = xa[ka] - xc[kc]
             dd = np.sqrt(diff[:, 0] * diff[:, 0] + diff[:, 1] * diff[:, 1])
-            k = int(np.argmin(dd))
-            if dd[k] > near + 2 * D or not (2 <= k <= len(dd) - 1 - ex.s.contacts.kiss_after):
-                continue  # decided once the breaks of a visible bend (a ball set off slowly) would be
-            if dd[k] > near:
-                # Not close in any frame: they may have met between frames (the closest frame as far from the
-                # touch as they closed in a frame), or their paths bent off just before the closest frame
-                # (kiss_bent_mm). On the paths they came in on, did they meet?
-                rel = (a.xy[ja[k + 1]] - c.xy[jc[k + 1]]) - (a.xy[ja[k]] - c.xy[jc[k]])
-                reach = max(near + ex.s.contacts.kiss_bent_mm, math.hypot(near, float(np.linalg.norm(rel))))
-                if dd[k] > reach or approach_gap(ex, a, c, ja, jc, k) > near:
-                    continue
-            rise = dd[k] + ex.s.contacts.kiss_rise_mm
-            if dd[:k].max() < rise or dd[k + 1 :].max() < rise:
-                continue
-            if not any(segments.seg_kind(ex, b, j) == "move" for b, js in ((a, ja), (c, jc)) for j in js):
-                continue
-            t_k = a.ts[ja[k]]
-            if any(br.t_lo <= t_k + 3 * ex.dt for b in (a, c) for br in b.breaks):
-                continue  # a bend of either path near then is not explained yet: that decides first
-            # the approach: both paths up to the closest frame, run on to where the centres are a diameter
-            # apart (a kiss that bends a path visibly is timed on the paths before it)
-            sel = slice(max(0, k - 5), k + 1)
-            t_arr = np.array([a.ts[x] for x in ja[sel]])
-            fa = fit_path(t_arr, np.array([a.xy[x] for x in ja[sel]]))
-            fc = fit_path(t_arr, np.array([c.xy[y] for y in jc[sel]]))
-            t_c = solve_root(gap_between(fa, fc, D), a.ts[ja[k - 1]], t_k)
-            if t_c is None and dd[k] > near:  # they met after the closest frame, before the next
-                t_c = solve_root(gap_between(fa, fc, D), t_k, a.ts[ja[k + 1]])
-            if t_c is None:  # never quite a diameter apart (noise): the vertex of the closest three
-                t3 = np.array([a.ts[x] for x in ja[k - 1 : k + 2]])
-                c2, c1, _ = np.polyfit(t3 - t_k, dd[k - 1 : k + 2], 2)
-                t_c = t_k + (float(np.clip(-c1 / (2 * c2), t3[0] - t_k, t3[2] - t_k)) if c2 > 0 else 0.0)
-            first, second = (a, c) if np.linalg.norm(fa.vel(t_c)) >= np.linalg.norm(fc.vel(t_c)) else (c, a)
-            pos = (fa.at(t_c) + fc.at(t_c)) / 2
-            give_contact(ex, first.id, second.id, t_c, pos, 0.6, out, chain=False, evidence="kiss", t_seen=t_k)
+            kiss_pair(ex, a, c, ja, jc, dd, out)
+
+
+def kiss_pair(
+    ex: EventExtractor, a: Ball, c: Ball, ja: list[int], jc: list[int], dd: np.ndarray, out: list[Event]
+) -> None:
+    """Whether ``a`` and ``c`` kissed in the window: ``dd`` their centres' distances in the frames both were
+    seen (samples ``ja``, ``jc``). The closest frame must lie ``kiss_after`` frames before the window's end,
+    within a diameter plus ``kiss_tol_mm`` (or, met between frames, their approach paths within that), with
+    the centres ``kiss_rise_mm`` farther apart before and after, one of them moving, and no bend of either path
+    near then still unexplained."""
+    D = ex.table.ball_diameter_mm
+    near = D + ex.s.contacts.kiss_tol_mm
+    k = int(np.argmin(dd))
+    if dd[k] > near + 2 * D or not (2 <= k <= len(dd) - 1 - ex.s.contacts.kiss_after):
+        return  # decided once the breaks of a visible bend (a ball set off slowly) would be
+    if dd[k] > near:
+        # Not close in any frame: they may have met between frames (the closest frame as far from the
+        # touch as they closed in a frame), or their paths bent off just before the closest frame
+        # (kiss_bent_mm). On the paths they came in on, did they meet?
+        rel = (a.xy[ja[k + 1]] - c.xy[jc[k + 1]]) - (a.xy[ja[k]] - c.xy[jc[k]])
+        reach = max(near + ex.s.contacts.kiss_bent_mm, math.hypot(near, float(np.linalg.norm(rel))))
+        if dd[k] > reach or approach_gap(ex, a, c, ja, jc, k) > near:
+            return
+    rise = dd[k] + ex.s.contacts.kiss_rise_mm
+    if dd[:k].max() < rise or dd[k + 1 :].max() < rise:
+        return
+    if not any(segments.seg_kind(ex, b, j) == "move" for b, js in ((a, ja), (c, jc)) for j in js):
+        return
+    t_k = a.ts[ja[k]]
+    if any(br.t_lo <= t_k + 3 * ex.dt for b in (a, c) for br in b.breaks):
+        return  # a bend of either path near then is not explained yet: that decides first
+    t_c, fa, fc = kiss_time(a, c, ja, jc, dd, k, near, D)
+    first, second = (a, c) if np.linalg.norm(fa.vel(t_c)) >= np.linalg.norm(fc.vel(t_c)) else (c, a)
+    pos = (fa.at(t_c) + fc.at(t_c)) / 2
+    give_contact(ex, first.id, second.id, t_c, pos, 0.6, out, chain=False, evidence="kiss", t_seen=t_k)
+
+
+def kiss_time(
+    a: Ball, c: Ball, ja: list[int], jc: list[int], dd: np.ndarray, k: int, near: float, D: float
+) -> tuple[float, PathFit, PathFit]:
+    """When ``a`` and ``c`` kissed, their closest frame the ``k``-th of their common frames: where their approach
+    paths (fitted up to that frame) are a diameter apart, and those paths."""
+    t_k = a.ts[ja[k]]
+    # the approach: both paths up to the closest frame, run on to where the centres are a diameter
+    # apart (a kiss that bends a path visibly is timed on the paths before it)
+    sel = slice(max(0, k - 5), k + 1)
+    t_arr = np.array([a.ts[x] for x in ja[sel]])
+    fa = fit_path(t_arr, np.array([a.xy[x] for x in ja[sel]]))
+    fc = fit_path(t_arr, np.array([c.xy[y] for y in jc[sel]]))
+    t_c = solve_root(gap_between(fa, fc, D), a.ts[ja[k - 1]], t_k)
+    if t_c is None and dd[k] > near:  # they met after the closest frame, before the next
+        t_c = solve_root(gap_between(fa, fc, D), t_k, a.ts[ja[k + 1]])
+    if t_c is None:  # never quite a diameter apart (noise): the vertex of the closest three
+        t3 = np.array([a.ts[x] for x in ja[k - 1 : k + 2]])
+        c2, c1, _ = np.polyfit(t3 - t_k, dd[k - 1 : k + 2], 2)
+        t_c = t_k + (float(np.clip(-c1 / (2 * c2), t3[0] - t_k, t3[2] - t_k)) if c2 > 0 else 0.0)
+    return t_c, fa, fc
 
 
 def kiss_screen(
