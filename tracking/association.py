@@ -67,6 +67,8 @@ class Scene:
     m2: np.ndarray  # n x m squared Mahalanobis distances (rows where ``gauged``; inf elsewhere)
     entering_pocket: np.ndarray  # last seen running into a pocket's mouth
     pocket_run: np.ndarray  # n x m: each detection's distance from that run in (inf for the others)
+    in_pocket: np.ndarray  # m: the pocket (index in ``table.pockets``) whose hole or net holds each detection, or -1
+    going_pocket: np.ndarray  # n: the pocket each was last seen going into or lying in the mouth of, or -2
     left_q: np.ndarray  # k x 2: where the balls set moving just now (within weak_resume_s) rested
 
     d_last: np.ndarray  # n x m: each detection's distance from where each track was last seen

@@ -208,6 +208,13 @@ def _colour_class(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarra
     return crossed & (dc > sc.s.colour_gate_sigma)
 
 
+def _pocket_inside(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarray:
+    """Inside a pocket (its hole or net) is a ball going into it or one already dropped: only a ball last seen
+    going into that pocket, or in its mouth, is seen there (not a hidden ball found again on a dropped one)."""
+    inside = sc.in_pocket >= 0
+    return inside[None, :] & (sc.in_pocket[None, :] != sc.going_pocket[:, None])
+
+
 GATES: tuple[Gate, ...] = (
     Gate("backward_kick", "a struck lone ball leaves away from its hitter, not back along the hitter's run",
          _backward_kick),
@@ -227,6 +234,7 @@ GATES: tuple[Gate, ...] = (
     Gate("colour_class", "a ball keeps its colour: no identity passes to a ball of another colour and class",
          _colour_class),
     Gate("known_place", "at the start a detection on a ball's known place is that ball's", _known_place),
+    Gate("pocket_inside", "inside a pocket is only the ball that was going into it", _pocket_inside),
 )  # fmt: skip
 
 

@@ -335,11 +335,12 @@ class Tracker:
         meas = _pt(tr.last_meas) if seen else None
         return BallObs(tr.id, _pt(tr.pos), meas, _pt(tr.vel), tr.resting, tr.state, kinked, quality)
 
-    def scene(self, t: float, dets: Detections) -> association.Scene:
+    def scene(self, t: float, dets: Detections, pocket: np.ndarray | None = None) -> association.Scene:
         """The association problem the next ``step`` at ``t`` would solve on ``dets`` (its columns: the detections
-        the tracker admits, in order), with the tracker left as it was: to inspect or test the cost and gates."""
+        the tracker admits, in order; ``pocket`` as ``step`` takes it), with the tracker left as it was: to
+        inspect or test the cost and gates."""
         probe = copy.deepcopy(self)
-        z, conf, *_ = probe._admit(dets.pos_mm, dets.confidence, dets.cls == CUE, dets.colour, None, None)
+        z, conf, *_ = probe._admit(dets.pos_mm, dets.confidence, dets.cls == CUE, dets.colour, None, pocket)
         active = probe._predict(t)
         return probe._scene(active, z, t, conf)
 
@@ -550,9 +551,6 @@ class Tracker:
         sc = self._scene(tracks, z, t, conf)
         cost, tier = association.costs(sc)
         allowed = gates.apply(sc, np.isfinite(cost), tier)
-        claims = self._pocket_claims(tracks)
-        if claims is not None:
-            allowed &= claims
         return association.solve(cost, allowed, tier)
 
     def _scene(self, tracks: list[_Track], z: np.ndarray, t: float, conf: np.ndarray) -> association.Scene:
@@ -637,6 +635,8 @@ class Tracker:
             m2=m2,
             entering_pocket=np.array(entering, bool),
             pocket_run=pocket_run,
+            in_pocket=self._pocket,
+            going_pocket=self._going_pockets(tracks),
             left_q=left_q,
             d_last=_distances(last, z),
             d_anchor=_distances(anchor, z),
@@ -686,7 +686,8 @@ class Tracker:
         if not free_d or not hidden:
             return out
         cost = np.full((len(hidden), len(free_d)), 1e9)
-        claims = self._pocket_claims(tracks)
+        inside = self._pocket >= 0
+        claims = ~inside[None, :] | (self._pocket[None, :] == self._going_pockets(tracks)[:, None])
         for a, i in enumerate(hidden):
             tr = tracks[i]
             gap = t - tr.last_t
@@ -707,8 +708,7 @@ class Tracker:
                 d_end = np.linalg.norm(z[free_d] - tr.coast_end, axis=1)
                 on = d_end <= self.s.reacquire_radius_mm + 0.5 * tr.coast_speed * (gap - self.s.coast_s)
                 d, near = np.where(on, np.minimum(d, d_end), d), near | on
-            if claims is not None:
-                near &= claims[i, free_d]
+            near &= claims[i, free_d]
             cost[a, near] = d[near]
         r, c = linear_sum_assignment(cost)
         for a, b in zip(r, c, strict=True):
@@ -1059,22 +1059,20 @@ class Tracker:
             return self._lose(tr, "pot", mouth, v, 0.6)
         return None
 
-    def _pocket_claims(self, tracks: list[_Track]) -> np.ndarray | None:
-        """(tracks x detections) may each track take each detection? Inside a pocket (``step``'s ``pocket``) is a
-        ball going into it or one lying in its hole or net: only a ball last seen going into that pocket, or in
-        its mouth, is seen there (not a hidden ball found again on a dropped one). None: no detection inside."""
-        inside = self._pocket >= 0
-        if not inside.any():
-            return None
+    def _going_pockets(self, tracks: list[_Track]) -> np.ndarray:
+        """For each track, the index (``table.pockets``' order) of the pocket it was last seen going into, or lying
+        in the mouth of; -2 for none. Computed only where a detection lies inside a pocket (-2 for all else)."""
+        out = np.full(len(tracks), -2)
+        if not (self._pocket >= 0).any():
+            return out
         names = list(self.table.pockets)
-        ok = np.ones((len(tracks), len(self._pocket)), bool)
         for i, tr in enumerate(tracks):
             v = np.zeros(2) if tr.resting else tr.kf.x[2:4]
             if not tr.resting and tr.prev_meas is not None and tr.prev_t is not None:
                 v = (tr.last_meas - tr.prev_meas) / max(tr.last_t - tr.prev_t, 1e-6)
             going = self._pocket_ahead(tr.last_meas, v) or self.table.in_pocket_mouth(_pt(tr.last_meas))
-            ok[i] = ~inside | (self._pocket == (names.index(going) if going else -2))
-        return ok
+            out[i] = names.index(going) if going else -2
+        return out
 
     def _entering_pocket(self, tr: _Track) -> bool:
         """Was ``tr`` last seen moving into a pocket (its last two sightings' velocity, as ``_check_loss`` reads it)?"""

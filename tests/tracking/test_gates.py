@@ -202,3 +202,16 @@ def test_colour_class_the_cue_ball_does_not_take_a_ball_of_another_colour_and_cl
     cue = row(sc.ids, "cue")
     assert forbid[cue, 0]  # another colour, another class: another ball
     assert not forbid[cue, 1]  # the cue's colour, its class lost (a blurred cue ball): may be the cue
+
+
+def test_pocket_inside_only_the_ball_going_into_a_pocket_is_seen_inside_it() -> None:
+    tr, t, _ = _into_pyramid_right(second=False)
+    pyramid_right = list(TABLE.pockets).index("pyramid-right")
+    inside = (3550.0, 1760.0)  # in the pocket's hole, past the mouth line
+    pocket = np.array([-1, pyramid_right])
+    sc = tr.scene(t, dets([(500.0, 400.0), inside], cue=[True, False]), pocket=pocket)
+    cost, tier = association.costs(sc)
+    forbid = GATE["pocket_inside"].forbid(sc, np.isfinite(cost), tier)
+    assert not forbid[row(sc.ids, "1"), 1]  # ball 1 was running into that pocket
+    assert forbid[row(sc.ids, "cue"), 1]  # the cue, resting across the table, is not in there
+    assert not forbid[:, 0].any()  # a detection on the cloth is no pocket's
