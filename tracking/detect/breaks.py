@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tracking.detect import contacts, cushions, lines, resolve, segments, shots
-from tracking.detect.candidate import Candidate
+from tracking.detect.candidate import Candidate, confidence
 from tracking.detect.geometry import (
     as_pt,
 )
@@ -98,7 +98,6 @@ def explain_kink(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> No
     old = segments.fit(ex, b, br.old.idx)
     new = segments.fit(ex, b, br.new.idx, head=True)
     t_k = intersect_paths(old, new, br.t_lo - 0.5 * dt, br.t_hi) if new.n >= 2 else br.t_lo + 0.5 * dt
-    gap_conf = 1.0 if br.t_hi - br.t_lo <= 1.5 * dt else 0.7
     p_k = old.at(t_k)
     lo, hi = br.t_lo - dt, br.t_hi + 0.5 * dt
     into, t_last = segments.trimmed_before_kink(ex, b, br.old.idx) or (old, br.t_lo)  # for timing a cushion touch
@@ -120,9 +119,9 @@ def explain_kink(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> No
     if not b.on_table and new.n < 3 and not jaw_first:
         return  # the ball dropping into a pocket, unless it turned where it met a jaw on the way in
     score, kind, name, tc, pc, residual = cands[0]
-    conf = (0.95 if score < 0.5 else 0.75 if score < 1.0 else 0.55) * gap_conf
-    if len(cands) > 1 and cands[1].score - score < 0.1 and cands[1].kind != kind:
-        conf *= 0.7  # two explanations fit equally well
+    # two explanations of different kinds that fit about equally well make it less sure
+    ambiguous = len(cands) > 1 and cands[1].score - score < 0.1 and cands[1].kind != kind
+    conf = confidence("kink", score, seen_through=br.t_hi - br.t_lo <= 1.5 * dt, ambiguous=ambiguous)
     if kind == "cushion":
         resolve.give(ex, Candidate("cushion", (b.id,), name, tc, as_pt(pc), residual, "kink", conf), out)
         jawed = jaw_pocket(name)

@@ -13,9 +13,12 @@ from typing import Literal
 #   "jaw_exit" (a second jaw touch a fraction of a frame after the first), "cushion_after_jaw" (a jaw, then the
 #   cushion beside it), "jaw_touch" (a potted ball's path within a radius of a jaw), "rattle" (between the
 #   jaw faces on the way down);
-#   contact readings: "hit" (a ball set off, or a kink, one diameter from another ball), "kiss" (centres a
-#   diameter apart with no visible bend), "chain" (a push through a frozen cluster), "nudge" (a ball the
-#   tracker kept resting that ended the shot moved).
+#   contact readings: "hit" (a ball set off, or a kink, one diameter from another ball's path), "frozen_hit" (set
+#   off by a frozen neighbour just hit), "stroke_hit" (by the struck ball before either was seen moving),
+#   "slow_hit" (a ball came to its place just before a slow start), "lost_hit" (by a ball lost from sight),
+#   "unseen_hit" (by a ball that left its place unseen), "kiss" (centres a diameter apart with no visible
+#   bend), "chain" (a push through a frozen cluster), "nudge" (a ball the tracker kept resting that ended the
+#   shot moved).
 Evidence = Literal[
     "kink",
     "graze",
@@ -27,6 +30,11 @@ Evidence = Literal[
     "jaw_touch",
     "rattle",
     "hit",
+    "frozen_hit",
+    "stroke_hit",
+    "slow_hit",
+    "lost_hit",
+    "unseen_hit",
     "kiss",
     "chain",
     "nudge",
@@ -57,3 +65,41 @@ class Candidate:
     @property
     def seen_at(self) -> float:
         return self.t if self.t_seen is None else self.t_seen
+
+
+# How sure each reading is of the touch it reports, by how much of the touch it saw: both paths bent at the
+# touch and a fit within half a tolerance (0.95); a touch read off one path or a V of the distance (0.6); a
+# touch inferred with the hitter never seen near it (0.45). A kink and a hit scale with their fit (below).
+READING_CONFIDENCE: dict[Evidence, float] = {
+    "bounce_before": 0.75,
+    "jaw_exit": 0.6,
+    "cushion_after_jaw": 0.6,
+    "jaw_graze": 0.6,
+    "graze": 0.6,
+    "jaw_touch": 0.6,
+    "rest_touch": 0.55,
+    "rattle": 0.5,
+    "frozen_hit": 0.8,
+    "stroke_hit": 0.75,
+    "slow_hit": 0.55,
+    "lost_hit": 0.45,
+    "unseen_hit": 0.45,
+    "kiss": 0.6,
+    "chain": 0.6,
+    "nudge": 0.55,
+}
+
+
+def confidence(evidence: Evidence, misfit: float = 0.0, seen_through: bool = True, ambiguous: bool = False) -> float:
+    """The confidence of a reading (``READING_CONFIDENCE``). A kink's grows as its fit comes nearer an exact
+    touch (``misfit``: its score, in tolerances), less where the ball went unseen over the bend (not
+    ``seen_through``) or another kind of touch explains it about as well (``ambiguous``); a hit's as the two
+    balls' estimates of the instant agree (``misfit``: frames apart)."""
+    if evidence == "kink":
+        conf = (0.95 if misfit < 0.5 else 0.75 if misfit < 1.0 else 0.55) * (1.0 if seen_through else 0.7)
+        if ambiguous:
+            conf *= 0.7
+        return conf
+    if evidence == "hit":
+        return 0.95 if misfit < 1.5 else 0.7
+    return READING_CONFIDENCE[evidence]

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tracking.detect import breaks, resolve, segments, shots
-from tracking.detect.candidate import Candidate, Evidence
+from tracking.detect.candidate import Candidate, Evidence, confidence
 from tracking.detect.geometry import (
     as_pt,
     gap_between,
@@ -53,7 +53,7 @@ def find_hitter(
                 if score > 3.0 and not (crept is not None and slow):
                     continue  # (a slow ball creeping into another: frames off, but millimetres)
                 score = min(score, 3.0)
-            conf = 0.95 if score < 1.5 else 0.7
+            conf = confidence("hit", score)
             if best is None or score < best[0]:
                 # two estimates of one instant, each from one ball's path: its arrival and the other's
                 # departure (on the rendered suite's detections the first came a third of a frame late on
@@ -67,7 +67,7 @@ def find_hitter(
                 te = o.last_event_t if recent and o.last_event_t is not None else t_s
                 score = 2.0 + (d - D) / ex.s.contacts.frozen_tol_mm
                 if best is None or score < best[0]:
-                    best = (score, o.id, max(te, br.t_lo - dt), 0.8)
+                    best = (score, o.id, max(te, br.t_lo - dt), confidence("frozen_hit"))
     return best
 
 
@@ -208,7 +208,8 @@ def hit_by_unseen(ex: EventExtractor, s_ball: Ball, b: Ball, t_s: float, out: li
     q = ex.balls[target].rest_pos
     assert q is not None
     u = (sp - q) / max(float(np.linalg.norm(sp - q)), 1e-9)
-    give_contact(ex, s_ball.id, target, t_s, q + u * ex.table.ball_radius_mm, 0.45, out)
+    pos = q + u * ex.table.ball_radius_mm
+    give_contact(ex, s_ball.id, target, t_s, pos, confidence("unseen_hit"), out, evidence="unseen_hit")
     centre = q + u * ex.table.ball_diameter_mm
     breaks.close_move_seg(ex, s_ball, Seg(-1, "move", t_gone, sp.copy()), (t_s, centre), out)
     s_ball.waypoint = (t_s, centre)
@@ -325,7 +326,8 @@ def kiss_pair(
     t_c, fa, fc = kiss_time(a, c, ja, jc, dd, k, near, D)
     first, second = (a, c) if np.linalg.norm(fa.vel(t_c)) >= np.linalg.norm(fc.vel(t_c)) else (c, a)
     pos = (fa.at(t_c) + fc.at(t_c)) / 2
-    give_contact(ex, first.id, second.id, t_c, pos, 0.6, out, chain=False, evidence="kiss", t_seen=t_k)
+    conf = confidence("kiss")
+    give_contact(ex, first.id, second.id, t_c, pos, conf, out, chain=False, evidence="kiss", t_seen=t_k)
 
 
 def kiss_time(
@@ -465,14 +467,14 @@ def propagate(ex: EventExtractor, hitter: str, hit: str, t: float, out: list[Eve
             pc = ex.balls[c].rest_pos
             if pa is None or pc is None or float(np.linalg.norm(pa - pc)) > D + ex.s.contacts.frozen_tol_mm:
                 continue
-            give_contact(ex, a, c, t, (pa + pc) / 2, 0.6, out, chain=False, evidence="chain")
+            give_contact(ex, a, c, t, (pa + pc) / 2, confidence("chain"), out, chain=False, evidence="chain")
 
 
 def nudges(ex: EventExtractor, out: list[Event]) -> None:
     """Balls the tracker kept resting that end the shot ``nudge_min_mm`` or more from where it found them
     (the means of their detections over ``shot_end_hold_s``: before the stroke, or once they had settled if
     they stopped in this shot, and at its end), pushed by a moving ball whose path came to touching
-    distance of that place from the far side: contacts at confidence 0.55 (inferred, never seen), read as
+    distance of that place from the far side: contacts at a nudge's confidence (inferred, never seen), read as
     the shot ends, before its ``shot_end``."""
     if ex.stroke is None:
         return
@@ -498,7 +500,7 @@ def nudges(ex: EventExtractor, out: list[Event]) -> None:
         pusher = reached_by(ex, b, p0, move, since, math.inf, met)
         if pusher is not None:
             mid, t_c, q = pusher
-            give_contact(ex, mid, b.id, t_c, (q + p0) / 2, 0.55, out, chain=False, evidence="nudge")
+            give_contact(ex, mid, b.id, t_c, (q + p0) / 2, confidence("nudge"), out, chain=False, evidence="nudge")
 
 
 def lost_hitter(ex: EventExtractor, b: Ball, q: np.ndarray, t_s: float) -> str | None:

@@ -14,7 +14,7 @@ import numpy as np
 
 from calibration.table import Cushion, Jaw, Pocket
 from tracking.detect import resolve, segments
-from tracking.detect.candidate import Candidate
+from tracking.detect.candidate import Candidate, confidence
 from tracking.detect.geometry import (
     as_pt,
     both_ways,
@@ -156,7 +156,11 @@ def bounce_before(
         root = min(max(0.5 * (root + ahead), t_hit), t_first)
         p = new.at(root)
         resolve.give(
-            ex, Candidate("cushion", (b.id,), cu.name, root, as_pt(p - n * R), 0.0, "bounce_before", 0.75), out
+            ex,
+            Candidate(
+                "cushion", (b.id,), cu.name, root, as_pt(p - n * R), 0.0, "bounce_before", confidence("bounce_before")
+            ),
+            out,
         )
         return True
     return False
@@ -188,7 +192,9 @@ def jaw_exit(ex: EventExtractor, b: Ball, pk: Pocket, br: Break, tc: float, hi: 
         t2 = max((t for t in exits if t is not None), default=None)
         if t2 is None or t2 - tc < ex.s.cushions.jaw_exit_frames * dt:
             continue
-        cand = Candidate("cushion", (b.id,), jaw_cushion(pk.name), t2, as_pt(path.at(t2)), 0.0, "jaw_exit", 0.6)
+        cand = Candidate(
+            "cushion", (b.id,), jaw_cushion(pk.name), t2, as_pt(path.at(t2)), 0.0, "jaw_exit", confidence("jaw_exit")
+        )
         resolve.give(ex, cand, out)
         return
 
@@ -210,7 +216,11 @@ def cushion_after_jaw(ex: EventExtractor, b: Ball, pk: Pocket, br: Break, tc: fl
             if t2 is None or past_flat(ex, cu, cu.along(path.at_xy(t2))):
                 continue
             pos = as_pt(path.at(t2) - n * R)
-            resolve.give(ex, Candidate("cushion", (b.id,), name, t2, pos, 0.0, "cushion_after_jaw", 0.6), out)
+            resolve.give(
+                ex,
+                Candidate("cushion", (b.id,), name, t2, pos, 0.0, "cushion_after_jaw", confidence("cushion_after_jaw")),
+                out,
+            )
             return True
     return False
 
@@ -290,7 +300,9 @@ def jaw_grazes(ex: EventExtractor, b: Ball, ts: list[float], arr: np.ndarray, ou
                 if any(cu.offset(q) - R < off[k] and not past_flat(ex, cu, cu.along(q)) for cu in beside):
                     continue  # beside a cushion's flat nose and nearer it: that cushion's graze, if any
                 tc = hinge.t if hinge is not None else ts[k]
-                cand = Candidate("cushion", (b.id,), jaw_cushion(pk.name), tc, q, float(off[k]), "jaw_graze", 0.6)
+                cand = Candidate(
+                    "cushion", (b.id,), jaw_cushion(pk.name), tc, q, float(off[k]), "jaw_graze", confidence("jaw_graze")
+                )
                 resolve.give(ex, cand, out)
 
 
@@ -321,7 +333,9 @@ def graze(
     else:
         name, p = cu.name, c - n * cu.offset(as_pt(c))  # the point of the nose line it touched
     off = float(cu.offset(as_pt(arr[k]))) - ex.table.ball_radius_mm
-    resolve.give(ex, Candidate("cushion", (b.id,), name, tc, as_pt(p), off, "graze", 0.6, t_seen=ts[k]), out)
+    resolve.give(
+        ex, Candidate("cushion", (b.id,), name, tc, as_pt(p), off, "graze", confidence("graze"), t_seen=ts[k]), out
+    )
 
 
 def beyond_flat(ex: EventExtractor, cu: Cushion, al: float) -> float:
@@ -418,7 +432,17 @@ def rest_touch(ex: EventExtractor, b: Ball, ts: list[float], ps: list[np.ndarray
         if hugs(ex, b, cu, tc):
             continue
         touch = f.at(tc) - np.array(cu.inward) * R
-        cand = Candidate("cushion", (b.id,), cu.name, tc, as_pt(touch), float(off[k]), "rest_touch", 0.55, t_seen=ts[k])
+        cand = Candidate(
+            "cushion",
+            (b.id,),
+            cu.name,
+            tc,
+            as_pt(touch),
+            float(off[k]),
+            "rest_touch",
+            confidence("rest_touch"),
+            t_seen=ts[k],
+        )
         if resolve.give(ex, cand, out):
             return
 
@@ -438,7 +462,11 @@ def jaw_touch(ex: EventExtractor, b: Ball, pk: Pocket, f: PathFit, lo: float, hi
         # touching where the path reaches one radius; a path that only grazes it touches at its closest
         root = solve_root(gap_to_jaw(f, jaw, R), lo, t_min) if d_min < R else None
         tc = root if root is not None else t_min
-        if resolve.give(ex, Candidate("cushion", (b.id,), name, tc, as_pt(f.at(tc)), d_min - R, "jaw_touch", 0.6), out):
+        if resolve.give(
+            ex,
+            Candidate("cushion", (b.id,), name, tc, as_pt(f.at(tc)), d_min - R, "jaw_touch", confidence("jaw_touch")),
+            out,
+        ):
             return
 
 
@@ -460,4 +488,8 @@ def rattle(ex: EventExtractor, b: Ball, pk: Pocket, t_drop: float, out: list[Eve
     play = (pk.mouth_width_mm - 2 * R) / 2
     for tc, side in rattle_touches(ts, lateral, play, ts[0] - dt, t_drop, ex.s.cushions.rattle):
         centre = pk.point(float(np.interp(tc, ts, depth)), side * play)
-        resolve.give(ex, Candidate("cushion", (b.id,), jaw_cushion(pk.name), tc, centre, 0.0, "rattle", 0.5), out)
+        resolve.give(
+            ex,
+            Candidate("cushion", (b.id,), jaw_cushion(pk.name), tc, centre, 0.0, "rattle", confidence("rattle")),
+            out,
+        )

@@ -32,6 +32,11 @@ SAME_TOUCH_FRAMES: dict[Evidence, float] = {
     "jaw_graze": 4.0,
     "rest_touch": 6.0,
     "hit": 2.5,
+    "frozen_hit": 2.5,
+    "stroke_hit": 2.5,
+    "slow_hit": 2.5,
+    "lost_hit": 2.5,
+    "unseen_hit": 2.5,
     "nudge": 2.5,
     "kiss": 3.5,
 }

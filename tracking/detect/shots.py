@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tracking.detect import breaks, contacts, resolve, segments
+from tracking.detect.candidate import confidence
 from tracking.detect.geometry import (
     as_pt,
 )
@@ -185,7 +186,7 @@ def set_off_unhit(
     hit = contacts.hit_at_stroke(ex, b, br, a, new, t_s)
     if hit is not None:
         striker, t_c, pos, t_stroke = hit
-        contacts.give_contact(ex, striker, b.id, t_c, pos, 0.75, out)
+        contacts.give_contact(ex, striker, b.id, t_c, pos, confidence("stroke_hit"), out, evidence="stroke_hit")
         if t_stroke is not None:
             retime_shot_start(ex, striker, t_stroke, out)
         return
@@ -194,7 +195,8 @@ def set_off_unhit(
     reached = contacts.reached_by(ex, b, a, new.vel(br.t_hi), t_s - ex.s.shots.nudge_back_s, br.t_hi + dt)
     if reached is not None:
         striker, t_c, q = reached
-        contacts.give_contact(ex, striker, b.id, t_c, (q + a) / 2, 0.55, out)
+        mid = (q + a) / 2
+        contacts.give_contact(ex, striker, b.id, t_c, mid, confidence("slow_hit"), out, evidence="slow_hit")
         return
     if speed > ex.s.shots.touch_max_speed_mm_s:
         # faster than a hand sends a ball: a ball lost from sight hit it (at 30 fps a 4 m/s ball may
@@ -202,7 +204,8 @@ def set_off_unhit(
         u = new.vel(t_s) / speed
         lost = contacts.lost_hitter(ex, b, a - u * ex.table.ball_diameter_mm, t_s)
         if lost is not None:
-            contacts.give_contact(ex, lost, b.id, t_s, a - u * (ex.table.ball_diameter_mm / 2), 0.45, out)
+            pos = a - u * (ex.table.ball_diameter_mm / 2)
+            contacts.give_contact(ex, lost, b.id, t_s, pos, confidence("lost_hit"), out, evidence="lost_hit")
         return
     out.append(resolve.record_event(ex, "disturbed", t_s, ball=b.id, pos=as_pt(a), confidence=0.45))
 
