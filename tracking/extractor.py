@@ -29,13 +29,13 @@ from dataclasses import replace
 
 import numpy as np
 
+from calibration.contract import Event
 from calibration.table import TableModel
 from tracking.detect import breaks, contacts, pots, segments, shots
 from tracking.detect.resolve import in_shots
 from tracking.detect.segments import Ball, Seg, Settling
 from tracking.detect.settings import ExtractorSettings
 from tracking.detect.shots import PendingStart
-from tracking.events import Event
 from tracking.tracker import Loss, TrackerFrame
 from tracking.trajectory import fit_path
 

@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from calibration.contract import Event, jaw_pocket
 from tracking.detect import contacts, cushions, lines, resolve, segments, shots
 from tracking.detect.candidate import Candidate, confidence
 from tracking.detect.geometry import (
     as_pt,
 )
 from tracking.detect.segments import Ball, Break, Kink, Seg, seg_before
-from tracking.events import Event, jaw_pocket
 from tracking.trajectory import intersect_paths
 
 if TYPE_CHECKING:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from calibration.contract import Event
 from tracking.detect import breaks, resolve, segments, shots
 from tracking.detect.candidate import Candidate, Evidence, confidence
 from tracking.detect.geometry import (
@@ -17,7 +18,6 @@ from tracking.detect.geometry import (
     gap_to_point,
 )
 from tracking.detect.segments import Ball, Break, Kink, KinkReading, Seg, seg_before
-from tracking.events import Event
 from tracking.trajectory import PathFit, closest_time, fit_path, solve_root
 
 if TYPE_CHECKING:

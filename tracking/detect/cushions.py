@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from calibration.contract import Event, jaw_cushion
 from calibration.table import Cushion, Jaw, Pocket
 from tracking.detect import resolve, segments
 from tracking.detect.candidate import Candidate, confidence
@@ -24,7 +25,6 @@ from tracking.detect.geometry import (
     valleys,
 )
 from tracking.detect.segments import Ball, Break, Kink, KinkReading
-from tracking.events import Event, jaw_cushion
 from tracking.rattle import rattle_touches
 from tracking.trajectory import Hinge, PathFit, closest_time, fit_hinge, fit_path, solve_root
 

@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from calibration.contract import Event
 from tracking.detect import resolve
 from tracking.detect.geometry import (
     gap_to_line,
 )
 from tracking.detect.segments import Ball
-from tracking.events import Event
 from tracking.trajectory import fit_path, solve_root
 
 if TYPE_CHECKING:

@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from calibration.contract import Event
 from tracking.detect import breaks, cushions, resolve, segments
 from tracking.detect.geometry import (
     as_pt,
 )
-from tracking.events import Event
 from tracking.tracker import Loss
 from tracking.trajectory import solve_root
 

@@ -1,5 +1,5 @@
 """The resolver: candidates (``tracking.detect.candidate``) that read a touch already given out are merged
-into it, by one rule (``same_touch``); the others become ``tracking.events.Event`` records. Every event goes
+into it, by one rule (``same_touch``); the others become ``calibration.contract.Event`` records. Every event goes
 through ``record_event``."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from __future__ import annotations
 import bisect
 from typing import TYPE_CHECKING
 
+from calibration.contract import Event
 from tracking.detect import contacts
 from tracking.detect.candidate import Candidate, Evidence
-from tracking.events import Event
 
 if TYPE_CHECKING:
     from tracking.extractor import EventExtractor

@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from calibration.contract import Event
 from tracking.detect import breaks, contacts, resolve, segments
 from tracking.detect.candidate import confidence
 from tracking.detect.geometry import (
     as_pt,
 )
 from tracking.detect.segments import Ball, Break
-from tracking.events import Event
 from tracking.tracker import Reappearance, TrackerFrame
 from tracking.trajectory import PathFit, closest_time, fit_hinge, fit_path
 
