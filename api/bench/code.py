@@ -30,7 +30,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent.parent
-CORE = ("tracking/extractor.py", "tracking/tracker.py")
+# the tracking core: the event extractor and the tracker, with the modules each was split into
+CORE = (
+    "tracking/extractor.py",
+    "tracking/tracker.py",
+    "tracking/tracker_settings.py",
+    "tracking/association.py",
+    "tracking/gates.py",
+    "tracking/states.py",
+    "tracking/paths.py",
+)
 CORE_PACKAGES = ("tracking/detect",)  # every module of these counts too, where the revision has them
 NAMED_SETTINGS = ("ExtractorSettings", "TrackerSettings", "FilterSettings")
 STRUCTURAL = (0, 1, 2, 0.5)
@@ -193,9 +202,11 @@ def python_files(folder: str, rev: str | None) -> list[str]:
 
 
 def core_files(rev: str | None) -> list[str]:
-    """CORE and the modules of CORE_PACKAGES (those with any code: an empty ``__init__.py`` adds nothing)."""
+    """CORE (those the revision has) and the modules of CORE_PACKAGES (those with any code: an empty
+    ``__init__.py`` adds nothing)."""
+    present = set(python_files("tracking", rev))  # a revision before a split lacks the modules split out
     extra = [f for pkg in CORE_PACKAGES for f in python_files(pkg, rev)]
-    return [*CORE, *(f for f in extra if read_source(f, rev).text.strip())]
+    return [*(f for f in CORE if f in present), *(f for f in extra if read_source(f, rev).text.strip())]
 
 
 def _commit(rev: str) -> str:
