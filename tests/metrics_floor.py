@@ -132,7 +132,7 @@ def replay_in_process(overrides: tuple[str, ...] = (), data: Path = DATA) -> Met
 def table_text(m: Metrics) -> str:
     lines = [
         "# Tracking metrics floor: event F1 of the recorded tracker input of tests/data/metrics, replayed.",
-        "# tests/test_tracking_metrics_floor.py fails when an F1 falls below its figure here minus "
+        "# tests/tracking/test_tracking_metrics_floor.py fails when an F1 falls below its figure here minus "
         f"{TOLERANCE:g}, or when",
         "# fewer scenes get the referee's calls as on the truth. Regenerate, and commit with the change that",
         "# moves it and its evidence (the suites' tables before and after): python -m tests.metrics_floor --write",

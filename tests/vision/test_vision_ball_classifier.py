@@ -1,0 +1,142 @@
+"""The learned ball / not-a-ball judge (vision.ball_classifier) and the classical detector using it.
+
+Crops under tests/data/classifier/ were cut from real tuning frames (models/ball_classifier/test_crops.py):
+the classical detector's proposals off every labelled ball (gloves, hands, a shirt, pocket holes, cushion
+marks) and labelled balls, half of them the darkest on their cloth (dark balls on blue cloth).
+"""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from tests.paths import DATA
+from vision.ball_classifier import CROP_PX, DEFAULT_MODEL, BallClassifier, combine, cut_crops, load_ball_classifier
+
+pytest.importorskip("onnxruntime")
+
+DATA = DATA / "classifier" / "crops.npz"
+THRESHOLD = json.loads((DEFAULT_MODEL.parent / "threshold.json").read_text(encoding="utf-8"))["threshold"]
+
+
+@pytest.fixture(scope="module")
+def model() -> BallClassifier:
+    return BallClassifier(DEFAULT_MODEL)
+
+
+@pytest.fixture(scope="module")
+def crops() -> dict[str, np.ndarray]:
+    return dict(np.load(DATA))
+
+
+def test_the_model_is_small_and_judges_a_batch_of_any_size(model):
+    assert DEFAULT_MODEL.stat().st_size < 1_000_000
+    for n in (1, 16, 40):
+        p = model.predict_crops(np.zeros((n, CROP_PX, CROP_PX, 3), np.uint8))
+        assert p.shape == (n,) and np.all((p >= 0) & (p <= 1))
+    assert model.predict_crops(np.zeros((0, CROP_PX, CROP_PX, 3), np.uint8)).shape == (0,)
+
+
+def test_real_balls_and_real_hands_gloves_and_pocket_holes_are_told_apart(model, crops):
+    p = model.predict_crops(crops["crops"])
+    ball = crops["ball"]
+    assert ball.sum() >= 20 and (~ball).sum() >= 20
+    kept_balls = np.mean(p[ball] >= THRESHOLD)
+    kept_dark = np.mean(p[crops["dark"]] >= THRESHOLD)
+    dropped = np.mean(p[~ball] < THRESHOLD)
+    assert kept_balls >= 0.9, (kept_balls, np.round(p[ball], 2))
+    assert kept_dark >= 0.9, np.round(p[crops["dark"]], 2)
+    assert dropped >= 0.8, (dropped, np.round(p[~ball], 2))
+    assert np.median(p[ball]) > np.median(p[~ball]) + 0.5
+
+
+def test_crops_are_centred_on_the_proposal_and_span_two_and_a_half_diameters():
+    img = np.full((200, 300, 3), 90, np.uint8)
+    cv2.circle(img, (140, 80), 10, (255, 255, 255), -1)
+    c = cut_crops(img, np.array([[140.0, 80.0]]), np.array([10.0]))[0]
+    white = np.argwhere(c[:, :, 0] > 170)
+    # The disc is 2 radii of the 5-radius square: 12.8 of 32 px, centred at 15.5.
+    assert np.allclose(white.mean(axis=0), 15.5, atol=0.6)
+    assert 11 <= np.ptp(white[:, 1]) + 1 <= 15
+    # A proposal by the frame's edge gets the edge repeated, not an error.
+    assert cut_crops(img, np.array([[2.0, 198.0]]), np.array([10.0])).shape == (1, CROP_PX, CROP_PX, 3)
+
+
+def test_combined_confidence_lifts_a_dark_ball_and_sinks_a_glove():
+    detector_conf = np.array([0.42, 0.75])  # a dark ball on blue cloth, a glove
+    p = np.array([0.97, 0.1])
+    c = combine(detector_conf, p)
+    assert c[0] >= 0.6 and c[1] < 0.55
+
+
+def test_a_missing_model_falls_back_with_a_warning(tmp_path, capsys):
+    assert load_ball_classifier(tmp_path / "none.onnx") is None
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "ball classifier not used" in err
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"not a model")
+    assert load_ball_classifier(bad) is None
+    assert "ball classifier not used" in capsys.readouterr().err
+
+
+def _paste(img: np.ndarray, crop: np.ndarray, centre: np.ndarray, r: float) -> None:
+    """Lay what a real crop shows off its own cloth (a glove, a shirt, a pocket's hole) on a rendered table, at
+    the scale the crop was cut (``SPAN_DIAMETERS`` of a ball of image radius ``r``)."""
+    side = round(5 * r)
+    big = cv2.resize(crop, (side, side), interpolation=cv2.INTER_LINEAR).astype(float)
+    border = np.concatenate([crop[0], crop[-1], crop[:, 0], crop[:, -1]]).astype(float)
+    mask = (np.linalg.norm(big - np.median(border, axis=0), axis=2) > 45).astype(np.float32)
+    mask = cv2.GaussianBlur(mask, (3, 3), 0)[..., None]
+    x0, y0 = int(centre[0] - side / 2), int(centre[1] - side / 2)
+    roi = img[y0 : y0 + side, x0 : x0 + side].astype(float)
+    img[y0 : y0 + side, x0 : x0 + side] = (roi * (1 - mask) + big * mask).astype(np.uint8)
+
+
+@pytest.mark.parametrize(
+    ("frame", "what"),
+    [("padova--game1_clip1@0", "a glove"), ("pool-overhead--2019_PoolChamp_Clip2@6", "a shirt badge"),
+     ("pool-overhead--2019_PoolChamp_Clip1@2", "a pocket's hole")],
+)  # fmt: skip
+def test_the_detector_with_the_classifier_drops_a_non_ball_beside_balls(crops, frame, what):
+    pytest.importorskip("models.synth.balls")
+    from tests.detect_support import render
+    from vision.classical import ClassicalDetector
+
+    rendered = render([(800.0, 600.0), (1500.0, 900.0), (2200.0, 500.0)], size=(1280, 720))
+    plain = ClassicalDetector(rendered.calibration, ball_classifier=False).detect(rendered.image)
+    assert len(plain.px) == 3
+    r = float(np.median(plain.radius_px))
+    (k,) = np.flatnonzero((crops["frame"] == frame) & ~crops["ball"])
+    img = rendered.image.copy()
+    centre = rendered.px[0] + np.array([4 * r, 0.0])
+    _paste(img, crops["crops"][k], centre, r)
+
+    def near(dets):
+        return np.linalg.norm(dets.px - centre, axis=1) < 2 * r
+
+    without = ClassicalDetector(rendered.calibration, ball_classifier=False).detect(img)
+    assert near(without).any(), f"{what} pasted beside the balls is not even proposed"
+    judged = ClassicalDetector(rendered.calibration, ball_classifier=True, ball_min_p=THRESHOLD).detect(img)
+    assert not near(judged).any(), f"{what} kept: p(ball) too high"
+    on_balls = np.linalg.norm(judged.px[:, None] - rendered.px[None], axis=2).min(axis=0) < r / 2
+    assert on_balls.all(), "a rendered ball was dropped"
+
+
+def test_a_ball_frozen_among_two_others_is_packed_and_a_lone_pair_is_not():
+    from vision.ball_classifier import packed
+
+    d = 57.15
+    row = np.array([[0.0, 0.0], [d, 0.0], [2 * d, 0.0], [500.0, 500.0], [500.0 + d + 1.0, 500.0]])
+    assert packed(row, d).tolist() == [False, True, False, False, False]
+    tri = np.array([[0.0, 0.0], [d, 0.0], [d / 2, d * np.sqrt(3) / 2]])
+    assert packed(tri, d).all()
+    assert not packed(tri * 1.2, d).any()
+
+
+def test_the_detector_uses_the_threshold_chosen_on_the_tuning_footage():
+    from vision.classical import ClassicalSettings
+
+    assert ClassicalSettings().ball_min_p == pytest.approx(THRESHOLD)
