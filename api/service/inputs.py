@@ -2,7 +2,7 @@
 exists (or is the next one), and ball ids that name balls of this table.
 
 The record's own shape (its fields, pocket and cushion names, the id format of a rename) is checked by
-``tracking.events.Event``; this module adds what only the match knows. A refusal is ``InputRefused`` with
+``calibration.contract.Event``; this module adds what only the match knows. A refusal is ``InputRefused`` with
 an HTTP status (422: the record itself is wrong; 409: it does not fit the match as it stands) and one line.
 """
 

@@ -12,11 +12,9 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+from calibration.contract import GAMES
 from calibration.table import TableModel
-
-# Games where 2.1.20's "all object balls in the house" warning applies (001 section 2 families).
-_HOUSE_WARNING_GAMES = ("russian71", "russian71-fast", "moscow", "moscow-fast", "moscow-fast-called")
-_HOUSE_WARNING_PREFIXES = ("eight",)
+from rules.registry import game_class
 
 
 def position_warnings(
@@ -56,7 +54,8 @@ def position_warnings(
                 "text": f"ball {ball} stands on the cushion outside the {near} pocket: it counts only when struck",
             })  # fmt: skip
     objects = [b for b in pts if b != cue]
-    house_game = game in _HOUSE_WARNING_GAMES or game.startswith(_HOUSE_WARNING_PREFIXES)
+    # 2.1.20's "all object balls in the house" applies where the game has the temporary house rule
+    house_game = game in GAMES and game_class(game).temporary_house_rule
     if house_game and objects and all(table.in_house(pts[b]) for b in objects):
         out.append({
             "code": "all_in_house", "balls": sorted(objects), "rule": "001 2.1.20",
