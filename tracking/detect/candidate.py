@@ -18,7 +18,16 @@ from typing import Literal
 #   "slow_hit" (a ball came to its place just before a slow start), "lost_hit" (by a ball lost from sight),
 #   "unseen_hit" (by a ball that left its place unseen), "kiss" (centres a diameter apart with no visible
 #   bend), "chain" (a push through a frozen cluster), "nudge" (a ball the tracker kept resting that ended the
-#   shot moved).
+#   shot moved);
+#   line readings: "crossing" (a finished path clear of the line on both sides by a quarter radius or more),
+#   "crossing_near" (a path starting or ending nearer the line than that);
+#   the ball leaving the table: "drop" (gone in a pocket mouth), "off_table" (gone elsewhere); their confidence is
+#   the tracker's;
+#   shot readings: "struck" (a resting ball set off faster than a hand sends one), "struck_unseen" (a ball first
+#   seen already moving, or back far from its place, with no shot in play), "all_rest" (every ball has rested);
+#   a ball moved by hand: "hand_push" (set off between shots and stopped too soon for a struck ball),
+#   "slow_set_off" (set off between shots slower than a strike), "unhit" (set off in a shot with nothing seen to
+#   set it off), "moved_hidden" (a hidden resting ball came back elsewhere).
 Evidence = Literal[
     "kink",
     "graze",
@@ -38,29 +47,48 @@ Evidence = Literal[
     "kiss",
     "chain",
     "nudge",
+    "crossing",
+    "crossing_near",
+    "drop",
+    "off_table",
+    "struck",
+    "struck_unseen",
+    "all_rest",
+    "hand_push",
+    "slow_set_off",
+    "unhit",
+    "moved_hidden",
 ]
+
+# The event each candidate becomes (CONTRACT.md section 3).
+Kind = Literal["cushion", "contact", "line_cross", "pot", "off_table", "disturbed", "shot_start", "shot_end"]
 
 
 @dataclass(frozen=True)
 class Candidate:
-    """One reading of a touch.
+    """One reading of an event: a touch, a line crossing, a ball leaving the table, a shot's start or end.
 
-    ``kind``: "cushion" (a cushion or a jaw: ``obstacle`` names it) or "contact" (``balls``: the hitter, then the
-    ball hit). ``t``, ``pos``: when and where (mm, table frame) the reading puts the touch. ``residual_mm``: how
-    far from exactly touching the reading's fit had the ball(s) (0 where the touch time is solved as a root).
+    ``kind``: the event it becomes. "cushion": ``obstacle`` names the cushion or jaw; "contact": ``balls`` the
+    hitter, then the ball hit; "line_cross": ``obstacle`` the line, ``direction`` the way over it ("+x");
+    "pot": ``obstacle`` the pocket; "shot_start" and "shot_end": ``positions`` the balls' places. ``t``,
+    ``pos``: when and where (mm, table frame) the reading puts it (``pos`` None where the event carries no
+    position). ``residual_mm``: how far from exactly touching the reading's fit had the ball(s) (0 where the
+    touch time is solved as a root; a line crossing's: how near the path's ends came to the line).
     ``t_seen``: the sample time the reading rests on, where it differs from ``t`` (a graze's lowest sample, a
     kiss's closest frame): the resolver compares readings there. ``confidence``: the detector's (see
     docs/events.md)."""
 
-    kind: Literal["cushion", "contact"]
+    kind: Kind
     balls: tuple[str, ...]
     obstacle: str | None
     t: float
-    pos: tuple[float, float]
+    pos: tuple[float, float] | None
     residual_mm: float
     evidence: Evidence
     confidence: float
     t_seen: float | None = None
+    direction: str | None = None
+    positions: dict[str, tuple[float, float]] | None = None
 
     @property
     def seen_at(self) -> float:
@@ -87,14 +115,25 @@ READING_CONFIDENCE: dict[Evidence, float] = {
     "kiss": 0.6,
     "chain": 0.6,
     "nudge": 0.55,
+    "crossing": 0.95,
+    "crossing_near": 0.6,
+    "all_rest": 0.95,
+    "struck_unseen": 0.45,
+    "hand_push": 0.6,
+    "slow_set_off": 0.7,
+    "unhit": 0.45,
+    "moved_hidden": 0.8,
 }
 
 
-def confidence(evidence: Evidence, misfit: float = 0.0, seen_through: bool = True, ambiguous: bool = False) -> float:
+def confidence(
+    evidence: Evidence, misfit: float = 0.0, seen_through: bool = True, ambiguous: bool = False, samples: int = 3
+) -> float:
     """The confidence of a reading (``READING_CONFIDENCE``). A kink's grows as its fit comes nearer an exact
     touch (``misfit``: its score, in tolerances), less where the ball went unseen over the bend (not
     ``seen_through``) or another kind of touch explains it about as well (``ambiguous``); a hit's as the two
-    balls' estimates of the instant agree (``misfit``: frames apart)."""
+    balls' estimates of the instant agree (``misfit``: frames apart); a strike's with the samples its first
+    path was fitted to (``samples``: three or more give its speed and direction)."""
     if evidence == "kink":
         conf = (0.95 if misfit < 0.5 else 0.75 if misfit < 1.0 else 0.55) * (1.0 if seen_through else 0.7)
         if ambiguous:
@@ -102,4 +141,6 @@ def confidence(evidence: Evidence, misfit: float = 0.0, seen_through: bool = Tru
         return conf
     if evidence == "hit":
         return 0.95 if misfit < 1.5 else 0.7
+    if evidence == "struck":
+        return 0.95 if samples >= 3 else 0.6
     return READING_CONFIDENCE[evidence]

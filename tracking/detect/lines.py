@@ -10,6 +10,7 @@ import numpy as np
 
 from calibration.contract import Event
 from tracking.detect import resolve
+from tracking.detect.candidate import Candidate, Evidence, confidence
 from tracking.detect.geometry import (
     gap_to_line,
 )
@@ -61,8 +62,10 @@ def line_cross(
         root = ts[k - 1] + (ts[k] - ts[k - 1]) * (s0 / (s0 - (ps[k][axis] - val)) if ps[k][axis] != val else 1.0)
     near = min(abs(s0), abs(s1)) < ex.table.ball_radius_mm / 4
     direction = ("+" if s1 > s0 else "-") + ("x" if axis == 0 else "y")
-    conf = 0.6 if near else 0.95
-    out.append(resolve.record_event(ex, "line_cross", root, ball=b.id, line=name, direction=direction, confidence=conf))
+    evidence: Evidence = "crossing_near" if near else "crossing"
+    clear = min(abs(s0), abs(s1))
+    c = Candidate("line_cross", (b.id,), name, root, None, clear, evidence, confidence(evidence), direction=direction)
+    resolve.give(ex, c, out)
 
 
 def excursions(off: np.ndarray, margin: float) -> list[tuple[int, float, float]]:

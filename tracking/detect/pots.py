@@ -9,6 +9,7 @@ import numpy as np
 
 from calibration.contract import Event
 from tracking.detect import breaks, cushions, resolve, segments
+from tracking.detect.candidate import Candidate
 from tracking.detect.geometry import (
     as_pt,
 )
@@ -53,15 +54,13 @@ def lost(ex: EventExtractor, loss: Loss, out: list[Event]) -> None:
         cushions.rattle(ex, b, pk, t_ev, out)
         if b.segs and b.seg.kind == "move":
             breaks.close_move(ex, b, (t_ev, p_ev), out)
-        shot = ex.shot if ex.shot >= 0 else None
-        out.append(
-            resolve.record_event(ex, "pot", t_ev, ball=b.id, pocket=loss.pocket, confidence=loss.confidence, shot=shot)
-        )
+        resolve.give(ex, Candidate("pot", (b.id,), loss.pocket, t_ev, None, 0.0, "drop", loss.confidence), out)
         if ex.shot_active:
             ex.shot_last_t = max(ex.shot_last_t, t_ev)
     else:
         if b.segs and b.seg.kind == "move":
             breaks.close_move(ex, b, (t_ev, p_ev), out)
-        out.append(resolve.record_event(ex, "off_table", t_ev, ball=b.id, pos=as_pt(p_ev), confidence=loss.confidence))
+        c = Candidate("off_table", (b.id,), None, t_ev, as_pt(p_ev), 0.0, "off_table", loss.confidence)
+        resolve.give(ex, c, out)
         if ex.shot_active:
             ex.shot_last_t = max(ex.shot_last_t, t_ev)

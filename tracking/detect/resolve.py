@@ -1,6 +1,6 @@
 """The resolver: candidates (``tracking.detect.candidate``) that read a touch already given out are merged
-into it, by one rule (``same_touch``); the others become ``calibration.contract.Event`` records. Every event goes
-through ``record_event``."""
+into it, by one rule (``same_touch``); the others become ``calibration.contract.Event`` records (``give``). Every
+event goes through ``record_event``."""
 
 from __future__ import annotations
 
@@ -42,8 +42,15 @@ SAME_TOUCH_FRAMES: dict[Evidence, float] = {
 }
 
 
+# A ball moved by hand between shots is no part of a shot: its ``disturbed`` carries none.
+BETWEEN_SHOTS: frozenset[Evidence] = frozenset({"hand_push", "slow_set_off"})
+
+
 def same_touch(ex: EventExtractor, c: Candidate) -> bool:
-    """Whether ``c`` reads a touch already given out (the rule above)."""
+    """Whether ``c`` reads a touch already given out (the rule above). A line crossing, a ball leaving the table,
+    a shot's start or end and a ``disturbed`` are each read once, by one detector: never merged."""
+    if c.kind not in ("cushion", "contact"):
+        return False
     if c.kind == "cushion":
         ball = c.balls[0]
         if c.evidence == "jaw_touch":
@@ -72,6 +79,9 @@ def give(ex: EventExtractor, c: Candidate, out: list[Event]) -> bool:
     """``c`` as an event in ``out`` unless it reads a touch already given out; True if it was given out."""
     if same_touch(ex, c):
         return False
+    if c.kind not in ("cushion", "contact"):
+        out.append(event_of(ex, c))
+        return True
     if c.kind == "cushion":
         ex.cushion_times.append((c.balls[0], c.t, c.obstacle, ex.decision))
         out.append(
@@ -85,6 +95,24 @@ def give(ex: EventExtractor, c: Candidate, out: list[Event]) -> bool:
     ex.shot_last_t = max(ex.shot_last_t, c.t)
     out.append(record_event(ex, "contact", c.t, balls=(a, b), pos=c.pos, confidence=c.confidence))
     return True
+
+
+def event_of(ex: EventExtractor, c: Candidate) -> Event:
+    """The event of a candidate that is no touch (a line crossing, a ball leaving the table, a shot's start or
+    end, a ball moved by hand)."""
+    ball = c.balls[0] if c.balls else None
+    if c.kind == "line_cross":
+        return record_event(ex, c.kind, c.t, ball=ball, line=c.obstacle, direction=c.direction, confidence=c.confidence)
+    if c.kind == "pot":
+        # a pot between shots (a ball rolling in after the shot's end) is the last shot's
+        shot = ex.shot if ex.shot >= 0 else None
+        return record_event(ex, c.kind, c.t, ball=ball, pocket=c.obstacle, confidence=c.confidence, shot=shot)
+    if c.kind == "shot_start":
+        return record_event(ex, c.kind, c.t, ball=ball, positions=c.positions, confidence=c.confidence)
+    if c.kind == "shot_end":
+        return record_event(ex, c.kind, c.t, positions=c.positions, confidence=c.confidence)
+    shot = None if c.evidence in BETWEEN_SHOTS else "auto"
+    return record_event(ex, c.kind, c.t, ball=ball, pos=c.pos, confidence=c.confidence, shot=shot)
 
 
 def record_event(

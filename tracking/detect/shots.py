@@ -11,7 +11,7 @@ import numpy as np
 
 from calibration.contract import Event
 from tracking.detect import breaks, contacts, resolve, segments
-from tracking.detect.candidate import confidence
+from tracking.detect.candidate import Candidate, confidence
 from tracking.detect.geometry import (
     as_pt,
 )
@@ -29,7 +29,7 @@ def first_seen_moving(ex: EventExtractor, b: Ball, idx: list[int]) -> None:
     f = fit_path(np.array([b.ts[j] for j in idx]), np.array([b.xy[j] for j in idx]))
     if float(np.linalg.norm(f.vel(f.t0))) < 2 * ex.s.shots.start_speed_mm_s:
         return
-    start_shot(ex, b, f.t0, b.xy[idx[0]], 0.45, None)
+    start_shot(ex, b, f.t0, b.xy[idx[0]], confidence("struck_unseen"), None)
 
 
 def start_shot(ex: EventExtractor, b: Ball, t_s: float, p: np.ndarray, conf: float, out: list[Event] | None) -> None:
@@ -42,11 +42,8 @@ def start_shot(ex: EventExtractor, b: Ball, t_s: float, p: np.ndarray, conf: flo
     for k, o in ex.balls.items():
         if o.on_table and k not in positions and o.xy:
             positions[k] = as_pt(o.xy[-1])  # never seen still (half hidden, its detections unsteady): where last seen
-    ev = resolve.record_event(ex, "shot_start", t_s, ball=b.id, positions=positions, confidence=conf)
-    if out is None:
-        ex.deferred.append(ev)
-    else:
-        out.append(ev)
+    c = Candidate("shot_start", (b.id,), None, t_s, None, 0.0, "struck", conf, positions=positions)
+    resolve.give(ex, c, ex.deferred if out is None else out)
     b.last_event_t = t_s
     ex.stroke = (b.id, t_s, np.asarray(p, dtype=float).copy())
     # struck while frozen to other balls: the stroke's push passes through them at once
@@ -65,9 +62,8 @@ def judge_pending(ex: EventExtractor, out: list[Event], force: bool) -> None:
         took = max(float(b.stop_t) - p.t, 1e-3)  # type: ignore[arg-type]
         if took <= ex.s.shots.push_stop_s and p.speed / took >= ex.s.shots.push_decel_mm_s2:
             ex.pending = None
-            out.append(
-                resolve.record_event(ex, "disturbed", p.t, ball=b.id, pos=as_pt(p.pos), confidence=0.6, shot=None)
-            )
+            c = Candidate("disturbed", (b.id,), None, p.t, as_pt(p.pos), 0.0, "hand_push", confidence("hand_push"))
+            resolve.give(ex, c, out)
             return
     now = ex.times[-1] if ex.times else p.t
     if force or stopped or others or b.breaks or not b.on_table or now - p.t > 2 * ex.s.shots.push_stop_s:
@@ -130,7 +126,7 @@ def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) ->
         # its path run back passes its place (within a diameter: it ran straight from there; a few degrees
         # off over half a metre is that far), else at its last sight there
         straight = br.t_lo <= t_s and float(np.linalg.norm(new.at(t_s) - a)) <= ex.table.ball_diameter_mm
-        start_shot(ex, b, t_s if straight else br.t_lo + 0.5 * dt, a, 0.45, out)
+        start_shot(ex, b, t_s if straight else br.t_lo + 0.5 * dt, a, confidence("struck_unseen"), out)
         b.unseen_seg = br.new  # its path starts where it hits something, once that is known
         return
     if not ex.shot_active:
@@ -166,13 +162,14 @@ def struck_between_shots(
         first = contacts.find_pusher(ex, first, vhat, br.t_lo)
         fb = ex.balls[first]
         fpos = fb.rest_pos if fb.rest_pos is not None else a
-        conf = 0.95 if new.n >= 3 else 0.6
+        conf = confidence("struck", samples=new.n)
         if first == b.id and speed < ex.s.shots.push_max_speed_mm_s and ex.pending is None:
             ex.pending = PendingStart(b.id, t_s, np.array(fpos, dtype=float), conf, speed)
         else:
             start_shot(ex, fb, t_s, fpos, conf, out)
     else:
-        out.append(resolve.record_event(ex, "disturbed", t_s, ball=b.id, pos=as_pt(a), confidence=0.7, shot=None))
+        c = Candidate("disturbed", (b.id,), None, t_s, as_pt(a), 0.0, "slow_set_off", confidence("slow_set_off"))
+        resolve.give(ex, c, out)
 
 
 def set_off_unhit(
@@ -207,7 +204,7 @@ def set_off_unhit(
             pos = a - u * (ex.table.ball_diameter_mm / 2)
             contacts.give_contact(ex, lost, b.id, t_s, pos, confidence("lost_hit"), out, evidence="lost_hit")
         return
-    out.append(resolve.record_event(ex, "disturbed", t_s, ball=b.id, pos=as_pt(a), confidence=0.45))
+    resolve.give(ex, Candidate("disturbed", (b.id,), None, t_s, as_pt(a), 0.0, "unhit", confidence("unhit")), out)
 
 
 def stalled(ex: EventExtractor, b: Ball, br: Break) -> bool:
@@ -280,9 +277,8 @@ def retime_shot_start(ex: EventExtractor, ball: str, t: float, out: list[Event])
     """The shot's start, not yet given out, moved to the stroke time solved from its first contact."""
     for k, e in enumerate(out):
         if e.type == "shot_start" and e.shot == ex.shot and e.ball == ball:
-            out[k] = resolve.record_event(
-                ex, "shot_start", t, ball=ball, positions=e.positions, confidence=e.confidence
-            )
+            c = Candidate("shot_start", (ball,), None, t, None, 0.0, "struck", e.confidence, positions=e.positions)
+            out[k] = resolve.event_of(ex, c)
             if ex.stroke is not None:
                 ex.stroke = (ball, t, ex.stroke[2])
             return
@@ -290,7 +286,8 @@ def retime_shot_start(ex: EventExtractor, ball: str, t: float, out: list[Event])
 
 def reappeared(ex: EventExtractor, re: Reappearance, out: list[Event]) -> None:
     # A hidden resting ball came back elsewhere: someone moved it.
-    out.append(resolve.record_event(ex, "disturbed", re.t, ball=re.id, pos=re.new_pos, confidence=0.8))
+    c = Candidate("disturbed", (re.id,), None, re.t, re.new_pos, 0.0, "moved_hidden", confidence("moved_hidden"))
+    resolve.give(ex, c, out)
 
 
 def check_shot_end(ex: EventExtractor, tf: TrackerFrame, out: list[Event]) -> None:
@@ -324,7 +321,9 @@ def still_going(ex: EventExtractor, b: Ball, t_s: float, speed: float) -> bool:
 
 def shot_end_event(ex: EventExtractor, t: float) -> Event:
     positions = {k: as_pt(o.rest_pos) for k, o in ex.balls.items() if o.on_table and o.rest_pos is not None}
-    return resolve.record_event(ex, "shot_end", t, positions=positions, confidence=0.95)
+    return resolve.event_of(
+        ex, Candidate("shot_end", (), None, t, None, 0.0, "all_rest", confidence("all_rest"), positions=positions)
+    )
 
 
 @dataclass
