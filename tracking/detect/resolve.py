@@ -75,6 +75,23 @@ def same_touch(ex: EventExtractor, c: Candidate) -> bool:
     return last is not None and not contacts.parted(ex, ex.balls[a], ex.balls[b], last, c.t)
 
 
+# A ball set off this near its last touch given out was set off by that touch (a contact found from the hitter's
+# side first, or a push through a cluster): up to three frames before its start (the touch is timed on the
+# hitter's path, the start on the ball's own, run back) and a frame after (its start is known to a frame; a
+# creep's, where its speed jumped, to two).
+SET_OFF_BEFORE_FRAMES = 3
+SET_OFF_AFTER_FRAMES = 1
+CREEP_AFTER_FRAMES = 2
+
+
+def set_off_explained(ex: EventExtractor, ball: str, t_s: float, crept: bool) -> bool:
+    """Whether a ball set off at ``t_s`` (``crept``: timed where a creep sped up) reads a touch already given out
+    (the window above): nothing more sets it off."""
+    last = ex.balls[ball].last_event_t
+    late = (CREEP_AFTER_FRAMES if crept else SET_OFF_AFTER_FRAMES) * ex.dt
+    return last is not None and t_s - SET_OFF_BEFORE_FRAMES * ex.dt <= last <= t_s + late
+
+
 def give(ex: EventExtractor, c: Candidate, out: list[Event]) -> bool:
     """``c`` as an event in ``out`` unless it reads a touch already given out; True if it was given out."""
     if same_touch(ex, c):

@@ -105,8 +105,7 @@ def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) ->
         if b.waypoint is not None:
             br.new.start_t, br.new.start_p = b.waypoint[0], b.waypoint[1].copy()
         return  # back in sight after moving unseen; its start was already accounted for
-    late = 2 * dt if crept is not None else dt  # a creep's start is known to a frame or so
-    if b.last_event_t is not None and t_s - 3 * dt <= b.last_event_t <= t_s + late:
+    if resolve.set_off_explained(ex, b.id, t_s, crept=crept is not None):
         return  # already explained (a contact found from the hitter's side, or a chain)
     striker = contacts.unseen_striker(ex, b, t_s, a, new.vel(t_s))
     if (
