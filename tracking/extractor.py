@@ -31,7 +31,7 @@ import numpy as np
 
 from calibration.contract import Event
 from calibration.table import TableModel
-from tracking.detect import breaks, contacts, pots, segments, shots
+from tracking.detect import breaks, contacts, lines, pots, segments, shots
 from tracking.detect.resolve import in_shots
 from tracking.detect.segments import Ball, Seg, Settling
 from tracking.detect.settings import ExtractorSettings
@@ -67,7 +67,7 @@ class EventExtractor:
         # the cushion touches given out: (ball, time, cushion or jaw, decision), for the resolver
         self.cushion_times: list[tuple[str, float, str | None, int]] = []
         self.decision = 0  # counts the calls of update and finish: the events of one call are one decision
-        self.lines = [(n, 0 if ln.axis == "x" else 1, ln.value_mm) for n, ln in table.lines.items() if n != "back"]
+        self.lines = lines.table_lines(table)
 
     def update(self, tf: TrackerFrame) -> list[Event]:
         self.decision += 1

@@ -14,7 +14,7 @@ from tracking.detect.candidate import Candidate, confidence
 from tracking.detect.geometry import (
     as_pt,
 )
-from tracking.detect.segments import Ball, Break, Kink, Seg, seg_before
+from tracking.detect.segments import Ball, Break, Kink, PathView, Seg, seg_before
 from tracking.trajectory import intersect_paths
 
 if TYPE_CHECKING:
@@ -163,7 +163,7 @@ def close_move_seg(
     from_rest = rest_margin - ex.s.lines.line_margin_mm if before is not None and before.kind == "rest" else 0.0
     if settle and len(ts) > 2:
         return ts[:-1], ps[:-1], from_rest
-    lines.path_lines(ex, b, ts, ps, from_rest, out)
+    path_lines(ex, PathView(b.id, tuple(ts), tuple(ps), from_rest), out)
     return None
 
 
@@ -191,4 +191,10 @@ def settle_ball(ex: EventExtractor, b: Ball, out: list[Event]) -> None:
     keep = 4 * ex.s.segments.window + len(idx)  # the path's last moving samples and the settling ones
     cushions.rest_touch(ex, b, ts[1:][-keep:], ps[1:][-keep:], out)
     end = np.median(np.array(ps[-max(1, min(5, len(idx))) :]), axis=0)
-    lines.path_lines(ex, b, ts, [*ps[:-1], end], st.from_rest, out)
+    path_lines(ex, PathView(b.id, tuple(ts), (*ps[:-1], end), st.from_rest), out)
+
+
+def path_lines(ex: EventExtractor, path: PathView, out: list[Event]) -> None:
+    """The line crossings of a finished path, through the resolver."""
+    for c in lines.crossings(path, ex.lines, ex.s.lines, ex.dt, ex.table.ball_radius_mm):
+        resolve.give(ex, c, out)

@@ -1,71 +1,76 @@
 """Line crossings, solved on each finished path: a crossing counts where the path starts and ends clear of the
-line (on is not over), or goes over and back inside one path by ``line_excursion_mm`` each way."""
+line (on is not over), or goes over and back inside one path by ``line_excursion_mm`` each way. A pure function
+of the path (``segments.PathView``), the lines and the settings, returning ``Candidate`` records."""
 
 from __future__ import annotations
 
 from itertools import pairwise
-from typing import TYPE_CHECKING
+from typing import NamedTuple
 
 import numpy as np
 
-from calibration.contract import Event
-from tracking.detect import resolve
+from calibration.table import TableModel
 from tracking.detect.candidate import Candidate, Evidence, confidence
-from tracking.detect.geometry import (
-    gap_to_line,
-)
-from tracking.detect.segments import Ball
+from tracking.detect.geometry import gap_to_line
+from tracking.detect.segments import PathView
+from tracking.detect.settings import LineSettings
 from tracking.trajectory import fit_path, solve_root
 
-if TYPE_CHECKING:
-    from tracking.extractor import EventExtractor
+
+class LineView(NamedTuple):
+    """A line of the table as the detector reads it: its name, the axis it is measured on (0: x, 1: y) and where
+    it lies on that axis (mm)."""
+
+    name: str
+    axis: int
+    value_mm: float
 
 
-def path_lines(
-    ex: EventExtractor, b: Ball, ts: list[float], ps: list[np.ndarray], from_rest: float, out: list[Event]
-) -> None:
-    """The lines a path (samples ``ts``, ``ps``, from its start to its end) crossed."""
-    for name, axis, val in ex.lines:
+def table_lines(table: TableModel) -> tuple[LineView, ...]:
+    """The lines a crossing of counts for (the back line is a cushion's, not a line's)."""
+    return tuple(LineView(n, 0 if ln.axis == "x" else 1, ln.value_mm) for n, ln in table.lines.items() if n != "back")
+
+
+def crossings(
+    path: PathView, lines: tuple[LineView, ...], s: LineSettings, dt: float, radius_mm: float
+) -> list[Candidate]:
+    """The lines ``path`` crossed, in the order of ``lines``: where it starts and ends clear of a line
+    (``line_margin_mm``, more by ``path.from_rest_mm``), or goes over and back inside it by
+    ``line_excursion_mm`` each way."""
+    ps = path.ps
+    out: list[Candidate] = []
+    for line in lines:
+        axis, val = line.axis, line.value_mm
         s0, s1 = ps[0][axis] - val, ps[-1][axis] - val
-        over = excursions(np.array([q[axis] for q in ps]) - val, ex.s.lines.line_excursion_mm)
+        over = excursions(np.array([q[axis] for q in ps]) - val, s.line_excursion_mm)
         if len(over) >= 2:  # over the line and back (or more) inside one straight path: a slow jostle
-            for k, sa, sb in over:
-                line_cross(ex, b, name, axis, val, ts, ps, k, sa, sb, out)
+            out += [crossing(path, line, k, sa, sb, dt, radius_mm) for k, sa, sb in over]
             continue
-        if s0 * s1 >= 0 or min(abs(s0) - from_rest, abs(s1)) < ex.s.lines.line_margin_mm:
+        if s0 * s1 >= 0 or min(abs(s0) - path.from_rest_mm, abs(s1)) < s.line_margin_mm:
             continue  # no crossing, or a path starting or ending on the line (001 2.1.6: on is not over)
         # the first sample past the line
         k = next(j for j in range(1, len(ps)) if (ps[j][axis] - val) * s0 <= 0)
-        line_cross(ex, b, name, axis, val, ts, ps, k, s0, s1, out)
+        out.append(crossing(path, line, k, s0, s1, dt, radius_mm))
+    return out
 
 
-def line_cross(
-    ex: EventExtractor,
-    b: Ball,
-    name: str,
-    axis: int,
-    val: float,
-    ts: list[float],
-    ps: list[np.ndarray],
-    k: int,
-    s0: float,
-    s1: float,
-    out: list[Event],
-) -> None:
-    """A crossing of line ``name`` between samples ``k - 1`` and ``k`` (the first past it), from a side
-    ``s0`` mm off it to one ``s1`` off: timed on a local fit around it."""
+def crossing(path: PathView, line: LineView, k: int, s0: float, s1: float, dt: float, radius_mm: float) -> Candidate:
+    """A crossing of ``line`` between samples ``k - 1`` and ``k`` (the first past it), from a side ``s0`` mm off it
+    to one ``s1`` off: timed on a local fit around it. Less sure where an end came within a quarter radius of the
+    line (a ball on the line is not over it)."""
+    ts, ps, axis, val = path.ts, path.ps, line.axis, line.value_mm
     lo, hi = max(0, k - 4), min(len(ps), k + 4)
     f = fit_path(np.array(ts[lo:hi]), np.array(ps[lo:hi]), quadratic_from=7)
-    lo_t, hi_t = ts[k - 1] - 0.5 * ex.dt, ts[k] + 0.5 * ex.dt
+    lo_t, hi_t = ts[k - 1] - 0.5 * dt, ts[k] + 0.5 * dt
     root = solve_root(gap_to_line(f, axis, val), lo_t, hi_t)
     if root is None:
         root = ts[k - 1] + (ts[k] - ts[k - 1]) * (s0 / (s0 - (ps[k][axis] - val)) if ps[k][axis] != val else 1.0)
-    near = min(abs(s0), abs(s1)) < ex.table.ball_radius_mm / 4
-    direction = ("+" if s1 > s0 else "-") + ("x" if axis == 0 else "y")
-    evidence: Evidence = "crossing_near" if near else "crossing"
     clear = min(abs(s0), abs(s1))
-    c = Candidate("line_cross", (b.id,), name, root, None, clear, evidence, confidence(evidence), direction=direction)
-    resolve.give(ex, c, out)
+    evidence: Evidence = "crossing_near" if clear < radius_mm / 4 else "crossing"
+    direction = ("+" if s1 > s0 else "-") + ("x" if axis == 0 else "y")
+    return Candidate(
+        "line_cross", (path.ball,), line.name, root, None, clear, evidence, confidence(evidence), direction=direction
+    )
 
 
 def excursions(off: np.ndarray, margin: float) -> list[tuple[int, float, float]]:

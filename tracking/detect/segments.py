@@ -20,6 +20,18 @@ if TYPE_CHECKING:
     from tracking.extractor import EventExtractor
 
 
+@dataclass(frozen=True)
+class PathView:
+    """One finished path as a detector reads it: the ball, its sample times and positions (mm, table frame) from
+    its start to its end, and how much farther off a line its start must be to count as clear of it
+    (``from_rest_mm``: a ball that set off from rest is measured off its true place by neighbours' edges)."""
+
+    ball: str
+    ts: tuple[float, ...]
+    ps: tuple[np.ndarray, ...]
+    from_rest_mm: float = 0.0
+
+
 def new_seg(ex: EventExtractor, b: Ball, kind: str, t: float, p: np.ndarray) -> Seg:
     ex.sid += 1
     seg = Seg(ex.sid, kind, t, p.copy())

@@ -3,6 +3,7 @@ reads off the segments (kind, balls, obstacle, evidence, time) and the event the
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from calibration.contract import Event
@@ -99,3 +100,22 @@ def test_pots_a_ball_gone_in_a_mouth_drops_where_its_path_crosses_the_drop_depth
     x = 400.0 + v * (t - 0.5)
     assert pk.depth((x, x)) == pytest.approx(0.5 * R, abs=2.0)
     assert not [e for e in events if e.type == "cushion"]  # straight in, a few millimetres off both jaws
+
+
+def test_lines_crossings_is_a_pure_function_of_the_path_the_lines_and_the_settings() -> None:
+    """A straight path at 1 m/s from x = 1700 to x = 1900 over the centre line (x = 1784.5, per the table) is one
+    ``line_cross`` candidate timed where its centre is on the line; the same path stopping on the line is none
+    (rule 2.1.6: on is not over)."""
+    from tracking.detect import lines
+    from tracking.detect.segments import PathView
+    from tracking.detect.settings import LineSettings
+
+    table_lines = lines.table_lines(TABLE)
+    centre = next(ln for ln in table_lines if ln.name == "center")
+    ts = tuple(k * DT for k in range(13))
+    over = PathView("1", ts, tuple(np.array([centre.value_mm - 84.5 + 1000.0 * t, 600.0]) for t in ts))
+    (c,) = [c for c in lines.crossings(over, table_lines, LineSettings(), DT, R) if c.obstacle == "center"]
+    assert (c.kind, c.balls, c.direction, c.evidence) == ("line_cross", ("1",), "+x", "crossing")
+    assert c.t == pytest.approx(0.0845, abs=1e-4)
+    on = PathView("1", ts[:6], tuple(np.array([centre.value_mm - 5.0 * (5 - k), 600.0]) for k in range(6)))
+    assert not [c for c in lines.crossings(on, table_lines, LineSettings(), DT, R) if c.obstacle == "center"]
