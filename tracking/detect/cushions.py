@@ -25,6 +25,7 @@ from tracking.detect.geometry import (
     valleys,
 )
 from tracking.detect.segments import Ball, Break, Kink, KinkReading
+from tracking.detect.settings import CushionSettings
 from tracking.rattle import rattle_touches
 from tracking.trajectory import Hinge, PathFit, closest_time, fit_hinge, fit_path, solve_root
 
@@ -447,27 +448,29 @@ def rest_touch(ex: EventExtractor, b: Ball, ts: list[float], ps: list[np.ndarray
             return
 
 
-def jaw_touch(ex: EventExtractor, b: Ball, pk: Pocket, f: PathFit, lo: float, hi: float, out: list[Event]) -> None:
-    """A ball dropping into a narrow pocket brushes a jaw on the way in: its path comes within a radius
-    (plus the path's uncertainty) of the jaw segment just before the drop."""
-    R = ex.table.ball_radius_mm
+def jaw_touches(
+    ball: str, pk: Pocket, f: PathFit, lo: float, hi: float, s: CushionSettings, radius_mm: float
+) -> list[Candidate]:
+    """A ball dropping into a narrow pocket brushes a jaw on the way in: its path ``f`` comes within a radius
+    (plus ``jaw_gap_mm``, the path's uncertainty) of a jaw between ``lo`` and ``hi``. One candidate per jaw so
+    near, in the pocket's order (the resolver gives out the first not already found)."""
+    R = radius_mm
     if hi <= lo:
-        return
+        return []
+    out = []
     for jaw in pk.jaws:
         name = jaw_cushion(pk.name)
         t_min = closest_time(gap_to_jaw(f, jaw, 0.0), lo, hi)
         d_min = jaw.distance(as_pt(f.at(t_min)))
-        if d_min > R + ex.s.cushions.jaw_gap_mm:
+        if d_min > R + s.jaw_gap_mm:
             continue
         # touching where the path reaches one radius; a path that only grazes it touches at its closest
         root = solve_root(gap_to_jaw(f, jaw, R), lo, t_min) if d_min < R else None
         tc = root if root is not None else t_min
-        if resolve.give(
-            ex,
-            Candidate("cushion", (b.id,), name, tc, as_pt(f.at(tc)), d_min - R, "jaw_touch", confidence("jaw_touch")),
-            out,
-        ):
-            return
+        out.append(
+            Candidate("cushion", (ball,), name, tc, as_pt(f.at(tc)), d_min - R, "jaw_touch", confidence("jaw_touch"))
+        )
+    return out
 
 
 def rattle(ex: EventExtractor, b: Ball, pk: Pocket, t_drop: float, out: list[Event]) -> None:
