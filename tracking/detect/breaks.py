@@ -156,7 +156,10 @@ def close_move_seg(
     good = [i for i in seg.idx if b.sid[i] >= 0]
     ts = [seg.start_t] + [b.ts[i] for i in good] + [seg.end_t]
     ps = [seg.start_p] + [b.xy[i] for i in good] + [seg.end_p]
-    cushions.grazes(ex, b, ts, ps, out)
+    # the ball's samples a touch of the path may look back over (``cushions.hugs``), a frame either way
+    samples = segments.samples_between(b, ts[0] - ex.s.cushions.hug_s - ex.dt, ts[-1] + ex.dt)
+    for c in cushions.grazes(PathView(b.id, tuple(ts), tuple(ps)), samples, ex.table, ex.s.cushions, ex.dt):
+        resolve.give(ex, c, out)
     # a ball resting on a line (a rack's middle row on the long line) is measured a millimetre or so off it
     before = seg_before(b, seg)
     rest_margin = ex.s.lines.line_packed_margin_mm if seg.packed else ex.s.lines.line_rest_margin_mm

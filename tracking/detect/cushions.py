@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from calibration.contract import Event, jaw_cushion
-from calibration.table import Cushion, Jaw, Pocket
+from calibration.table import Cushion, Jaw, Pocket, TableModel
 from tracking.detect import resolve, segments
 from tracking.detect.candidate import Candidate, confidence
 from tracking.detect.geometry import (
@@ -24,7 +24,7 @@ from tracking.detect.geometry import (
     polyline_at,
     valleys,
 )
-from tracking.detect.segments import Ball, Break, Kink, KinkReading
+from tracking.detect.segments import Ball, Break, Kink, KinkReading, PathView
 from tracking.detect.settings import CushionSettings
 from tracking.rattle import rattle_touches
 from tracking.trajectory import Hinge, PathFit, closest_time, fit_hinge, fit_path, solve_root
@@ -52,12 +52,12 @@ def kink_readings(ex: EventExtractor, k: Kink) -> list[KinkReading]:
             solve_root(gap_to_cushion(k.into, cu, R), k.lo_into, k.hi), gap_to_cushion(k.new, cu, R), k.new, k.lo_into
         )
         tc = root if root is not None else k.t
-        if hugs(ex, k.ball, cu, tc):
+        if ball_hugs(ex, k.ball, cu, tc):
             continue
         pc = k.into.at(tc) - n * R
         # a centre beyond the flat nose touches the rounded jaw tip there, not the nose line: past it by a
         # few millimetres the jaw explains it better
-        score = abs(off) / ex.s.cushions.cushion_tol_mm + beyond_flat(ex, cu, al) / 4.0
+        score = abs(off) / ex.s.cushions.cushion_tol_mm + beyond_flat(ex.table, cu, al) / 4.0
         out.append(KinkReading(score, "cushion", cu.name, tc, pc, abs(off)))
     return out
 
@@ -81,17 +81,20 @@ def jaw_kink_readings(ex: EventExtractor, k: Kink) -> list[KinkReading]:
     return out
 
 
-def hugs(ex: EventExtractor, b: Ball, cu: Cushion, t: float) -> bool:
-    """Whether ``b`` kept touching ``cu`` (within ``hug_mm``) at every sample over the ``hug_s`` before ``t``:
-    rolling along it, or frozen to it, it did not come to it at ``t``."""
-    lo = bisect.bisect_left(b.ts, t - ex.s.cushions.hug_s)
-    hi = bisect.bisect_right(b.ts, t)
-    R = ex.table.ball_radius_mm
-    offs = [cu.offset(as_pt(b.seen.get(i, b.xy[i]))) - R for i in range(lo, hi) if b.sid[i] >= 0]
-    return (
-        len(offs) >= max(3, round(ex.s.cushions.hug_s / ex.dt) - 1)
-        and max(abs(o) for o in offs) <= ex.s.cushions.hug_mm
-    )
+def hugs(samples: PathView, cu: Cushion, t: float, s: CushionSettings, dt: float, radius_mm: float) -> bool:
+    """Whether the ball (its ``samples``, covering the ``hug_s`` before ``t``) kept touching ``cu`` (within
+    ``hug_mm``) at every sample over the ``hug_s`` before ``t``: rolling along it, or frozen to it, it did not
+    come to it at ``t``."""
+    lo = bisect.bisect_left(samples.ts, t - s.hug_s)
+    hi = bisect.bisect_right(samples.ts, t)
+    offs = [cu.offset(as_pt(p)) - radius_mm for p in samples.ps[lo:hi]]
+    return len(offs) >= max(3, round(s.hug_s / dt) - 1) and max(abs(o) for o in offs) <= s.hug_mm
+
+
+def ball_hugs(ex: EventExtractor, b: Ball, cu: Cushion, t: float) -> bool:
+    """``hugs`` for ball ``b`` of the extractor."""
+    samples = segments.samples_between(b, t - ex.s.cushions.hug_s, t)
+    return hugs(samples, cu, t, ex.s.cushions, ex.dt, ex.table.ball_radius_mm)
 
 
 def bounce_off_start(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> None:
@@ -214,7 +217,7 @@ def cushion_after_jaw(ex: EventExtractor, b: Ball, pk: Pocket, br: Break, tc: fl
             if float(path.vel(path.t0) @ n) <= 0.0:
                 continue  # not coming away from it
             t2 = solve_root(gap_to_cushion(path, cu, R), max(t_in, tc), path.t0)
-            if t2 is None or past_flat(ex, cu, cu.along(path.at_xy(t2))):
+            if t2 is None or past_flat(ex.table, ex.s.cushions, cu, cu.along(path.at_xy(t2))):
                 continue
             pos = as_pt(path.at(t2) - n * R)
             resolve.give(
@@ -252,14 +255,18 @@ def bounce_after_hit(
         bounce_before(ex, b, p, v_after / speed, tc, new, b.ts[good[0]], out)
 
 
-def grazes(ex: EventExtractor, b: Ball, ts: list[float], ps: list[np.ndarray], out: list[Event]) -> None:
+def grazes(path: PathView, samples: PathView, table: TableModel, s: CushionSettings, dt: float) -> list[Candidate]:
     """Cushion touches too glancing to bend the path visibly: the distance to the nose line falls to one
-    radius and rises again (a V) inside one straight segment (a long one may hold several)."""
+    radius and rises again (a V) inside one straight path (a long one may hold several); then the same for the
+    jaws (``jaw_grazes``). ``samples``: the ball's samples from ``hug_s`` before the path's start to its end
+    (a ball rolling along a cushion does not touch it anew, ``hugs``)."""
+    ts, ps = list(path.ts), path.ps
     if len(ps) < 7:
-        return
-    R = ex.table.ball_radius_mm
+        return []
+    R = table.ball_radius_mm
     arr = np.array(ps)
-    for cu in ex.table.cushions.values():
+    out = []
+    for cu in table.cushions.values():
         n = np.array(cu.inward)
         rel = arr - np.array(cu.start)
         off = rel @ n - R
@@ -267,56 +274,62 @@ def grazes(ex: EventExtractor, b: Ball, ts: list[float], ps: list[np.ndarray], o
         # behind the nose line's end, and its samples there would join one dip with a touch just after.
         along = rel @ np.array(cu.direction)
         beside = (along >= -0.5 * R) & (along <= cu.length_mm + 0.5 * R)
-        for k, before, after in valleys(off, ex.s.cushions.graze_tol_mm, beside):
+        for k, before, after in valleys(off, s.graze_tol_mm, beside):
             if not (3 <= k <= len(ps) - 4):
                 continue
-            hinge = touch_hinge(ex, ts, off, k, beside)
-            rolled = min(before, after) < off[k] + 10.0 and not bounced(ex, hinge)
-            if rolled and not arrived(ex, hinge, before - off[k], off[k + 1 : k + 1 + arrive_n(ex)]):
+            hinge = touch_hinge(s, ts, off, k, beside)
+            rolled = min(before, after) < off[k] + 10.0 and not bounced(s, hinge)
+            if rolled and not arrived(s, dt, hinge, before - off[k], off[k + 1 : k + 1 + arrive_n(s, dt)]):
                 continue  # rolling along the cushion, not touching it once (a V: off it before and after)
-            graze(ex, b, cu, ts, arr, k, hinge, out)
-    jaw_grazes(ex, b, ts, arr, out)
+            c = graze(path.ball, samples, cu, ts, arr, k, hinge, table, s, dt)
+            if c is not None:
+                out.append(c)
+    return out + jaw_grazes(path.ball, ts, arr, table, s)
 
 
-def jaw_grazes(ex: EventExtractor, b: Ball, ts: list[float], arr: np.ndarray, out: list[Event]) -> None:
+def jaw_grazes(ball: str, ts: list[float], arr: np.ndarray, table: TableModel, s: CushionSettings) -> list[Candidate]:
     """Jaw touches too slow or glancing to bend the path visibly: a V of the distance to a jaw's surface (its
     rounded tip or face) down to ``jaw_graze_tol_mm``, judged on the samples within ``jaw_graze_reach_mm`` of
     the pocket's mouth."""
-    R = ex.table.ball_radius_mm
-    for pk in ex.table.pockets.values():
-        near = np.hypot(*(arr - np.array(pk.mouth_center)).T) <= ex.s.cushions.jaw_graze_reach_mm
+    R = table.ball_radius_mm
+    out = []
+    for pk in table.pockets.values():
+        near = np.hypot(*(arr - np.array(pk.mouth_center)).T) <= s.jaw_graze_reach_mm
         if int(near.sum()) < 3:
             continue
         for jaw in pk.jaws:
             off = np.full(len(arr), np.inf)
             off[near] = [jaw.distance(as_pt(q)) - R for q in arr[near]]
-            for k, before, after in valleys(off, ex.s.cushions.jaw_graze_tol_mm, near):
+            for k, before, after in valleys(off, s.jaw_graze_tol_mm, near):
                 if not (3 <= k <= len(arr) - 4):
                     continue
-                hinge = touch_hinge(ex, ts, off, k, near)
-                if min(before, after) < off[k] + 10.0 and not bounced(ex, hinge):
+                hinge = touch_hinge(s, ts, off, k, near)
+                if min(before, after) < off[k] + 10.0 and not bounced(s, hinge):
                     continue
                 q = as_pt(arr[k])
-                beside = [ex.table.cushions[j.cushion] for j in pk.jaws]
-                if any(cu.offset(q) - R < off[k] and not past_flat(ex, cu, cu.along(q)) for cu in beside):
+                beside = [table.cushions[j.cushion] for j in pk.jaws]
+                if any(cu.offset(q) - R < off[k] and not past_flat(table, s, cu, cu.along(q)) for cu in beside):
                     continue  # beside a cushion's flat nose and nearer it: that cushion's graze, if any
                 tc = hinge.t if hinge is not None else ts[k]
-                cand = Candidate(
-                    "cushion", (b.id,), jaw_cushion(pk.name), tc, q, float(off[k]), "jaw_graze", confidence("jaw_graze")
+                name = jaw_cushion(pk.name)
+                out.append(
+                    Candidate("cushion", (ball,), name, tc, q, float(off[k]), "jaw_graze", confidence("jaw_graze"))
                 )
-                resolve.give(ex, cand, out)
+    return out
 
 
 def graze(
-    ex: EventExtractor,
-    b: Ball,
+    ball: str,
+    samples: PathView,
     cu: Cushion,
     ts: list[float],
     arr: np.ndarray,
     k: int,
     hinge: Hinge | None,
-    out: list[Event],
-) -> None:
+    table: TableModel,
+    s: CushionSettings,
+    dt: float,
+) -> Candidate | None:
     """The touch of ``cu`` at the bottom (sample ``k``) of a V of the distance to its nose line."""
     n = np.array(cu.inward)
     tc = hinge.t if hinge is not None else ts[k]
@@ -325,80 +338,83 @@ def graze(
     c = polyline_at(ts, arr, tc)
     al = cu.along(as_pt(c))
     if not (0 <= al <= cu.length_mm):
-        return
-    if hugs(ex, b, cu, tc):
-        return
-    jaw = tip_touched(ex, cu, al)
+        return None
+    if hugs(samples, cu, tc, s, dt, table.ball_radius_mm):
+        return None
+    jaw = jaw_tip(table, s, cu, al)
     if jaw is not None:  # a centre past the flat nose: the graze was of the jaw's rounded tip
         name, p = jaw_cushion(jaw.pocket), c
     else:
         name, p = cu.name, c - n * cu.offset(as_pt(c))  # the point of the nose line it touched
-    off = float(cu.offset(as_pt(arr[k]))) - ex.table.ball_radius_mm
-    resolve.give(
-        ex, Candidate("cushion", (b.id,), name, tc, as_pt(p), off, "graze", confidence("graze"), t_seen=ts[k]), out
-    )
+    off = float(cu.offset(as_pt(arr[k]))) - table.ball_radius_mm
+    return Candidate("cushion", (ball,), name, tc, as_pt(p), off, "graze", confidence("graze"), t_seen=ts[k])
 
 
-def beyond_flat(ex: EventExtractor, cu: Cushion, al: float) -> float:
+def beyond_flat(table: TableModel, cu: Cushion, al: float) -> float:
     """How far (mm) a centre at ``al`` along ``cu`` lies past its flat nose, over the rounded tip of a jaw."""
-    flat_lo, flat_hi = ex.table.cushion_flats[cu.name]
+    flat_lo, flat_hi = table.cushion_flats[cu.name]
     return max(0.0, flat_lo - al, al - flat_hi)
 
 
-def past_flat(ex: EventExtractor, cu: Cushion, al: float) -> bool:
+def past_flat(table: TableModel, s: CushionSettings, cu: Cushion, al: float) -> bool:
     """Whether a centre at ``al`` along ``cu`` lies past its flat nose by more than ``tip_past_mm``: at a
     jaw's rounded tip."""
-    return beyond_flat(ex, cu, al) > ex.s.cushions.tip_past_mm
+    return beyond_flat(table, cu, al) > s.tip_past_mm
 
 
-def tip_touched(ex: EventExtractor, cu: Cushion, al: float) -> Jaw | None:
+def jaw_tip(table: TableModel, s: CushionSettings, cu: Cushion, al: float) -> Jaw | None:
     """The jaw whose rounded tip a ball touching ``cu``'s nose line at ``al`` touched instead: where the centre
     lies past the flat nose by more than ``tip_past_mm``, the jaw at that end."""
-    if not past_flat(ex, cu, al):
+    if not past_flat(table, s, cu, al):
         return None
-    jaws = [j for pk in cu.pockets for j in ex.table.pockets[pk].jaws if j.cushion == cu.name]
+    jaws = [j for pk in cu.pockets for j in table.pockets[pk].jaws if j.cushion == cu.name]
     return min(jaws, key=lambda j: abs(cu.along(j.nose_end) - al), default=None)
 
 
+def tip_touched(ex: EventExtractor, cu: Cushion, al: float) -> Jaw | None:
+    """``jaw_tip`` on the extractor's table and settings."""
+    return jaw_tip(ex.table, ex.s.cushions, cu, al)
+
+
 def touch_hinge(
-    ex: EventExtractor, ts: list[float], off: np.ndarray, k: int, keep: np.ndarray | None = None
+    s: CushionSettings, ts: list[float], off: np.ndarray, k: int, keep: np.ndarray | None = None
 ) -> Hinge | None:
     """The touch time of a V (or an L: a stop against the cushion) of the distance ``off`` to a nose line
     whose lowest sample is ``k``: the corner, within ``hinge_reach`` samples of ``k``, of a hinge fitted to
     ``hinge_side`` samples either side (those with ``keep``, where given)."""
-    lo, hi = max(0, k - ex.s.cushions.hinge_side), min(len(ts), k + ex.s.cushions.hinge_side + 1)
-    r = ex.s.cushions.hinge_reach
+    lo, hi = max(0, k - s.hinge_side), min(len(ts), k + s.hinge_side + 1)
+    r = s.hinge_reach
     t_lo, t_hi = ts[max(0, k - r)], ts[min(len(ts) - 1, k + r)]
     sel = np.arange(lo, hi) if keep is None else lo + np.flatnonzero(keep[lo:hi])
     return fit_hinge(np.asarray(ts)[sel], np.asarray(off)[sel], t_lo, t_hi)
 
 
-def arrived(ex: EventExtractor, hinge: Hinge | None, rise_before: float, after: np.ndarray) -> bool:
+def arrived(s: CushionSettings, dt: float, hinge: Hinge | None, rise_before: float, after: np.ndarray) -> bool:
     """A ball that came to a cushion and rolls on along it (an L of its distance to the nose line, not a V):
     it came from at least 10 mm off, falling faster than noise (``bounce_min_mm_s``), and its samples over
     the next ``arrive_s`` (``after``, three at least) stay within ``hug_mm`` of touching it."""
     return (
-        ex.s.cushions.arrive_s > 0
+        s.arrive_s > 0
         and hinge is not None
         and rise_before >= 10.0
-        and hinge.before <= -ex.s.cushions.bounce_min_mm_s
-        and len(after) == arrive_n(ex)
-        and float(np.max(np.abs(after))) <= ex.s.cushions.hug_mm
+        and hinge.before <= -s.bounce_min_mm_s
+        and len(after) == arrive_n(s, dt)
+        and float(np.max(np.abs(after))) <= s.hug_mm
     )
 
 
-def arrive_n(ex: EventExtractor) -> int:
-    return max(3, round(ex.s.cushions.arrive_s / ex.dt))
+def arrive_n(s: CushionSettings, dt: float) -> int:
+    return max(3, round(s.arrive_s / dt))
 
 
-def bounced(ex: EventExtractor, hinge: Hinge | None) -> bool:
+def bounced(s: CushionSettings, hinge: Hinge | None) -> bool:
     """A slow ball that rebounds off a cushion only a few millimetres before it stops: its distance to the
     nose line (``hinge``) falls and then rises, each faster than noise makes it seem to (``bounce_min_mm_s``),
     or falls steeply (``steep_fall_mm_s``) and then rises at all (``steep_rise_mm_s``)."""
     if hinge is None:
         return False
-    steep = hinge.before <= -ex.s.cushions.steep_fall_mm_s and hinge.after >= ex.s.cushions.steep_rise_mm_s
-    return steep or (hinge.before <= -ex.s.cushions.bounce_min_mm_s and hinge.after >= ex.s.cushions.bounce_min_mm_s)
+    steep = hinge.before <= -s.steep_fall_mm_s and hinge.after >= s.steep_rise_mm_s
+    return steep or (hinge.before <= -s.bounce_min_mm_s and hinge.after >= s.bounce_min_mm_s)
 
 
 def rest_touch(ex: EventExtractor, b: Ball, ts: list[float], ps: list[np.ndarray], out: list[Event]) -> None:
@@ -424,13 +440,15 @@ def rest_touch(ex: EventExtractor, b: Ball, ts: list[float], ps: list[np.ndarray
         f = fit_path(
             np.array(ts[max(0, k - ex.s.segments.window) : k + 1]), pts[max(0, k - ex.s.segments.window) : k + 1]
         )
-        hinge = touch_hinge(ex, ts, off, k)  # the corner of approach and rebound (or rest), where there are both
+        hinge = touch_hinge(
+            ex.s.cushions, ts, off, k
+        )  # the corner of approach and rebound (or rest), where there are both
         if hinge is not None:
             tc = hinge.t
         else:
             root = solve_root(gap_to_cushion(f, cu, R), ts[max(0, k - 3)], ts[k] + ex.dt)
             tc = root if root is not None else ts[k]
-        if hugs(ex, b, cu, tc):
+        if ball_hugs(ex, b, cu, tc):
             continue
         touch = f.at(tc) - np.array(cu.inward) * R
         cand = Candidate(

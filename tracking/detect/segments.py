@@ -32,6 +32,13 @@ class PathView:
     from_rest_mm: float = 0.0
 
 
+def samples_between(b: Ball, t0: float, t1: float) -> PathView:
+    """The ball's samples in a segment from ``t0`` to ``t1`` (its detections where the tracker anchored it)."""
+    lo, hi = bisect.bisect_left(b.ts, t0), bisect.bisect_right(b.ts, t1)
+    idx = [i for i in range(lo, hi) if b.sid[i] >= 0]
+    return PathView(b.id, tuple(b.ts[i] for i in idx), tuple(b.seen.get(i, b.xy[i]) for i in idx))
+
+
 def new_seg(ex: EventExtractor, b: Ball, kind: str, t: float, p: np.ndarray) -> Seg:
     ex.sid += 1
     seg = Seg(ex.sid, kind, t, p.copy())
