@@ -192,7 +192,12 @@ def settle_ball(ex: EventExtractor, b: Ball, out: list[Event]) -> None:
     ts = st.ts + [b.ts[i] for i in idx]
     ps = st.ps + [b.seen.get(i, b.xy[i]) for i in idx]
     keep = 4 * ex.s.segments.window + len(idx)  # the path's last moving samples and the settling ones
-    cushions.rest_touch(ex, b, ts[1:][-keep:], ps[1:][-keep:], out)
+    last = PathView(b.id, tuple(ts[1:][-keep:]), tuple(ps[1:][-keep:]))
+    if len(last.ts) >= 4:
+        # the ball's samples a touch may look back over (``cushions.hugs``): its time is solved up to a frame late
+        samples = segments.samples_between(b, last.ts[0] - ex.s.cushions.hug_s - ex.dt, last.ts[-1] + 2 * ex.dt)
+        touches = cushions.rest_touches(last, samples, ex.table, ex.s.cushions, ex.s.segments.window, ex.dt)
+        next((c for c in touches if resolve.give(ex, c, out)), None)  # the first not already found
     end = np.median(np.array(ps[-max(1, min(5, len(idx))) :]), axis=0)
     path_lines(ex, PathView(b.id, tuple(ts), (*ps[:-1], end), st.from_rest), out)
 

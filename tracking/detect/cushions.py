@@ -15,7 +15,7 @@ import numpy as np
 from calibration.contract import Event, jaw_cushion
 from calibration.table import Cushion, Jaw, Pocket, TableModel
 from tracking.detect import resolve, segments
-from tracking.detect.candidate import Candidate, confidence
+from tracking.detect.candidate import Candidate, Evidence, confidence
 from tracking.detect.geometry import (
     as_pt,
     both_ways,
@@ -417,53 +417,54 @@ def bounced(s: CushionSettings, hinge: Hinge | None) -> bool:
     return steep or (hinge.before <= -s.bounce_min_mm_s and hinge.after >= s.bounce_min_mm_s)
 
 
-def rest_touch(ex: EventExtractor, b: Ball, ts: list[float], ps: list[np.ndarray], out: list[Event]) -> None:
+def rest_touches(
+    path: PathView, samples: PathView, table: TableModel, s: CushionSettings, window: int, dt: float
+) -> list[Candidate]:
     """A slow ball that rolls into a cushion and stops against it barely rebounds, so no kink shows: its
-    last samples (``ts``, ``ps``: its path's last moving ones, then its detections as it settled) reach one
-    radius from the nose line (within the touch tolerance), having moved toward it."""
-    R = ex.table.ball_radius_mm
+    last samples (``path``: its path's last moving ones, then its detections as it settled) reach one radius
+    from the nose line (within the touch tolerance), having moved toward it. One candidate per cushion so
+    reached (the resolver gives out the first not already found); ``samples``: the ball's samples from ``hug_s``
+    before the path to a frame after it (a ball rolling along a cushion does not touch it anew, ``hugs``);
+    ``window``: the samples a path is fitted to."""
+    ts = list(path.ts)
+    R = table.ball_radius_mm
     if len(ts) < 4:
-        return
-    pts = np.array(ps)
-    for cu in ex.table.cushions.values():
+        return []
+    pts = np.array(path.ps)
+    out = []
+    for cu in table.cushions.values():
         off = (pts - np.array(cu.start)) @ np.array(cu.inward) - R
         # the first sample against the cushion (within a millimetre of where its last samples lie, or of the
         # nearest one): a ball that stays there touched it when it got there
-        level = min(float(np.median(off[-5:])), float(off.min()) + ex.s.cushions.rest_touch_plateau_mm)
-        k = int(np.flatnonzero(off <= level + ex.s.cushions.rest_touch_plateau_mm)[0])
-        if (
-            off[k] > ex.s.cushions.jaw_touch_mm
-            or off[0] - off[k] < 3.0
-            or not (0 <= cu.along(as_pt(pts[k])) <= cu.length_mm)
-        ):
+        level = min(float(np.median(off[-5:])), float(off.min()) + s.rest_touch_plateau_mm)
+        k = int(np.flatnonzero(off <= level + s.rest_touch_plateau_mm)[0])
+        if off[k] > s.jaw_touch_mm or off[0] - off[k] < 3.0 or not (0 <= cu.along(as_pt(pts[k])) <= cu.length_mm):
             continue
-        f = fit_path(
-            np.array(ts[max(0, k - ex.s.segments.window) : k + 1]), pts[max(0, k - ex.s.segments.window) : k + 1]
-        )
-        hinge = touch_hinge(
-            ex.s.cushions, ts, off, k
-        )  # the corner of approach and rebound (or rest), where there are both
+        f = fit_path(np.array(ts[max(0, k - window) : k + 1]), pts[max(0, k - window) : k + 1])
+        hinge = touch_hinge(s, ts, off, k)  # the corner of approach and rebound (or rest), where there are both
         if hinge is not None:
             tc = hinge.t
         else:
-            root = solve_root(gap_to_cushion(f, cu, R), ts[max(0, k - 3)], ts[k] + ex.dt)
+            root = solve_root(gap_to_cushion(f, cu, R), ts[max(0, k - 3)], ts[k] + dt)
             tc = root if root is not None else ts[k]
-        if ball_hugs(ex, b, cu, tc):
+        if hugs(samples, cu, tc, s, dt, R):
             continue
         touch = f.at(tc) - np.array(cu.inward) * R
-        cand = Candidate(
-            "cushion",
-            (b.id,),
-            cu.name,
-            tc,
-            as_pt(touch),
-            float(off[k]),
-            "rest_touch",
-            confidence("rest_touch"),
-            t_seen=ts[k],
+        evidence: Evidence = "rest_touch"
+        out.append(
+            Candidate(
+                "cushion",
+                (path.ball,),
+                cu.name,
+                tc,
+                as_pt(touch),
+                float(off[k]),
+                evidence,
+                confidence(evidence),
+                t_seen=ts[k],
+            )
         )
-        if resolve.give(ex, cand, out):
-            return
+    return out
 
 
 def jaw_touches(
