@@ -104,46 +104,48 @@ def bounce_off_start(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -
     radius from the nose); the hit's direction mirrored in the cushion must be the path's, within
     ``bounce_angle_deg`` (the cushion takes normal speed away and spin bends the rebound)."""
     a = br.new.start_p
-    hit = next(
-        ((k, tt) for k, tt in reversed(ex.contacts) if b.id in k and br.t_lo - 3 * ex.dt <= tt <= br.t_hi + ex.dt),
-        None,
-    )
+    hit = resolve.contact_between(ex, b.id, br.t_lo - 3 * ex.dt, br.t_hi + ex.dt)
     if hit is None:
         return
-    (other,) = hit[0] - {b.id}
-    pb = segments.path_before(ex, ex.balls[other], hit[1])
+    other, t_hit = hit
+    pb = segments.path_before(ex, ex.balls[other], t_hit)
     if pb is None:
         return
-    u = a - pb[0].at(hit[1])
+    u = a - pb[0].at(t_hit)
     u = u / max(float(np.linalg.norm(u)), 1e-9)  # the way the hit sends it
     # the first sample may be the blurred frame of the bounce, or before it
-    for _, path in islice(paths_out(ex, b, br, hit[1]), 2):
-        if bounce_before(ex, b, a, u, hit[1], path, path.t0, out):
+    for _, path in islice(paths_out(ex, b, br, t_hit), 2):
+        c = bounce_before(b.id, a, u, t_hit, path, path.t0, ex.table, ex.s.cushions, ex.s.shots.start_speed_mm_s, ex.dt)
+        if c is not None:
+            resolve.give(ex, c, out)
             return
 
 
 def bounce_before(
-    ex: EventExtractor,
-    b: Ball,
+    ball: str,
     a: np.ndarray,
     u: np.ndarray,
     t_hit: float,
     new: PathFit,
     t_first: float,
-    out: list[Event],
-) -> bool:
-    """``_bounce_off_start`` for the path ``new``, first seen at ``t_first``: True if it found the touch."""
-    R = ex.table.ball_radius_mm
+    table: TableModel,
+    s: CushionSettings,
+    start_speed_mm_s: float,
+    dt: float,
+) -> Candidate | None:
+    """``bounce_off_start`` for a ball hit at ``t_hit`` from ``a`` along ``u`` (a unit vector) whose path ``new``
+    is first seen at ``t_first``: the touch, or None. Slower than ``start_speed_mm_s``, nothing bounced."""
+    R = table.ball_radius_mm
     v = new.vel(t_first)
     speed = float(np.linalg.norm(v))
-    if speed < ex.s.shots.start_speed_mm_s:
-        return False
-    cos_max = math.cos(math.radians(ex.s.cushions.bounce_angle_deg))
-    for cu in ex.table.cushions.values():
+    if speed < start_speed_mm_s:
+        return None
+    cos_max = math.cos(math.radians(s.bounce_angle_deg))
+    for cu in table.cushions.values():
         n = np.array(cu.inward)
         if float(u @ n) >= 0.0 or float(v @ n) <= 0.0:
             continue  # not sent into it, or not coming away from it
-        root = solve_root(gap_to_cushion(new, cu, R), t_hit - 0.5 * ex.dt, t_first)
+        root = solve_root(gap_to_cushion(new, cu, R), t_hit - 0.5 * dt, t_first)
         if root is None:
             continue
         p = new.at(root)
@@ -159,15 +161,9 @@ def bounce_before(
         ahead = t_hit + max(gap_a, 0.0) / (-float(u @ n) * speed)
         root = min(max(0.5 * (root + ahead), t_hit), t_first)
         p = new.at(root)
-        resolve.give(
-            ex,
-            Candidate(
-                "cushion", (b.id,), cu.name, root, as_pt(p - n * R), 0.0, "bounce_before", confidence("bounce_before")
-            ),
-            out,
-        )
-        return True
-    return False
+        evidence: Evidence = "bounce_before"
+        return Candidate("cushion", (ball,), cu.name, root, as_pt(p - n * R), 0.0, evidence, confidence(evidence))
+    return None
 
 
 def paths_out(ex: EventExtractor, b: Ball, br: Break, tc: float) -> Iterator[tuple[float, PathFit]]:
@@ -252,7 +248,10 @@ def bounce_after_hit(
     speed = float(np.linalg.norm(v_after))
     good = [i for i in br.new.idx if b.sid[i] >= 0]
     if speed >= ex.s.shots.start_speed_mm_s and good:
-        bounce_before(ex, b, p, v_after / speed, tc, new, b.ts[good[0]], out)
+        u, t_first = v_after / speed, b.ts[good[0]]
+        c = bounce_before(b.id, p, u, tc, new, t_first, ex.table, ex.s.cushions, ex.s.shots.start_speed_mm_s, ex.dt)
+        if c is not None:
+            resolve.give(ex, c, out)
 
 
 def grazes(path: PathView, samples: PathView, table: TableModel, s: CushionSettings, dt: float) -> list[Candidate]:

@@ -92,6 +92,15 @@ def set_off_explained(ex: EventExtractor, ball: str, t_s: float, crept: bool) ->
     return last is not None and t_s - SET_OFF_BEFORE_FRAMES * ex.dt <= last <= t_s + late
 
 
+def contact_between(ex: EventExtractor, ball: str, lo: float, hi: float) -> tuple[str, float] | None:
+    """The latest contact of ``ball`` given out between ``lo`` and ``hi``: the other ball and its time."""
+    for key, t in reversed(ex.contacts):
+        if ball in key and lo <= t <= hi:
+            (other,) = key - {ball}
+            return other, t
+    return None
+
+
 def give(ex: EventExtractor, c: Candidate, out: list[Event]) -> bool:
     """``c`` as an event in ``out`` unless it reads a touch already given out; True if it was given out."""
     if same_touch(ex, c):
