@@ -127,8 +127,12 @@ def explain_kink(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> No
         jawed = jaw_pocket(name)
         if jawed is not None:
             pk = ex.table.pockets[jawed]
-            if not cushions.cushion_after_jaw(ex, b, pk, br, tc, out):
-                cushions.jaw_exit(ex, b, pk, br, tc, hi, out)
+            paths = list(cushions.paths_out(ex, b, br, tc))
+            second = cushions.cushion_after_jaw(b.id, pk, paths, tc, ex.table, ex.s.cushions)
+            if not second:
+                second = cushions.jaw_exit(b.id, pk, paths, tc, hi, ex.table.ball_radius_mm, ex.s.cushions, dt)
+            if second:
+                resolve.give(ex, second, out)
     else:
         o = ex.balls[name]
         pb = segments.path_before(ex, o, tc)

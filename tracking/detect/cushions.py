@@ -179,50 +179,56 @@ def paths_out(ex: EventExtractor, b: Ball, br: Break, tc: float) -> Iterator[tup
         yield t_in, fit_path(np.array([b.ts[j] for j in sel]), np.array([b.xy[j] for j in sel]))
 
 
-def jaw_exit(ex: EventExtractor, b: Ball, pk: Pocket, br: Break, tc: float, hi: float, out: list[Event]) -> None:
+def jaw_exit(
+    ball: str,
+    pk: Pocket,
+    paths: list[tuple[float, PathFit]],
+    tc: float,
+    hi: float,
+    radius_mm: float,
+    s: CushionSettings,
+    dt: float,
+) -> Candidate | None:
     """A second touch of a pocket's jaws just after the one at ``tc``. A single bounce leaves the jaw where
     and when the ball met it, so the outgoing path, run back, touches it at ``tc`` too. A ball coming along a
     cushion into a corner jaw meets the rounded tip, turns into the face and bounces off that a fraction of a
     frame later: its outgoing path, run back, leaves the jaws that much later than the incoming one reached
-    them (``_paths_out``: after the samples seen before that path, if any)."""
-    R, dt = ex.table.ball_radius_mm, ex.dt
-    for skip, (t_in, path) in enumerate(paths_out(ex, b, br, tc)):
+    them (``paths``, from ``paths_out``: after the samples seen before that path, if any)."""
+    for skip, (t_in, path) in enumerate(paths):
         lo, top = (tc - dt, hi) if skip == 0 else (t_in, path.t0 + 0.5 * dt)
-        exits = [solve_root(gap_to_jaw(path, jaw, R), lo, top) for jaw in pk.jaws]
+        exits = [solve_root(gap_to_jaw(path, jaw, radius_mm), lo, top) for jaw in pk.jaws]
         t2 = max((t for t in exits if t is not None), default=None)
-        if t2 is None or t2 - tc < ex.s.cushions.jaw_exit_frames * dt:
+        if t2 is None or t2 - tc < s.jaw_exit_frames * dt:
             continue
-        cand = Candidate(
-            "cushion", (b.id,), jaw_cushion(pk.name), t2, as_pt(path.at(t2)), 0.0, "jaw_exit", confidence("jaw_exit")
+        evidence: Evidence = "jaw_exit"
+        return Candidate(
+            "cushion", (ball,), jaw_cushion(pk.name), t2, as_pt(path.at(t2)), 0.0, evidence, confidence(evidence)
         )
-        resolve.give(ex, cand, out)
-        return
+    return None
 
 
-def cushion_after_jaw(ex: EventExtractor, b: Ball, pk: Pocket, br: Break, tc: float, out: list[Event]) -> bool:
+def cushion_after_jaw(
+    ball: str, pk: Pocket, paths: list[tuple[float, PathFit]], tc: float, table: TableModel, s: CushionSettings
+) -> Candidate | None:
     """A ball that bounced off a jaw at ``tc`` into the cushion beside it and off that within a frame or two
     (a fast ball in a corner: cushion, jaw, cushion within three frames): its path away from the cushion, run
     back, comes from behind that cushion's nose line, which it met after ``tc`` and after the samples before
-    that path (``_paths_out``). Leaving the cushion. True if it touched one (then no second jaw touch is
-    looked for: that path left the cushion, not the jaw)."""
-    R = ex.table.ball_radius_mm
-    for t_in, path in paths_out(ex, b, br, tc):
+    that path (``paths``, from ``paths_out``). Leaving the cushion. The touch, or None (where there is one, no
+    second jaw touch is looked for: that path left the cushion, not the jaw)."""
+    R = table.ball_radius_mm
+    for t_in, path in paths:
         for name in {j.cushion for j in pk.jaws}:
-            cu = ex.table.cushions[name]
+            cu = table.cushions[name]
             n = np.array(cu.inward)
             if float(path.vel(path.t0) @ n) <= 0.0:
                 continue  # not coming away from it
             t2 = solve_root(gap_to_cushion(path, cu, R), max(t_in, tc), path.t0)
-            if t2 is None or past_flat(ex.table, ex.s.cushions, cu, cu.along(path.at_xy(t2))):
+            if t2 is None or past_flat(table, s, cu, cu.along(path.at_xy(t2))):
                 continue
             pos = as_pt(path.at(t2) - n * R)
-            resolve.give(
-                ex,
-                Candidate("cushion", (b.id,), name, t2, pos, 0.0, "cushion_after_jaw", confidence("cushion_after_jaw")),
-                out,
-            )
-            return True
-    return False
+            evidence: Evidence = "cushion_after_jaw"
+            return Candidate("cushion", (ball,), name, t2, pos, 0.0, evidence, confidence(evidence))
+    return None
 
 
 def bounce_after_hit(
