@@ -103,8 +103,14 @@ def explain_kink(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> No
     into, t_last = segments.trimmed_before_kink(ex, b, br.old.idx) or (old, br.t_lo)  # for timing a cushion touch
     kink = Kink(b, old, new, into, t_last, t_k, p_k, lo, hi, min(lo, t_last - 0.5 * dt))
     # every explanation, best (lowest score) first: the cushions, the jaws, then the balls, in that order on a tie
+    # the ball's samples a touch in the kink's window may look back over (``cushions.hugs``), a frame either way
+    samples = segments.samples_between(b, kink.lo_into - ex.s.cushions.hug_s - dt, kink.hi + dt)
     cands = sorted(
-        [*cushions.kink_readings(ex, kink), *cushions.jaw_kink_readings(ex, kink), *contacts.kink_readings(ex, kink)],
+        [
+            *cushions.kink_readings(kink, samples, ex.table, ex.s.cushions, dt),
+            *cushions.jaw_kink_readings(kink, ex.table, ex.s.cushions),
+            *contacts.kink_readings(ex, kink),
+        ],
         key=lambda c: c.score,
     )
     br.new.start_t, br.new.start_p = t_k, p_k

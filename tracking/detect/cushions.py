@@ -33,18 +33,19 @@ if TYPE_CHECKING:
     from tracking.extractor import EventExtractor
 
 
-def kink_readings(ex: EventExtractor, k: Kink) -> list[KinkReading]:
+def kink_readings(k: Kink, samples: PathView, table: TableModel, s: CushionSettings, dt: float) -> list[KinkReading]:
     """The cushions that explain a kink: the centre at the bend within ``cushion_tol_mm`` of one radius from the
     nose line (to half a radius past its ends), moving into it and then away from it (faster than 20 mm/s more:
     a bounce, not noise). A mirror bounce is timed on the paths in and out: the mean of where each meets the
-    nose line. A ball rolling along the cushion (``hugs``) does not touch it anew."""
-    R = ex.table.ball_radius_mm
+    nose line. A ball rolling along the cushion (``hugs``, on the ball's ``samples`` from ``hug_s`` before the
+    kink's window to its end) does not touch it anew."""
+    R = table.ball_radius_mm
     out = []
-    for cu in ex.table.cushions.values():
+    for cu in table.cushions.values():
         n = np.array(cu.inward)
         off = cu.offset(as_pt(k.p)) - R
         al = cu.along(as_pt(k.p))
-        if abs(off) > ex.s.cushions.cushion_tol_mm or not (-0.5 * R <= al <= cu.length_mm + 0.5 * R):
+        if abs(off) > s.cushion_tol_mm or not (-0.5 * R <= al <= cu.length_mm + 0.5 * R):
             continue
         if float(k.v_old @ n) >= 0 or float(k.v_new @ n) <= float(k.v_old @ n) + 20.0:
             continue
@@ -52,31 +53,31 @@ def kink_readings(ex: EventExtractor, k: Kink) -> list[KinkReading]:
             solve_root(gap_to_cushion(k.into, cu, R), k.lo_into, k.hi), gap_to_cushion(k.new, cu, R), k.new, k.lo_into
         )
         tc = root if root is not None else k.t
-        if ball_hugs(ex, k.ball, cu, tc):
+        if hugs(samples, cu, tc, s, dt, R):
             continue
         pc = k.into.at(tc) - n * R
         # a centre beyond the flat nose touches the rounded jaw tip there, not the nose line: past it by a
         # few millimetres the jaw explains it better
-        score = abs(off) / ex.s.cushions.cushion_tol_mm + beyond_flat(ex.table, cu, al) / 4.0
+        score = abs(off) / s.cushion_tol_mm + beyond_flat(table, cu, al) / 4.0
         out.append(KinkReading(score, "cushion", cu.name, tc, pc, abs(off)))
     return out
 
 
-def jaw_kink_readings(ex: EventExtractor, k: Kink) -> list[KinkReading]:
+def jaw_kink_readings(k: Kink, table: TableModel, s: CushionSettings) -> list[KinkReading]:
     """The jaws that explain a kink: the centre at the bend within ``cushion_tol_mm`` of one radius from a jaw's
     surface; scored a fifth of a tolerance worse than a cushion as near (a jaw's rounded tip is short)."""
-    R = ex.table.ball_radius_mm
+    R = table.ball_radius_mm
     out = []
-    for pk in ex.table.pockets.values():
+    for pk in table.pockets.values():
         for jaw in pk.jaws:
             dj = jaw.distance(as_pt(k.p)) - R
-            if abs(dj) > ex.s.cushions.cushion_tol_mm:
+            if abs(dj) > s.cushion_tol_mm:
                 continue
             root = both_ways(
                 solve_root(gap_to_jaw(k.into, jaw, R), k.lo_into, k.hi), gap_to_jaw(k.new, jaw, R), k.new, k.lo_into
             )
             tc = root if root is not None else k.t
-            score = 0.2 + abs(dj) / ex.s.cushions.cushion_tol_mm
+            score = 0.2 + abs(dj) / s.cushion_tol_mm
             out.append(KinkReading(score, "cushion", jaw_cushion(pk.name), tc, k.into.at(tc), abs(dj)))
     return out
 
@@ -89,12 +90,6 @@ def hugs(samples: PathView, cu: Cushion, t: float, s: CushionSettings, dt: float
     hi = bisect.bisect_right(samples.ts, t)
     offs = [cu.offset(as_pt(p)) - radius_mm for p in samples.ps[lo:hi]]
     return len(offs) >= max(3, round(s.hug_s / dt) - 1) and max(abs(o) for o in offs) <= s.hug_mm
-
-
-def ball_hugs(ex: EventExtractor, b: Ball, cu: Cushion, t: float) -> bool:
-    """``hugs`` for ball ``b`` of the extractor."""
-    samples = segments.samples_between(b, t - ex.s.cushions.hug_s, t)
-    return hugs(samples, cu, t, ex.s.cushions, ex.dt, ex.table.ball_radius_mm)
 
 
 def bounce_off_start(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> None:
