@@ -109,7 +109,7 @@ def explain_kink(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> No
         [
             *cushions.kink_readings(kink, samples, ex.table, ex.s.cushions, dt),
             *cushions.jaw_kink_readings(kink, ex.table, ex.s.cushions),
-            *contacts.kink_readings(ex, kink),
+            *contacts.kink_readings(kink, contacts.neighbours(ex, kink), ex.table.ball_diameter_mm, ex.s.contacts, dt),
         ],
         key=lambda c: c.score,
     )

@@ -17,7 +17,8 @@ from tracking.detect.geometry import (
     gap_between,
     gap_to_point,
 )
-from tracking.detect.segments import Ball, Break, Kink, KinkReading, Seg, seg_before
+from tracking.detect.segments import Ball, Break, Kink, KinkReading, Neighbour, Seg, seg_before
+from tracking.detect.settings import ContactSettings
 from tracking.trajectory import PathFit, closest_time, fit_path, solve_root
 
 if TYPE_CHECKING:
@@ -71,33 +72,46 @@ def find_hitter(
     return best
 
 
-def kink_readings(ex: EventExtractor, k: Kink) -> list[KinkReading]:
-    """The balls that explain a kink: one whose path (seen within 6 frames) is a diameter, within
-    ``contact_tol_mm``, from the bending ball at the bend; timed where the two paths in are a diameter apart."""
-    D, dt = ex.table.ball_diameter_mm, ex.dt
+def neighbours(ex: EventExtractor, k: Kink) -> list[Neighbour]:
+    """The other balls' paths at a kink (``kink_readings`` reads them): each ball's path just before the bend, and
+    where the bending ball's path in took samples from after the bend and the other was moving, its path just
+    before the last sample in."""
     out = []
     for o in ex.balls.values():
-        if o is k.ball or not o.ts or (not o.on_table and not o.ts):
+        if o is k.ball or not o.ts:
             continue
         pb = segments.path_before(ex, o, k.t)
-        if pb is None or pb[0].t1 < k.t - 6 * dt:
+        if pb is None:
             continue
-        path = pb[0]
+        pt = segments.path_before(ex, o, k.t_last) if k.into is not k.old and pb[1] else None
+        out.append(Neighbour(o.id, pb[0], pb[1], None if pt is None else pt[0]))
+    return out
+
+
+def kink_readings(
+    k: Kink, others: list[Neighbour], diameter_mm: float, s: ContactSettings, dt: float
+) -> list[KinkReading]:
+    """The balls that explain a kink: one whose path (seen within 6 frames) is a diameter, within
+    ``contact_tol_mm``, from the bending ball at the bend; timed where the two paths in are a diameter apart."""
+    D = diameter_mm
+    out = []
+    for o in others:
+        path = o.path
+        if path.t1 < k.t - 6 * dt:
+            continue
         d = float(np.linalg.norm(path.at(k.t) - k.p))
-        if abs(d - D) > ex.s.contacts.contact_tol_mm:
+        if abs(d - D) > s.contact_tol_mm:
             continue
         root = solve_root(gap_between(k.old, path, D), k.lo, k.hi)
-        if k.into is not k.old and pb[1]:
+        if o.path_to_last is not None:
             # two rolling balls, and the incoming path took in samples from after the hit (the other ball's
             # may have too): time it on the paths up to the sample before them
-            pt = segments.path_before(ex, o, k.t_last)
-            if pt is not None:
-                r2 = solve_root(gap_between(k.into, pt[0], D), k.lo_into, k.hi)
-                if r2 is not None and (root is None or r2 < root):  # samples after a hit make it late
-                    root, path = r2, pt[0]
+            r2 = solve_root(gap_between(k.into, o.path_to_last, D), k.lo_into, k.hi)
+            if r2 is not None and (root is None or r2 < root):  # samples after a hit make it late
+                root, path = r2, o.path_to_last
         tc = root if root is not None else k.t
-        score = abs(d - D) / ex.s.contacts.contact_tol_mm
-        out.append(KinkReading(score, "ball", o.id, tc, (k.old.at(tc) + path.at(tc)) / 2, abs(d - D)))
+        score = abs(d - D) / s.contact_tol_mm
+        out.append(KinkReading(score, "ball", o.ball, tc, (k.old.at(tc) + path.at(tc)) / 2, abs(d - D)))
     return out
 
 

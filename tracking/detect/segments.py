@@ -372,6 +372,18 @@ class Kink:
         return self.new.vel(self.t) if self.new.n >= 2 else self.old.vel(self.t)
 
 
+@dataclass(frozen=True)
+class Neighbour:
+    """Another ball's path as a kink's detectors read it: the path just before the bend (``moving``: a moving
+    path, not a rest), and its path just before the bending ball's last sample in, where that path in took in
+    samples from after the bend and the other ball was moving (None otherwise)."""
+
+    ball: str
+    path: PathFit
+    moving: bool
+    path_to_last: PathFit | None
+
+
 class KinkReading(NamedTuple):
     """One explanation of a kink: a cushion, a jaw (``kind`` "cushion", ``name`` the cushion or jaw) or a ball
     (``kind`` "ball", ``name`` its id), scored by how far from touching it had the ball at the bend, in
