@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from calibration.contract import Event, jaw_pocket
+from calibration.table import Pocket
 from tracking.detect import contacts, cushions, lines, resolve, segments, shots
 from tracking.detect.candidate import Candidate, confidence
 from tracking.detect.geometry import (
@@ -132,13 +133,7 @@ def explain_kink(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> No
         resolve.give(ex, Candidate("cushion", (b.id,), name, tc, as_pt(pc), residual, "kink", conf), out)
         jawed = jaw_pocket(name)
         if jawed is not None:
-            pk = ex.table.pockets[jawed]
-            paths = list(cushions.paths_out(ex, b, br, tc))
-            second = cushions.cushion_after_jaw(b.id, pk, paths, tc, ex.table, ex.s.cushions)
-            if not second:
-                second = cushions.jaw_exit(b.id, pk, paths, tc, hi, ex.table.ball_radius_mm, ex.s.cushions, dt)
-            if second:
-                resolve.give(ex, second, out)
+            after_jaw(ex, b, br, ex.table.pockets[jawed], tc, hi, out)
     else:
         o = ex.balls[name]
         pb = segments.path_before(ex, o, tc)
@@ -148,6 +143,17 @@ def explain_kink(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> No
         contacts.give_contact(ex, first, second, tc, pc, conf, out, residual_mm=residual)
         if pb is not None and new.n >= 2:
             cushions.bounce_after_hit(ex, b, old, pb[0], pb[1], tc, new, br, out)
+
+
+def after_jaw(ex: EventExtractor, b: Ball, br: Break, pk: Pocket, tc: float, hi: float, out: list[Event]) -> None:
+    """The second touch a fraction of a frame after a jaw bounce at ``tc``: the cushion beside the jaw, else the
+    jaw's face after its rounded tip (``cushions.cushion_after_jaw``, ``cushions.jaw_exit``)."""
+    paths = list(cushions.paths_out(ex, b, br, tc))
+    second = cushions.cushion_after_jaw(b.id, pk, paths, tc, ex.table, ex.s.cushions)
+    if not second:
+        second = cushions.jaw_exit(b.id, pk, paths, tc, hi, ex.table.ball_radius_mm, ex.s.cushions, ex.dt)
+    if second:
+        resolve.give(ex, second, out)
 
 
 def close_move(ex: EventExtractor, b: Ball, end: tuple[float, np.ndarray], out: list[Event]) -> None:
