@@ -78,24 +78,10 @@ def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) ->
     dt = ex.dt
     a = br.new.start_p
     new = segments.fit(ex, b, br.new.idx, head=True)
-    # A ball set off slowly keeps its place (the tracker's anchor) for a few frames before it has moved far
-    # enough to break its rest: its path, run back, may reach its place before the last resting sample.
-    lo = br.t_lo - ex.s.shots.slow_start_frames * dt
-    t_s = closest_time(lambda u: float(np.linalg.norm(new.at(u) - a)), lo, br.t_hi)
-    if new.n < 2:
-        t_s = 0.5 * (br.t_lo + br.t_hi)
-    slow = new.n >= 2 and float(np.linalg.norm(new.vel(br.t_hi))) < ex.s.shots.start_speed_mm_s
-    crept = creep_start(ex, b, br) if slow and t_s < lo + 0.5 * dt else None
-    if crept is not None:
-        t_s = crept
+    t_s, crept = left_place(ex, b, br, new)
     br.new.start_t = t_s
     speed = float(np.linalg.norm(new.vel(t_s)))
-    moved = max((float(np.linalg.norm(b.xy[i] - a)) for i in br.new.idx if b.sid[i] >= 0), default=0.0)
-    if moved < (
-        ex.s.segments.start_min_mm
-        if crept is not None
-        else max(ex.s.segments.start_min_mm, 6 * ex.s.segments.meas_sigma_mm)
-    ):
+    if not moved_off(ex, b, br, crept is not None):
         if br.new is b.seg and b.on_table and ex.times[-1] - br.t_hi < ex.s.shots.slow_start_wait_s:
             b.breaks.append(br)  # still moving off, slowly: looked at again as it gets farther
         return  # detection jitter (a blurred or half-hidden ball), not a ball set moving (a steady creep is)
@@ -141,6 +127,32 @@ def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) ->
     q = pb[0].at(t_c) if pb is not None else a
     mid = (np.asarray(q) + a) / 2
     contacts.give_contact(ex, other, b.id, t_c, mid, conf, out)
+
+
+def left_place(ex: EventExtractor, b: Ball, br: Break, new: PathFit) -> tuple[float, float | None]:
+    """When a resting ball set moving (the break ``br``, its first path ``new``) left its place: where that path,
+    run back, is nearest the place, or where a slow ball creeping off sped up (``creep_start``). Returned: that
+    time, and the creep's start (None where it did not creep off)."""
+    dt = ex.dt
+    a = br.new.start_p
+    # A ball set off slowly keeps its place (the tracker's anchor) for a few frames before it has moved far
+    # enough to break its rest: its path, run back, may reach its place before the last resting sample.
+    lo = br.t_lo - ex.s.shots.slow_start_frames * dt
+    t_s = closest_time(lambda u: float(np.linalg.norm(new.at(u) - a)), lo, br.t_hi)
+    if new.n < 2:
+        t_s = 0.5 * (br.t_lo + br.t_hi)
+    slow = new.n >= 2 and float(np.linalg.norm(new.vel(br.t_hi))) < ex.s.shots.start_speed_mm_s
+    crept = creep_start(ex, b, br) if slow and t_s < lo + 0.5 * dt else None
+    return (t_s if crept is None else crept), crept
+
+
+def moved_off(ex: EventExtractor, b: Ball, br: Break, crept: bool) -> bool:
+    """Whether the ball got ``start_min_mm`` from its place on its new path (a ball not seen creeping, six times
+    the measurement noise: a blurred or half-hidden ball's detections jitter that far)."""
+    a = br.new.start_p
+    moved = max((float(np.linalg.norm(b.xy[i] - a)) for i in br.new.idx if b.sid[i] >= 0), default=0.0)
+    s = ex.s.segments
+    return moved >= (s.start_min_mm if crept else max(s.start_min_mm, 6 * s.meas_sigma_mm))
 
 
 def struck_between_shots(
