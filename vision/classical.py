@@ -86,6 +86,10 @@ TWO_STARTS_MARGIN = 0.15  # the unshifted start of a vote peak wins where it fin
 # broadcast footage (a stripe ball turning, compression noise): two such differ by more than 8 units (about
 # two standard deviations of their difference) only where one is really whiter.
 WHITE_MARGIN = 8.0
+# A set is judged coloured on a frame where at least this many balls differ from the whitest by a cue ball's
+# colour distance, and they are most of the balls: a pool rack shows fifteen dyed balls, a Russian set one cue
+# ball, plus the few odd things a hand, a cue tip or a shadow makes at once (up to five in the rendered scenes).
+COLOURED_MIN_DYED = 6
 EDGE_ZONE = 3  # fine cells at a window's or box's cut edge where the opening differs from the whole grid's
 
 
@@ -172,6 +176,7 @@ class ClassicalDetector:
         self._t_mark = 0.0
         self._cue_seen: tuple[float, ...] | None = None
         self._cue_white = False  # whether ``_cue_seen`` is the white ball of a coloured set
+        self._coloured = False  # whether a frame has shown a coloured set (``coloured_set``): a set keeps its balls
         self.radius_grid = calibration.table.ball_radius_mm * s.px_per_mm
         self._ball_area = math.pi * self.radius_grid**2
         self._ball_area_coarse = self._ball_area / self.coarse_step**2
@@ -570,11 +575,13 @@ class ClassicalDetector:
                     self._cue_seen = tuple(float(v) for v in colour[odd])  # remembered for later frames
                     self._cue_white = False
                 return cls
-            if coloured_set(colour, float(s.cue_min_distance)) and (known is None or self._cue_white):
+            if coloured_set(colour, float(s.cue_min_distance)):
+                self._coloured = True
+            if self._coloured and (known is None or self._cue_white):
                 # Once seen, the white ball keeps its colour and its whiteness: a ball that is the whitest only
                 # while the white one is potted or hidden (a stripe ball, mostly white) is less white by more
                 # than the noise, unless it is whiter still (then what was remembered was not the white ball).
-                white = white_among_coloured(colour, float(s.cue_min_distance))
+                white = white_among_coloured(colour)
                 if white >= 0:
                     w = float(whiteness(colour[white : white + 1])[0])
                     w_known = float(whiteness(np.asarray([known], float))[0]) if known is not None else -math.inf
@@ -595,17 +602,17 @@ class ClassicalDetector:
         return cls
 
 
-def white_among_coloured(colour: np.ndarray, min_distance: float) -> int:
-    """The row of the white cue ball in a set of coloured balls (BGR rows, at least 3), or -1.
+def white_among_coloured(colour: np.ndarray) -> int:
+    """The row of the white cue ball among BGR rows (at least 3) of a set of coloured balls (``coloured_set``),
+    or -1.
 
-    A set of like balls (the Russian set) lies within half ``min_distance`` of its median colour but for the
-    cue ball (``odd_colour_out``); where most balls lie further than that, each ball has a dye of its own
-    (pool, snooker) and the cue ball is the one without: it reflects the most light in every channel. Its
+    In a set where each ball has a dye of its own (pool, snooker) the cue ball is the one without: it reflects
+    the most light in every channel. Its
     whiteness, lightness on OpenCV's 8-bit scale (2.55 L*) less the chroma C*ab, is the highest; a stripe
     ball's band or a solid's dye lowers it. The whitest is the cue ball only when it stands ``WHITE_MARGIN``
     above the next (two stripe balls at a similar angle to the light cannot be told apart by it)."""
-    if len(colour) < 3 or not coloured_set(colour, min_distance):
-        return -1  # like balls: the cue ball is the odd colour out, or not seen
+    if len(colour) < 3:
+        return -1
     w = whiteness(colour)
     order = np.argsort(-w)
     if w[order[0]] - w[order[1]] < WHITE_MARGIN:
@@ -614,10 +621,14 @@ def white_among_coloured(colour: np.ndarray, min_distance: float) -> int:
 
 
 def coloured_set(colour: np.ndarray, min_distance: float) -> bool:
-    """Whether most balls (BGR rows) lie further than half ``min_distance`` from the set's median colour: each
-    has a dye of its own, where like balls agree within that (``odd_colour_out``)."""
-    spread = _norm(colour - np.median(colour, axis=0), axis=1)
-    return float(np.median(spread)) > 0.5 * min_distance
+    """Whether the balls (BGR rows) are a set of dyed balls: at least ``COLOURED_MIN_DYED`` of them, and most of
+    those other than the whitest, lie further than ``min_distance`` (a cue ball's distance from like balls) from
+    it. Like balls match it but for the cue ball and the odd thing taken for a ball."""
+    if len(colour) <= COLOURED_MIN_DYED:
+        return False
+    w = whiteness(colour)
+    far = int(np.count_nonzero(_norm(colour - colour[int(np.argmax(w))], axis=1) > min_distance))
+    return far >= COLOURED_MIN_DYED and 2 * far > len(colour) - 1
 
 
 def whiteness(colour: np.ndarray) -> np.ndarray:

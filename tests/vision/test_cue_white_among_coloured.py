@@ -11,7 +11,7 @@ import pytest
 
 from calibration.table import TableModel
 from tests.detect_support import top_down_calibration
-from vision.classical import ClassicalDetector, white_among_coloured
+from vision.classical import ClassicalDetector, coloured_set, white_among_coloured
 from vision.detections import CUE
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "vision" / "cue_colours" / "real_sets.json"
@@ -49,7 +49,7 @@ def test_like_balls_leave_the_rule_to_the_odd_colour_out(detector):
     # A Russian set under warm light: ivory balls a few units apart and a yellowish cue ball.
     rng = np.random.default_rng(3)
     ivory = np.array([175.0, 205.0, 215.0]) + rng.normal(0.0, 4.0, (9, 3))
-    assert white_among_coloured(ivory, 60.0) == -1
+    assert coloured_set(ivory, 60.0) is False
     cls = detector._classify(np.vstack([ivory, [[60.0, 190.0, 230.0]]]))
     assert list(np.flatnonzero(cls == CUE)) == [9]
 
@@ -58,4 +58,4 @@ def test_two_whites_too_close_to_tell_give_no_cue():
     colour, names = _colours(SETS[0])
     cue = names.index("cue")
     twin = colour[cue] + np.array([2.0, -2.0, 1.0])  # a second white ball within the measurement noise
-    assert white_among_coloured(np.vstack([colour, twin]), 60.0) == -1
+    assert white_among_coloured(np.vstack([colour, twin])) == -1
