@@ -36,7 +36,7 @@ from tracking.detect.resolve import in_shots
 from tracking.detect.segments import Ball, Seg, Settling
 from tracking.detect.settings import ExtractorSettings
 from tracking.detect.shots import PendingStart
-from tracking.tracker import Loss, TrackerFrame
+from tracking.tracker import BallObs, Loss, TrackerFrame
 from tracking.trajectory import fit_path
 
 
@@ -78,24 +78,7 @@ class EventExtractor:
         out: list[Event] = self.deferred
         self.deferred = []
         for obs in tf.balls:
-            if obs.quality < self.s.ghost_below:
-                continue  # not a ball: a blob the detector sees only now and then (a hand, the cue tip)
-            b = self.balls.get(obs.id)
-            if b is not None and b.potted and self.shot_active:
-                continue  # a potted ball comes back only when respotted, between shots: not a blob mid-shot
-            if b is None:
-                b = self.balls[obs.id] = Ball(obs.id)
-            b.on_table = True
-            b.potted = False
-            if obs.meas is None:
-                if b.rest_pos is None and obs.resting:
-                    b.rest_pos = np.array(obs.pos)  # known at its place (a rack, the operator), not seen yet
-                continue
-            if obs.resting:
-                self._add_rest(b, tf.t, np.array(obs.pos), out)
-                b.seen[len(b.ts) - 1] = np.array(obs.meas)
-            else:
-                self._add_move(b, tf.t, np.array(obs.meas), obs.kinked)
+            self._observe(obs, tf.t, out)
         for loss in tf.losses:
             pots.lost(self, loss, out)
         for re in tf.reappeared:
@@ -108,6 +91,27 @@ class EventExtractor:
         breaks.settle(self, tf.t, out, force=False)
         shots.check_shot_end(self, tf, out)
         return in_shots(out)
+
+    def _observe(self, obs: BallObs, t: float, out: list[Event]) -> None:
+        """One ball's observation in the frame at ``t``: a sample of its segments."""
+        if obs.quality < self.s.ghost_below:
+            return  # not a ball: a blob the detector sees only now and then (a hand, the cue tip)
+        b = self.balls.get(obs.id)
+        if b is not None and b.potted and self.shot_active:
+            return  # a potted ball comes back only when respotted, between shots: not a blob mid-shot
+        if b is None:
+            b = self.balls[obs.id] = Ball(obs.id)
+        b.on_table = True
+        b.potted = False
+        if obs.meas is None:
+            if b.rest_pos is None and obs.resting:
+                b.rest_pos = np.array(obs.pos)  # known at its place (a rack, the operator), not seen yet
+            return
+        if obs.resting:
+            self._add_rest(b, t, np.array(obs.pos), out)
+            b.seen[len(b.ts) - 1] = np.array(obs.meas)
+        else:
+            self._add_move(b, t, np.array(obs.meas), obs.kinked)
 
     def finish(self, losses: tuple[Loss, ...] = ()) -> list[Event]:
         """End of the stream; ``losses``: the tracker's last decisions (``Tracker.finish``)."""
