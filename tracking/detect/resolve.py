@@ -131,13 +131,13 @@ def event_of(ex: EventExtractor, c: Candidate) -> Event:
         return record_event(ex, c.kind, c.t, ball=ball, line=c.obstacle, direction=c.direction, confidence=c.confidence)
     if c.kind == "pot":
         # a pot between shots (a ball rolling in after the shot's end) is the last shot's
-        shot = ex.shot if ex.shot >= 0 else None
-        return record_event(ex, c.kind, c.t, ball=ball, pocket=c.obstacle, confidence=c.confidence, shot=shot)
+        last = ex.shot if ex.shot >= 0 else None
+        return record_event(ex, c.kind, c.t, ball=ball, pocket=c.obstacle, confidence=c.confidence, shot=last)
     if c.kind == "shot_start":
         return record_event(ex, c.kind, c.t, ball=ball, positions=c.positions, confidence=c.confidence)
     if c.kind == "shot_end":
         return record_event(ex, c.kind, c.t, positions=c.positions, confidence=c.confidence)
-    shot = None if c.evidence in BETWEEN_SHOTS else "auto"
+    shot: str | None = None if c.evidence in BETWEEN_SHOTS else "auto"
     return record_event(ex, c.kind, c.t, ball=ball, pos=c.pos, confidence=c.confidence, shot=shot)
 
 
