@@ -63,3 +63,25 @@ def test_a_push_through_a_cluster_is_not_repeated_within_the_chain_window() -> N
     late = 0.5 + 0.8 * ex.s.contacts.chain_repeat_s  # past the 2.5-frame window of a hit, within the chain's
     assert late - 0.5 > 2.5 * DT
     assert not resolve.give(ex, _contact("1", "2", late, "chain"), out)
+
+
+def test_a_ball_set_off_just_after_its_touch_was_given_out_is_already_explained() -> None:
+    ex, out = _fed({"1": path(Leg(0.0, (900.0, 600.0))), "2": path(Leg(0.0, (1300.0, 600.0)))}), list[Event]()
+    assert resolve.give(ex, _contact("1", "2", 0.5), out)
+    # the touch, timed on the hitter's path, from three frames before the start to one after (two for a creep)
+    assert resolve.set_off_explained(ex, "2", 0.5 + 2.5 * DT, crept=False)
+    assert resolve.set_off_explained(ex, "2", 0.5 - 0.5 * DT, crept=False)
+    assert not resolve.set_off_explained(ex, "2", 0.5 - 1.5 * DT, crept=False)
+    assert resolve.set_off_explained(ex, "2", 0.5 - 1.5 * DT, crept=True)
+    assert not resolve.set_off_explained(ex, "2", 0.5 + 3.5 * DT, crept=False)
+
+
+def test_events_that_are_no_touch_are_never_merged() -> None:
+    ex, out = _fed(), list[Event]()
+    cross = Candidate("line_cross", ("1",), "house", 0.5, None, 5.0, "crossing", 0.95, direction="+x")
+    assert resolve.give(ex, cross, out)
+    assert resolve.give(ex, cross, out)
+    hand = Candidate("disturbed", ("1",), None, 0.6, (900.0, 600.0), 0.0, "hand_push", 0.6)
+    assert resolve.give(ex, hand, out)
+    assert [(e.type, e.line, e.direction, e.shot) for e in out[:2]] == [("line_cross", "house", "+x", None)] * 2
+    assert (out[2].type, out[2].ball, out[2].shot, out[2].confidence) == ("disturbed", "1", None, 0.6)
