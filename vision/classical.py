@@ -25,8 +25,7 @@ Per frame:
    (``vision.refine``), and is corrected for parallax to the cloth point below the ball centre
    (``vision.parallax``).
 5. Cue ball: the one ball whose colour stands apart from all the others (or is nearest a given cue
-   colour), classified ``cue``; in a set of coloured balls (pool, snooker), where no colour stands apart,
-   the one white ball (``white_among_coloured``).
+   colour), classified ``cue``.
 The cloth model then adapts slowly from the coarse grid's pixels classified as cloth. ``stage_ms`` holds the
 milliseconds each stage (``STAGES``) of the last frame took; ``tableref bench detect`` prints their medians.
 The per-pixel and per-blob loops run as numba kernels (``vision.classical_kernels``, ``vision.cloth_kernels``,
@@ -82,14 +81,6 @@ from vision.refine import refine_centres
 # refinement and the rest.
 STAGES = ("rectify", "cloth", "fine", "votes", "refine", "output")
 TWO_STARTS_MARGIN = 0.15  # the unshifted start of a vote peak wins where it finds this much more of the rim
-# A ball's whiteness (``white_among_coloured``) varies by up to 3-5 units frame to frame on a resting ball in real
-# broadcast footage (a stripe ball turning, compression noise): two such differ by more than 8 units (about
-# two standard deviations of their difference) only where one is really whiter.
-WHITE_MARGIN = 8.0
-# A set is judged coloured on a frame where at least this many balls differ from the whitest by a cue ball's
-# colour distance, and they are most of the balls: a pool rack shows fifteen dyed balls, a Russian set one cue
-# ball, plus the few odd things a hand, a cue tip or a shadow makes at once (up to five in the rendered scenes).
-COLOURED_MIN_DYED = 6
 EDGE_ZONE = 3  # fine cells at a window's or box's cut edge where the opening differs from the whole grid's
 
 
@@ -175,8 +166,6 @@ class ClassicalDetector:
         self.stage_ms: dict[str, float] = {}
         self._t_mark = 0.0
         self._cue_seen: tuple[float, ...] | None = None
-        self._cue_white = False  # whether ``_cue_seen`` is the white ball of a coloured set
-        self._coloured = False  # whether a frame has shown a coloured set (``coloured_set``): a set keeps its balls
         self.radius_grid = calibration.table.ball_radius_mm * s.px_per_mm
         self._ball_area = math.pi * self.radius_grid**2
         self._ball_area_coarse = self._ball_area / self.coarse_step**2
@@ -573,70 +562,13 @@ class ClassicalDetector:
                 cls[odd] = CUE
                 if s.cue_colour_bgr is None:
                     self._cue_seen = tuple(float(v) for v in colour[odd])  # remembered for later frames
-                    self._cue_white = False
                 return cls
-            if coloured_set(colour, float(s.cue_min_distance)):
-                self._coloured = True
-            if self._coloured and (known is None or self._cue_white):
-                # Once seen, the white ball keeps its colour and its whiteness: a ball that is the whitest only
-                # while the white one is potted or hidden (a stripe ball, mostly white) is less white by more
-                # than the noise, unless it is whiter still (then what was remembered was not the white ball).
-                white = white_among_coloured(colour)
-                if white >= 0:
-                    w = float(whiteness(colour[white : white + 1])[0])
-                    w_known = float(whiteness(np.asarray([known], float))[0]) if known is not None else -math.inf
-                    near = known is not None and float(_norm(colour[white] - np.asarray(known, float), axis=0)) < (
-                        0.5 * s.cue_min_distance
-                    )
-                    if known is None or (near and w >= w_known - WHITE_MARGIN) or w >= w_known + WHITE_MARGIN:
-                        cls[white] = CUE
-                        if s.cue_colour_bgr is None:
-                            self._cue_seen = tuple(float(v) for v in colour[white])
-                            self._cue_white = True
-                return cls  # no colour alone tells the white ball among coloured ones: none is named
         if known is not None:
             d = _norm(colour - np.asarray(known, float), axis=1)
             best = int(np.argmin(d))
             if d[best] < 0.5 * s.cue_min_distance:
                 cls[best] = CUE
         return cls
-
-
-def white_among_coloured(colour: np.ndarray) -> int:
-    """The row of the white cue ball among BGR rows (at least 3) of a set of coloured balls (``coloured_set``),
-    or -1.
-
-    In a set where each ball has a dye of its own (pool, snooker) the cue ball is the one without: it reflects
-    the most light in every channel. Its
-    whiteness, lightness on OpenCV's 8-bit scale (2.55 L*) less the chroma C*ab, is the highest; a stripe
-    ball's band or a solid's dye lowers it. The whitest is the cue ball only when it stands ``WHITE_MARGIN``
-    above the next (two stripe balls at a similar angle to the light cannot be told apart by it)."""
-    if len(colour) < 3:
-        return -1
-    w = whiteness(colour)
-    order = np.argsort(-w)
-    if w[order[0]] - w[order[1]] < WHITE_MARGIN:
-        return -1
-    return int(order[0])
-
-
-def coloured_set(colour: np.ndarray, min_distance: float) -> bool:
-    """Whether the balls (BGR rows) are a set of dyed balls: at least ``COLOURED_MIN_DYED`` of them, and most of
-    those other than the whitest, lie further than ``min_distance`` (a cue ball's distance from like balls) from
-    it. Like balls match it but for the cue ball and the odd thing taken for a ball."""
-    if len(colour) <= COLOURED_MIN_DYED:
-        return False
-    w = whiteness(colour)
-    far = int(np.count_nonzero(_norm(colour - colour[int(np.argmax(w))], axis=1) > min_distance))
-    return far >= COLOURED_MIN_DYED and 2 * far > len(colour) - 1
-
-
-def whiteness(colour: np.ndarray) -> np.ndarray:
-    """Each BGR row's lightness on OpenCV's 8-bit scale (2.55 L*) less its chroma C*ab: highest for a white ball."""
-    lab = cv2.cvtColor(_clamp(colour, 0.0, 255.0).astype(np.uint8)[:, None, :], cv2.COLOR_BGR2LAB)[:, 0, :]
-    lab = lab.astype(np.float64)
-    out: np.ndarray = lab[:, 0] - np.hypot(lab[:, 1] - 128.0, lab[:, 2] - 128.0)
-    return out
 
 
 def _clamp(a: np.ndarray, lo: object, hi: object) -> np.ndarray:
