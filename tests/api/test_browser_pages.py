@@ -493,6 +493,16 @@ def test_console_replays_a_shot_and_every_control_rejudges_or_says_why_not(tmp_p
         svc.store.close()
 
 
+async def _call_ball_labels(browser: Browser, base: str) -> list[str]:
+    """The console's "call a ball" choices once shot 1 of three is open with its events."""
+    await browser.call("Page.navigate", url=base + "/review")
+    await browser.wait_for("document.querySelectorAll('#shots tbody tr').length === 3")
+    await browser.click("#shots tbody tr[data-shot='1']")
+    await browser.wait_for("document.getElementById('pack').dataset.shot === '1'")
+    await browser.wait_for("document.querySelectorAll('#events tbody tr').length > 3")
+    return await browser.js("[...document.getElementById('call-ball').options].map((o) => o.textContent)")
+
+
 def test_console_names_balls_the_camera_could_not_number_by_where_they_lie(tmp_path, browser):
     """Moscow pyramid: the tracker cannot number the balls (tN); the console names them "a ball near ..."."""
     records = tracked(read_jsonl(DEMO / "truth" / "events.jsonl"))
@@ -504,12 +514,7 @@ def test_console_names_balls_the_camera_could_not_number_by_where_they_lie(tmp_p
 
         async def main():
             async with browser:
-                await browser.call("Page.navigate", url=base + "/review")
-                await browser.wait_for("document.querySelectorAll('#shots tbody tr').length === 3")
-                await browser.click("#shots tbody tr[data-shot='1']")
-                await browser.wait_for("document.getElementById('pack').dataset.shot === '1'")
-                await browser.wait_for("document.querySelectorAll('#events tbody tr').length > 3")
-                labels = await browser.js("[...document.getElementById('call-ball').options].map((o) => o.textContent)")
+                labels = await _call_ball_labels(browser, base)
                 assert len(labels) == len(set(labels)) > 5, labels
                 assert all(label.startswith("A ball near the ") for label in labels), labels
                 potted = await browser.js("document.getElementById('void-ball').options[0].textContent")
@@ -554,12 +559,7 @@ def test_overlay_and_console_name_coloured_balls_by_the_colour_a_viewer_sees(tmp
                 text = await browser.js("document.body.innerText")
                 assert not TRACKER_ID.search(text), text
 
-                await browser.call("Page.navigate", url=base + "/review")
-                await browser.wait_for("document.querySelectorAll('#shots tbody tr').length === 3")
-                await browser.click("#shots tbody tr[data-shot='1']")
-                await browser.wait_for("document.getElementById('pack').dataset.shot === '1'")
-                await browser.wait_for("document.querySelectorAll('#events tbody tr').length > 3")
-                labels = await browser.js("[...document.getElementById('call-ball').options].map((o) => o.textContent)")
+                labels = await _call_ball_labels(browser, base)
                 assert labels and all(re.match(r"^(The|A|An) [a-z]+ ball near the ", x) for x in labels), labels
                 assert any(x.startswith("The black ball near the ") for x in labels), labels  # the set's one black
                 page = await browser.js("document.body.innerText")
