@@ -174,7 +174,7 @@ def _pocket_follower(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.nda
     """A ball that ran into a pocket and vanished comes back out of the jaws only on a detection no visible ball
     was just beside: a second ball following it into the same pocket would take its id."""
     recent = sc.seen & (sc.t - sc.last_t <= 2.5 * sc.frame_dt)
-    near_seen = (sc.d_last[recent] <= sc.ball_diameter_mm).any(axis=0)
+    near_seen: np.ndarray = np.asarray((sc.d_last[recent] <= sc.ball_diameter_mm).any(axis=0))
     return (sc.occluded & sc.entering_pocket)[:, None] & near_seen[None, :]
 
 
