@@ -21,9 +21,9 @@ class _Dets:
 
 
 def test_frames_of_a_break_reach_tracks_and_events_under_the_checked_ids() -> None:
-    # frame-s3 at 1080p30 (see tests/tracking/test_tracking_tracker.py): ids of 4, 8 and 13 are swapped in the
-    # break's blurred first frame and are put right two frames later. The frames in between are held (no events
-    # come out of them), then written to tracks.csv and read for events under the right ids.
+    # At 30 fps a break's first frame after the stroke is one blur: three rack balls' ids are swapped there and
+    # put right two frames later, when the balls are apart. The frames in between are held (no events come out
+    # of them), then written to tracks.csv and read for events under the right ids.
     with open(DATA / "break-30fps-frame-s3.json", encoding="utf-8") as f:
         d = json.load(f)
     frames = d["frames"]
