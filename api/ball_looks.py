@@ -3,7 +3,8 @@
 A ball the camera could not number (``t6``) is named for people by what they see (api.names: "the yellow
 ball" in a coloured set, "a ball" in a white one). The detector measures every detection's mean colour (BGR of
 the inner disc, ``vision.detections.Detections.colour``); this keeps, for each tracked ball, the mean over
-the frames it was seen at rest, where the disc is sharp (a moving ball's disc is smeared with the cloth).
+the frames it was seen at rest, where the disc is sharp (a moving ball's disc is smeared with the cloth), and
+imaged large enough for its colour to be read (``names.named_size``).
 """
 
 from __future__ import annotations
@@ -34,12 +35,14 @@ class BallLooks:
         col = np.asarray(colour, dtype=float).reshape(-1, 3)
         if not len(pos) or len(col) != len(pos):
             return
+        radius = getattr(detections, "radius_px", None)
+        sized = np.ones(len(pos), bool) if radius is None else np.array([names.named_size(float(r)) for r in radius])
         for b in balls:
             if b.meas is None or not b.resting:
                 continue
             d = np.hypot(pos[:, 0] - b.meas[0], pos[:, 1] - b.meas[1])
             k = int(np.argmin(d))
-            if d[k] > MATCH_MM:
+            if d[k] > MATCH_MM or not sized[k]:
                 continue
             self._sum[b.id] = self._sum.get(b.id, np.zeros(3)) + col[k]
             self._n[b.id] = self._n.get(b.id, 0) + 1

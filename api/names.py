@@ -62,22 +62,30 @@ TRACKER_ID = re.compile(r"^t[1-9][0-9]*$")
 
 # A ball the camera could not number is named by its colour where the set is coloured (pool, snooker): the
 # word a viewer of the picture would use, from the detector's mean colour of the ball's inner disc (BGR,
-# 0..255), by hue, saturation and value. The bounds were set on two real cameras: a snooker rig (224
-# labelled balls, tests/data/names/snooker_colours.json) and a pool broadcast (45 labelled balls of a 9-ball
-# set, pool_colours.json). A camera shows a ball as its light and white balance make it: the broadcast's
-# purple 4 is pink on screen (hue 339-341, where the rig's pink is), the rig's brown is red (hue 3-10), and
-# the word follows the picture. A white ball (a Russian pyramid set, a cue ball) says nothing a viewer can
-# match: it stays "a ball".
-WHITE_BELOW_SATURATION = 0.25  # white balls measure 0.04-0.23 on the rig, 0.06-0.14 on the broadcast
-BLACK_BELOW_VALUE = 0.25  # black 0.14-0.34; the darkest coloured ball, the broadcast's green, 0.33-0.40
+# 0..255), by hue, saturation and value. The bounds were chosen on the tuning pictures of ``tableref bench
+# names`` (the first frames of the tuning clips and the snooker rig's with_halo_2 stills: 280 balls on four
+# cameras, tests/data/names/colours.json); the held-out clips' first frames are only reported (measured/).
+# Where a colour could be either of two words it says none: "a ball" never misleads a viewer, a wrong colour
+# does. A white ball (a Russian pyramid set, a cue ball) says nothing a viewer can match: it stays "a ball".
+WHITE_BELOW_SATURATION = 0.25  # white balls measure 0.04-0.24 on the tuning cameras
+BLACK_BELOW_VALUE = 0.25  # black 0.12-0.28; the darkest coloured ball, a broadcast's green, 0.38-0.40
 DIM_BELOW_VALUE = 0.37  # below it and off the greens, black: the black ball takes the cloth's tint
-PALE_BELOW_SATURATION = 0.71  # pink 0.20-0.69 (the broadcast's 4: 0.58-0.61); red 0.83-0.98, brown 0.73-0.91
-_HUES: tuple[tuple[float, str], ...] = (  # (upper bound of hue in degrees, family), in order
-    (9.0, "red"), (30.0, "orange"), (70.0, "yellow"), (190.0, "green"), (260.0, "blue"), (300.0, "purple"),
-    (335.0, "pink"), (360.0, "red"),
+PALE_BELOW_SATURATION = 0.71  # pink 0.23-0.71; red 0.83-0.99 on a sharp camera
+# A ball imaged smaller than this radius is a few dozen pixels of rim, glare and motion blur: its mean colour
+# drifts by a family (reds read pink, purples blue on a 9 px ball), so it is not named.
+MIN_NAMED_RADIUS_PX = 12.0
+_HUES: tuple[tuple[float, str | None], ...] = (  # (upper bound of hue in degrees, family), in order
+    (3.0, "red"), (11.0, None), (30.0, "orange"), (70.0, "yellow"), (190.0, "green"), (260.0, "blue"),
+    (300.0, "purple"), (335.0, "pink"), (360.0, "red"),
 )  # fmt: skip
-# red 351-360 and 0-2, orange 11-14, yellow 37-57, green 167-185, blue 196-220 on the two cameras
-DARK_BELOW_VALUE = 0.65  # a dark orange is brown (the broadcast's maroon 7: value 0.55-0.59; orange 0.90-0.97)
+# red 345-360 and 0-1, orange 10-26, yellow 37-55, green 103-185, blue 199-217 on the tuning cameras. Hue 3-11
+# is no word: a warm light turns a brown ball there (5-11 on the snooker rig) and a cool one an orange ball.
+DARK_BELOW_VALUE = 0.65  # a dark orange is brown (maroon 0.45-0.57 on the tuning cameras; orange 0.72-0.91)
+
+
+def named_size(radius_px: float) -> bool:
+    """Whether a ball imaged this large shows its colour well enough to be named (``MIN_NAMED_RADIUS_PX``)."""
+    return radius_px >= MIN_NAMED_RADIUS_PX
 
 
 def colour_word(bgr: tuple[float, float, float] | None) -> str | None:
@@ -102,7 +110,7 @@ def colour_word(bgr: tuple[float, float, float] | None) -> str | None:
     family = next(name for bound, name in _HUES if hue < bound)
     if value < DIM_BELOW_VALUE and family != "green":
         return "black"
-    if sat < WHITE_BELOW_SATURATION:
+    if sat < WHITE_BELOW_SATURATION or family is None:
         return None
     if family == "red" and sat < PALE_BELOW_SATURATION:
         return "pink"

@@ -15,17 +15,18 @@ BALLS = {"yellow": ((2600.0, 500.0), (28.0, 223.0, 253.0)), "blue": ((2900.0, 90
          "white": ((3100.0, 1300.0), (229.0, 247.0, 252.0))}  # fmt: skip
 
 
-def _frame(jitter: float) -> Detections:
+def _frame(jitter: float, radius_px: float) -> Detections:
     pos = np.array([p for p, _ in BALLS.values()]) + jitter
     col = np.array([c for _, c in BALLS.values()])
     n = len(pos)
-    return Detections(np.zeros((n, 2)), pos, np.full(n, 10.0), np.full(n, 0.95), np.zeros(n, np.int64), col)
+    return Detections(np.zeros((n, 2)), pos, np.full(n, radius_px), np.full(n, 0.95), np.zeros(n, np.int64), col)
 
 
-def _observed(frames: int) -> Pipeline:
+def _observed(frames: int, radius_px: float = 16.0) -> Pipeline:
+    """Balls as a 1080p overhead camera images them (16 px radius) unless told."""
     pipe = Pipeline(table=T, game="moscow")  # the Moscow rack does not number the balls: tracker ids
     for i in range(frames):
-        pipe.step_detections(_frame(0.3 * ((-1) ** i)), i, i / 30)
+        pipe.step_detections(_frame(0.3 * ((-1) ** i), radius_px), i, i / 30)
     return pipe
 
 
@@ -49,3 +50,9 @@ def test_a_colour_needs_a_few_frames_and_follows_the_operators_rename():
     assert pipe.looks.words().get("t99") == "yellow" and yellow not in pipe.looks.words()
     pipe.rename_ball("t99", "1")  # numbered now: the number names it
     assert "yellow" not in pipe.looks.words().values()
+
+
+def test_a_ball_imaged_too_small_to_show_its_colour_is_not_named():
+    """At 9 px radius a ball's inner disc is a few dozen pixels of rim, glare and blur: no colour word."""
+    assert _observed(40, radius_px=9.0).looks.words() == {}
+    assert len(_observed(40, radius_px=12.0).looks.words()) == 2
