@@ -6,6 +6,7 @@ next verdict is judged from, so a verdict that relies on a warning (2.1.10, 2.1.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -34,9 +35,15 @@ def mandatory_warnings(
     temporary_house_rule: bool,
     safety_rules: bool,
 ) -> tuple[Warning, ...]:
-    """001 2.1.20 for the layout ``positions`` with ``cue`` to be struck next (None: any ball may be)."""
+    """001 2.1.20 for the layout ``positions`` with ``cue`` to be struck next (None: any ball may be, so every
+    frozen pair is one the striker may meet as cue ball and object ball)."""
     objs = [b for b in object_balls if b in positions]
     out: list[Warning] = []
+    if cue is None and not in_hand:
+        for a, b in itertools.combinations(sorted(objs), 2):
+            if table.frozen_together(positions[a], positions[b]):
+                text = f"balls {a} and {b} are frozen together: struck, either is played at 45° or more"
+                out.append(Warning("balls_frozen", "001 2.1.20", text, (a, b)))
     if cue is not None and cue in positions and not in_hand:
         c = positions[cue]
         frozen = tuple(sorted(b for b in objs if table.frozen_together(c, positions[b])))

@@ -291,10 +291,9 @@ class MatchService:
                 "referee": "on" if self.referee is not None else "not available in this build",
                 "referee_errors": list(self.referee_errors),
             }
-            cue = "cue" if "cue" in positions else None
-            out["warnings"] = [] if live.moving else position_warnings(self.table, positions, self.game, cue)
-            if self.referee is not None:
-                snap = self.referee.snapshot()
-                if snap:
-                    out["referee_state"] = snap
+            snap = self.referee.snapshot() if self.referee is not None else None
+            if snap:
+                out["referee_state"] = snap
+            in_hand = bool(snap and snap.get("ball_in_hand"))
+            out["warnings"] = [] if live.moving else position_warnings(self.table, positions, self.game, in_hand)
             return out
