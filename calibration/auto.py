@@ -10,7 +10,11 @@
 3. **Which end is which.** The long cushions are the pair with a middle pocket: their nose lines break
    off at their middles, or the view across cushion and rail behind their middles differs from the view
    elsewhere along them; failing both, the pair that is longer once the perspective of the default
-   intrinsics is undone (``long_sides_source`` in the quality record says which). The house end is the
+   intrinsics is undone. Whichever cue names the pair, the choice is a candidate calibration whose
+   measured aspect (``calibration.aspect``: foreshortening undone, over the corners' spread and the
+   plausible focal lengths) must agree with the table given: a choice that contradicts it is refused and
+   the other pair taken (a pocket cue misread in an oblique view, a table with no pockets; the quality
+   record's ``long_sides_source`` is then ``"measured aspect"``, otherwise the cue). The house end is the
    short end on whose side of the table the house line (x = L/4) is drawn; when no drawn line stands out
    (``house_end_source: "default"`` in the quality record) the house end is the one on the left of the
    image, or the bottom one if the table stands upright in the picture. ``flip=True`` swaps the ends
@@ -36,6 +40,7 @@ import cv2
 import numpy as np
 from scipy.optimize import least_squares
 
+from calibration.aspect import long_pair_by_aspect
 from calibration.mapping import CORNER_NAMES, Calibration, CalibrationError, default_camera_matrix
 from calibration.table import TableModel
 from calibration.table_finder import Side, TableEdges, find_table, intersect_lines
@@ -113,6 +118,9 @@ def calibration_from_edges(
         by_pockets = _long_pair_from_pockets(img, cu, k0, k1, k2)
         if by_pockets is not None:
             long_pair, long_source = by_pockets, "middle pockets"
+    long_pair, overridden = long_pair_by_aspect(cu, k0, size, table.length_mm / table.width_mm, long_pair)
+    if overridden:
+        long_source = "measured aspect"
     names, house_source = _name_corners(cu, long_pair, size, flip)
     if img is not None and not flip:
         decided = _house_from_marks(img, cu, names, table, k0, k1, k2)

@@ -10,8 +10,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from calibration.aspect import aspect_problem, measured_aspect
-from calibration.mapping import Calibration
+from calibration.aspect import aspect_problem, long_pair_by_aspect, measured_aspect, side_ratio_range
+from calibration.camera import CameraModel
+from calibration.mapping import Calibration, default_camera_matrix
 from calibration.table import TableModel, TableSpec
 from tests.paths import REPO
 
@@ -78,3 +79,55 @@ def test_analyze_says_when_it_tracked_no_ball_and_when_the_table_contradicts(tmp
     assert "measures 1.17:1" in res.stderr and "2540x1270 mm (2.00:1)" in res.stderr
     report = (out / "report.html").read_text(encoding="utf-8")
     assert "no ball was tracked" in report
+    assert "measures 1.17:1" in report
+
+
+POOL = TableModel(TableSpec(length_mm=2540, width_mm=1270, ball_diameter_mm=57.15))
+SIZE = (1024, 576)
+
+
+def _ring(cam: CameraModel) -> np.ndarray:
+    """The field's corners in ring order, side 0 (house-left to pyramid-left) along the table's length."""
+    c = cam.corners_px(POOL)
+    return np.array([c[n] for n in ("house-left", "pyramid-left", "pyramid-right", "house-right")])
+
+
+def test_straight_down_the_ratio_is_one_number_whatever_the_focal_length() -> None:
+    lo, hi = side_ratio_range(_ring(CameraModel.overhead(POOL, SIZE)), default_camera_matrix(SIZE), SIZE)
+    assert 1.97 < lo <= hi < 2.03
+
+
+def test_a_view_along_the_table_leaves_the_ratio_open_but_holds_the_truth() -> None:
+    # tilted along the length only: orthogonality says nothing about the focal length, the length's
+    # foreshortening depends on it
+    cam = CameraModel.overhead(POOL, SIZE, tilt_deg=35, tilt_azimuth_deg=0)
+    lo, hi = side_ratio_range(_ring(cam), default_camera_matrix(SIZE), SIZE)
+    assert lo < 1.8 and hi > 2.2
+
+
+def test_an_oblique_view_refuses_the_long_pair_that_contradicts_the_table() -> None:
+    # a camera above one end and off to the side, as a spectator's: the image cues named the short ends
+    # as the long pair; the measured aspect (about 0.5:1 for that choice) refuses it
+    cam = CameraModel.overhead(POOL, SIZE, tilt_deg=50, tilt_azimuth_deg=20, distance_mm=3500)
+    ring = _ring(cam)
+    k = default_camera_matrix(SIZE)
+    lo, hi = side_ratio_range(ring, k, SIZE)
+    assert 1.8 < lo <= hi < 2.2  # this view fixes the focal length: the ratio is measured, not assumed
+    assert long_pair_by_aspect(ring, k, SIZE, 2.0, preferred=(1, 3)) == ((0, 2), True)
+    assert long_pair_by_aspect(ring, k, SIZE, 2.0, preferred=(0, 2)) == ((0, 2), False)
+
+
+def test_a_cloth_filling_the_frame_is_not_taken_turned() -> None:
+    # straight down, no middle pocket in view to say which sides are long (a carom table): the cues'
+    # guess of the image's short sides is refused
+    ring = np.array([[40.0, 20.0], [1000.0, 20.0], [1000.0, 500.0], [40.0, 500.0]])
+    k = default_camera_matrix(SIZE)
+    assert long_pair_by_aspect(ring, k, SIZE, 2.0, preferred=(1, 3)) == ((0, 2), True)
+
+
+def test_where_the_aspect_cannot_tell_the_cues_decide() -> None:
+    # a square quadrilateral straight down measures 1:1: both choices contradict a 2:1 table equally
+    ring = np.array([[200.0, 40.0], [700.0, 40.0], [700.0, 540.0], [200.0, 540.0]])
+    k = default_camera_matrix(SIZE)
+    assert long_pair_by_aspect(ring, k, SIZE, 2.0, preferred=(1, 3)) == ((1, 3), False)
+    assert long_pair_by_aspect(ring, k, SIZE, 2.0, preferred=(0, 2)) == ((0, 2), False)
