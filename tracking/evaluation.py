@@ -12,6 +12,10 @@
    percentile of |t_pred - t_truth| over the matches.
 3. Tracks. Rows of the same frame and (mapped) ball are paired; position error in mm: median, p95, max,
    and the share of truth rows that have a predicted row.
+4. Confidence. How well an event's confidence tells the events that match the truth (right) from those that
+   match none (wrong): the AUC (the chance that a right event, drawn at random, is more confident than a wrong
+   one; ties count half; 0.5 is no better than a coin) and the ``review`` flag's share of the wrong events
+   flagged, of the right events flagged, and of the flagged events that are wrong (its precision).
 """
 
 from __future__ import annotations
@@ -20,7 +24,8 @@ import csv
 import json
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -284,3 +289,66 @@ def format_report(result: dict[str, Any]) -> str:
         f"(coverage {cov}); error mm median {mm(e['median'])} p95 {mm(e['p95'])} max {mm(e['max'])}"
     )
     return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Judged:
+    """A predicted event's confidence and review flag, and whether it matched a truth event (``right``)."""
+
+    confidence: float
+    review: bool
+    right: bool
+
+
+def judged_events(truth: Sequence[Event], pred: Sequence[Event], kind: str, tolerance_s: float) -> list[Judged]:
+    """Each predicted event of type ``kind``, matched one-to-one against the truth's (ids as they are named: the
+    bench's pipeline is given the truth's ids), with its confidence, flag and whether it matched."""
+    te = [e for e in truth if e.type == kind]
+    pe = [e for e in pred if e.type == kind]
+    ids = {b: b for e in (*te, *pe) for b in _balls(e)}
+    pairs, _missed, _extra = match_events(te, pe, tolerance_s, ids)
+    right = {id(p) for _t, p in pairs}
+    return [Judged(float(e.confidence), bool(e.review), id(e) in right) for e in pe]
+
+
+def confidence_auc(right: Sequence[float], wrong: Sequence[float]) -> float | None:
+    """The chance that a right event's confidence is above a wrong one's (ties count half): the Mann-Whitney U
+    over the product of the counts; None without events of both sides."""
+    if not len(right) or not len(wrong):
+        return None
+    r = np.asarray(right, dtype=np.float64)
+    w = np.sort(np.asarray(wrong, dtype=np.float64))
+    below = np.searchsorted(w, r, side="left")
+    tied = np.searchsorted(w, r, side="right") - below
+    return float((below.sum() + 0.5 * tied.sum()) / (len(r) * len(w)))
+
+
+@dataclass(frozen=True)
+class ConfidenceSplit:
+    """How well confidence and the review flag separate right events from wrong ones (module docstring, 4)."""
+
+    right: int
+    wrong: int
+    auc: float | None
+    wrong_flagged: float | None  # share of the wrong events flagged for review (higher is better)
+    right_flagged: float | None  # share of the right events flagged (lower is better)
+    flag_precision: float | None  # share of the flagged events that are wrong (higher is better)
+
+
+def confidence_split(judged: Sequence[Judged]) -> ConfidenceSplit:
+    """The figures of ``ConfidenceSplit`` over ``judged``."""
+    right = [j for j in judged if j.right]
+    wrong = [j for j in judged if not j.right]
+    flagged = [j for j in judged if j.review]
+
+    def share(part: int, whole: int) -> float | None:
+        return part / whole if whole else None
+
+    return ConfidenceSplit(
+        right=len(right),
+        wrong=len(wrong),
+        auc=confidence_auc([j.confidence for j in right], [j.confidence for j in wrong]),
+        wrong_flagged=share(sum(j.review for j in wrong), len(wrong)),
+        right_flagged=share(sum(j.review for j in right), len(right)),
+        flag_precision=share(sum(not j.right for j in flagged), len(flagged)),
+    )

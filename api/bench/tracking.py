@@ -18,7 +18,9 @@ With ``--suite``: a line per scene as it is scored (``--jobs N``: N worker proce
 the lines, tables and figures are the same as serially, in name order), then per frame rate the table above,
 the track position error split by the truth ball's state (resting, moving by speed, near a cushion, in a
 pocket mouth, near another ball) and the scenes that carry the most rows over 3 mm, and the scenes where the
-referee's calls on the events found differ from its calls on the truth (``api.bench.verdicts``). ``--out
+referee's calls on the events found differ from its calls on the truth (``api.bench.verdicts``), and per event
+type how well the events' confidence and review flag tell those found right from those found wrong
+(``tracking.evaluation.confidence_split``). ``--out
 FILE`` also writes the printed report to FILE.
 
 Working on the events alone: ``--record`` keeps what the tracker was fed in each scene (the detections after the
@@ -41,7 +43,7 @@ import os
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -53,9 +55,10 @@ from api.pipeline import Pipeline, timed_frames
 from calibration.contract import Event, read_jsonl
 from calibration.table import TableModel
 from tracking.detect.settings import setting_path, with_values
+from tracking.evaluation import Judged, confidence_split, judged_events
 from tracking.extractor import ExtractorSettings
 from tracking.kinematic_sim import SCENARIOS, detections_from_truth, make_setup, simulate_shot
-from tracking.metrics import Scores
+from tracking.metrics import SCORED, Scores
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -180,6 +183,7 @@ class SceneResult:
     rows: RowStates
     misses: list[str]
     verdicts: str | None = None  # how the referee's calls on the found events differ from those on the truth
+    judged: dict[str, list[Judged]] = field(default_factory=dict)  # per event type: each found event, right or not
 
     @property
     def speed(self) -> float:
@@ -423,7 +427,8 @@ def score_scene(folder: Path, run: SceneRun | None = None) -> SceneResult:
     states = row_states(table, fps, truth_rows, {(f, b): (x, y) for f, b, x, y in rows})
     misses = miss_lines(0, folder.name, pred_events, truth, 1.0 / fps)
     calls = verdict_difference(folder, pred_events, truth, table)
-    return SceneResult(folder.name, fps, n, work, scores, states, misses, calls)
+    judged = {k: judged_events(truth, pred_events, k, 1.0 / fps) for k in SCORED}
+    return SceneResult(folder.name, fps, n, work, scores, states, misses, calls, judged)
 
 
 def _score_scene_args(job: tuple[Path, SceneRun]) -> SceneResult:
@@ -546,6 +551,29 @@ def print_verdicts(results: list[SceneResult]) -> None:
         print(f"  {r.name}: {r.verdicts}")
 
 
+def print_confidence(results: list[SceneResult]) -> None:
+    """Per event type and over all: how well confidence tells the events found right (matching the truth) from
+    those found wrong (matching nothing), and how the review flag falls on each."""
+
+    def fig(v: float | None, width: int) -> str:
+        return f"{'-':>{width}}" if v is None else f"{v:>{width}.3f}"
+
+    print("confidence: right (matched) vs wrong (extra) events; flag = review")
+    print(f"{'event':<12}{'right':>7}{'wrong':>7}{'AUC':>8}{'wrong flagged':>15}{'right flagged':>15}{'flag prec':>11}")
+    every: list[Judged] = []
+    for k in (*SCORED, "all"):
+        js = every if k == "all" else [j for r in results for j in r.judged.get(k, [])]
+        if k != "all":
+            every.extend(js)
+        if not js:
+            continue
+        c = confidence_split(js)
+        print(
+            f"{k:<12}{c.right:>7}{c.wrong:>7}{fig(c.auc, 8)}{fig(c.wrong_flagged, 15)}{fig(c.right_flagged, 15)}"
+            f"{fig(c.flag_precision, 11)}"
+        )
+
+
 def print_scores(title: str, s: Scores, fps: float, speed: float) -> None:
     print(f"\n{title}: {s.shots} shots at {fps:g} fps (tolerance one frame = {1000 / fps:.1f} ms)")
     print(f"{'event':<16}{'F1':>8}{'precision':>11}{'recall':>9}{'truth':>8}{'found':>8}{'median |dt| (frames)':>23}")
@@ -599,6 +627,7 @@ def _run(args: argparse.Namespace) -> int:
             what = "tracking and events (recorded input)" if feed == "replay" else "whole pipeline (detection included)"
             print(f"{what}: {speed:.2f}x real time over the {len(at)} scenes")
             print_verdicts(at)
+            print_confidence(at)
             print_states(_concat([r.rows for r in at]))
             print_worst(at)
         return 0

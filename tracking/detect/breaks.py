@@ -128,7 +128,9 @@ def explain_kink(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> No
     score, kind, name, tc, pc, residual = cands[0]
     # two explanations of different kinds that fit about equally well make it less sure
     ambiguous = len(cands) > 1 and cands[1].score - score < 0.1 and cands[1].kind != kind
-    conf = confidence("kink", score, seen_through=br.t_hi - br.t_lo <= 1.5 * dt, ambiguous=ambiguous)
+    seen = br.t_hi - br.t_lo <= 1.5 * dt
+    speed = float(np.linalg.norm(old.vel(t_k)))
+    conf = confidence("kink", score, min(old.n, new.n), speed, seen_through=seen, ambiguous=ambiguous)
     if kind == "cushion":
         resolve.give(ex, Candidate("cushion", (b.id,), name, tc, as_pt(pc), residual, "kink", conf), out)
         jawed = jaw_pocket(name)

@@ -3,6 +3,7 @@ decides whether it is a new physical touch or another reading of one already giv
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal
 
@@ -95,52 +96,82 @@ class Candidate:
         return self.t if self.t_seen is None else self.t_seen
 
 
-# How sure each reading is of the touch it reports, by how much of the touch it saw: both paths bent at the
-# touch and a fit within half a tolerance (0.95); a touch read off one path or a V of the distance (0.6); a
-# touch inferred with the hitter never seen near it (0.45). A kink and a hit scale with their fit (below).
-READING_CONFIDENCE: dict[Evidence, float] = {
+# An event's confidence is one function of the fit that read it (``confidence``):
+#   PRIOR[evidence] * fit(misfit) * support(samples) * pace(speed) * UNSEEN (if not seen through) * AMBIGUOUS
+# where the prior is what the reading can be at best: READ for a reading of the touch itself off the paths (a kink,
+# a hit, a V of the distance to a cushion or jaw, a potted ball's path within a radius of a jaw, a crossing, a
+# strike, every ball seen resting), less for one that infers a touch it did not see (below); the other factors are
+# each 1 for a perfect fit and fall smoothly. Each caller passes its reading's own residual and tolerance: a kink's
+# score, a hit's two estimates of the instant frames apart, a V's lowest sample off the nose line or jaw, a push
+# through a cluster's share not passed along a pair's line of centres. A pot's and an off_table's confidence is
+# the tracker's (``Loss.confidence``), not this function's.
+READ = 0.95
+
+# Readings that infer what they did not see, by how much of it they saw: a push from a frozen neighbour just hit,
+# a hidden resting ball come back elsewhere (0.8); a ball hit by the struck one before either was seen moving, a
+# cushion before the ball was seen moving (0.75); a ball set off between shots slower than a strike (0.7); a second
+# jaw touch or the cushion beside a jaw a fraction of a frame after the first, a kiss with no visible bend, a push
+# through a frozen cluster, a ball moved by hand, a crossing from or to within a quarter radius of the line (a ball
+# on the line is not over it) (0.6); a stop against a cushion over a few frames, a nudge, a ball come to its place
+# just before a slow start (0.55); a rattle between jaw faces (0.5); a hitter lost from sight or never seen near
+# the ball, a shot started by a ball first seen moving, a ball set off with nothing seen to set it off (0.45: below
+# review, always flagged).
+PRIOR: dict[Evidence, float] = {
+    "frozen_hit": 0.8,
+    "moved_hidden": 0.8,
+    "stroke_hit": 0.75,
     "bounce_before": 0.75,
+    "slow_set_off": 0.7,
     "jaw_exit": 0.6,
     "cushion_after_jaw": 0.6,
-    "jaw_graze": 0.6,
-    "graze": 0.6,
-    "jaw_touch": 0.6,
-    "rest_touch": 0.55,
-    "rattle": 0.5,
-    "frozen_hit": 0.8,
-    "stroke_hit": 0.75,
-    "slow_hit": 0.55,
-    "lost_hit": 0.45,
-    "unseen_hit": 0.45,
     "kiss": 0.6,
     "chain": 0.6,
-    "nudge": 0.55,
-    "crossing": 0.95,
-    "crossing_near": 0.6,
-    "all_rest": 0.95,
-    "struck_unseen": 0.45,
     "hand_push": 0.6,
-    "slow_set_off": 0.7,
+    "crossing_near": 0.6,
+    "nudge": 0.55,
+    "slow_hit": 0.55,
+    "rest_touch": 0.55,
+    "rattle": 0.5,
+    "lost_hit": 0.45,
+    "unseen_hit": 0.45,
+    "struck_unseen": 0.45,
     "unhit": 0.45,
-    "moved_hidden": 0.8,
 }
+
+# The fit: a reading whose residual is MISFIT_HALF of its tolerance is half as sure as an exact one; one within its
+# tolerance keeps four fifths or more (the tolerance is where a true touch's residual ends).
+MISFIT_HALF = 2.0
+# The samples: a fit to n samples keeps 1 - exp(-n / SAMPLES_SCALE): one sample (a place, no direction) 0.63, two
+# (a direction, unchecked) 0.86, three or more (a direction checked) 0.95 and up.
+SAMPLES_SCALE = 1.0
+# The speed: a touch at PACE_HALF_MM_S is half as sure: a ball that slow moves under a millimetre a frame at
+# 30 fps, within the measurement noise, so its bend or V hardly stands out; at five times that it keeps 0.96.
+PACE_HALF_MM_S = 20.0
+# The ball unseen over the bend (the touch is read off paths run on into it) and another kind of touch that
+# explains the bend about as well.
+UNSEEN = 0.7
+AMBIGUOUS = 0.7
 
 
 def confidence(
-    evidence: Evidence, misfit: float = 0.0, seen_through: bool = True, ambiguous: bool = False, samples: int = 3
+    evidence: Evidence,
+    misfit: float = 0.0,
+    samples: int | None = None,
+    speed_mm_s: float | None = None,
+    seen_through: bool = True,
+    ambiguous: bool = False,
 ) -> float:
-    """The confidence of a reading (``READING_CONFIDENCE``). A kink's grows as its fit comes nearer an exact
-    touch (``misfit``: its score, in tolerances), less where the ball went unseen over the bend (not
-    ``seen_through``) or another kind of touch explains it about as well (``ambiguous``); a hit's as the two
-    balls' estimates of the instant agree (``misfit``: frames apart); a strike's with the samples its first
-    path was fitted to (``samples``: three or more give its speed and direction)."""
-    if evidence == "kink":
-        conf = (0.95 if misfit < 0.5 else 0.75 if misfit < 1.0 else 0.55) * (1.0 if seen_through else 0.7)
-        if ambiguous:
-            conf *= 0.7
-        return conf
-    if evidence == "hit":
-        return 0.95 if misfit < 1.5 else 0.7
-    if evidence == "struck":
-        return 0.95 if samples >= 3 else 0.6
-    return READING_CONFIDENCE[evidence]
+    """How sure a reading is of the event it reports, from its fit (the formula above): ``misfit`` the reading's
+    residual in its tolerance (0: an exact touch); ``samples`` how many samples its fit used and ``speed_mm_s``
+    the ball's speed at the touch (None where the reading has no fit of its own); ``seen_through`` whether the
+    ball was seen over the touch; ``ambiguous`` whether another kind of touch explains it about as well."""
+    conf = PRIOR.get(evidence, READ) / (1.0 + (abs(misfit) / MISFIT_HALF) ** 2)
+    if samples is not None:
+        conf *= 1.0 - math.exp(-samples / SAMPLES_SCALE)
+    if speed_mm_s is not None:
+        conf *= speed_mm_s**2 / (speed_mm_s**2 + PACE_HALF_MM_S**2)
+    if not seen_through:
+        conf *= UNSEEN
+    if ambiguous:
+        conf *= AMBIGUOUS
+    return conf

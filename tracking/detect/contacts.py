@@ -25,6 +25,11 @@ if TYPE_CHECKING:
     from tracking.extractor import EventExtractor
 
 
+# A true hit's two estimates of its instant (the hitter's arrival, the ball's departure) agree within a frame and a
+# half: each is run back or on from its own path, to half a frame or so.
+HIT_TOL_FRAMES = 1.5
+
+
 def find_hitter(
     ex: EventExtractor, b: Ball, br: Break, a: np.ndarray, t_s: float, crept: float | None, moving_only: bool = False
 ) -> tuple[float, str, float, float] | None:
@@ -54,7 +59,7 @@ def find_hitter(
                 if score > 3.0 and not (crept is not None and slow):
                     continue  # (a slow ball creeping into another: frames off, but millimetres)
                 score = min(score, 3.0)
-            conf = confidence("hit", score)
+            conf = confidence("hit", score / HIT_TOL_FRAMES, path.n, float(np.linalg.norm(path.vel(root))))
             if best is None or score < best[0]:
                 # two estimates of one instant, each from one ball's path: its arrival and the other's
                 # departure (on the rendered suite's detections the first came a third of a frame late on
@@ -68,7 +73,8 @@ def find_hitter(
                 te = o.last_event_t if recent and o.last_event_t is not None else t_s
                 score = 2.0 + (d - D) / ex.s.contacts.frozen_tol_mm
                 if best is None or score < best[0]:
-                    best = (score, o.id, max(te, br.t_lo - dt), confidence("frozen_hit"))
+                    conf = confidence("frozen_hit", score - 2.0)
+                    best = (score, o.id, max(te, br.t_lo - dt), conf)
     return best
 
 
@@ -340,7 +346,8 @@ def kiss_pair(
     t_c, fa, fc = kiss_time(a, c, ja, jc, dd, k, near, D)
     first, second = (a, c) if np.linalg.norm(fa.vel(t_c)) >= np.linalg.norm(fc.vel(t_c)) else (c, a)
     pos = (fa.at(t_c) + fc.at(t_c)) / 2
-    conf = confidence("kiss")
+    speed = float(max(np.linalg.norm(fa.vel(t_c)), np.linalg.norm(fc.vel(t_c))))
+    conf = confidence("kiss", speed_mm_s=speed)  # the closest frame's gap is no residual: they met between frames
     give_contact(ex, first.id, second.id, t_c, pos, conf, out, chain=False, evidence="kiss", t_seen=t_k)
 
 
@@ -458,6 +465,22 @@ def parted(ex: EventExtractor, a: Ball, b: Ball, t0: float, t1: float) -> bool:
     return bool(gaps.max() > ex.s.contacts.parted_mm)
 
 
+# A push through a frozen cluster: a pair whose line of centres is 60 degrees off the push passes on half of it
+# (the share a chain's reading is allowed to miss by, as a tolerance).
+CHAIN_SHARE_TOL = 0.5
+
+
+def push_direction(ex: EventExtractor, hitter: str, origin: np.ndarray, t: float) -> np.ndarray | None:
+    """The unit direction of the impulse on a ball at ``origin`` hit at ``t``: from the hitter's centre then to
+    the ball's (the line of centres at the touch); None where the hitter's place then is not known."""
+    pb = segments.path_before(ex, ex.balls[hitter], t)
+    if pb is None:
+        return None
+    d = origin - pb[0].at(t)
+    n = float(np.linalg.norm(d))
+    return d / n if n > 1e-6 else None
+
+
 def propagate(ex: EventExtractor, hitter: str, hit: str, t: float, out: list[Event]) -> None:
     """A hit on a ball of a frozen cluster passes through the whole cluster: every pair of touching balls
     in it is in contact at that instant (as the physics resolves it), though most of them do not visibly
@@ -472,6 +495,7 @@ def propagate(ex: EventExtractor, hitter: str, hit: str, t: float, out: list[Eve
     assert origin is not None
     # nearer the struck ball first, so each pair reads (pusher, pushed)
     cluster.sort(key=lambda k: float(np.linalg.norm(ex.balls[k].rest_pos - origin)))
+    push = push_direction(ex, hitter, origin, t)
     # A cluster's balls leave their places over a few frames, so a later contact in it (its balls seen to
     # part) may find some of them still resting: the pairs the push already went through are not new (the
     # resolver's window for a chain, chain_repeat_s).
@@ -481,7 +505,11 @@ def propagate(ex: EventExtractor, hitter: str, hit: str, t: float, out: list[Eve
             pc = ex.balls[c].rest_pos
             if pa is None or pc is None or float(np.linalg.norm(pa - pc)) > D + ex.s.contacts.frozen_tol_mm:
                 continue
-            give_contact(ex, a, c, t, (pa + pc) / 2, confidence("chain"), out, chain=False, evidence="chain")
+            # the push passes on along a pair's line of centres in the share cos(angle to the push); the share it
+            # does not pass on, in CHAIN_SHARE_TOL, is the reading's misfit
+            u = (pc - pa) / max(float(np.linalg.norm(pc - pa)), 1e-9)
+            conf = confidence("chain", (1.0 - float(u @ push)) / CHAIN_SHARE_TOL if push is not None else 0.0)
+            give_contact(ex, a, c, t, (pa + pc) / 2, conf, out, chain=False, evidence="chain")
 
 
 def nudges(ex: EventExtractor, out: list[Event]) -> None:

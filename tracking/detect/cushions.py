@@ -312,9 +312,8 @@ def jaw_grazes(ball: str, ts: list[float], arr: np.ndarray, table: TableModel, s
                     continue  # beside a cushion's flat nose and nearer it: that cushion's graze, if any
                 tc = hinge.t if hinge is not None else ts[k]
                 name = jaw_cushion(pk.name)
-                out.append(
-                    Candidate("cushion", (ball,), name, tc, q, float(off[k]), "jaw_graze", confidence("jaw_graze"))
-                )
+                conf = confidence("jaw_graze", off[k] / s.jaw_graze_tol_mm, len(ts), sample_speed(ts, arr, k))
+                out.append(Candidate("cushion", (ball,), name, tc, q, float(off[k]), "jaw_graze", conf))
     return out
 
 
@@ -347,7 +346,15 @@ def graze(
     else:
         name, p = cu.name, c - n * cu.offset(as_pt(c))  # the point of the nose line it touched
     off = float(cu.offset(as_pt(arr[k]))) - table.ball_radius_mm
-    return Candidate("cushion", (ball,), name, tc, as_pt(p), off, "graze", confidence("graze"), t_seen=ts[k])
+    conf = confidence("graze", off / s.graze_tol_mm, len(ts), sample_speed(ts, arr, k))
+    return Candidate("cushion", (ball,), name, tc, as_pt(p), off, "graze", conf, t_seen=ts[k])
+
+
+def sample_speed(ts: list[float], arr: np.ndarray, k: int) -> float:
+    """The ball's speed (mm/s) at sample ``k``, from its neighbours either side (a V's lowest sample: its mean
+    speed over the touch)."""
+    lo, hi = max(k - 1, 0), min(k + 1, len(ts) - 1)
+    return float(np.linalg.norm(arr[hi] - arr[lo])) / max(ts[hi] - ts[lo], 1e-9)
 
 
 def beyond_flat(table: TableModel, cu: Cushion, al: float) -> float:
@@ -460,7 +467,7 @@ def rest_touches(
                 as_pt(touch),
                 float(off[k]),
                 evidence,
-                confidence(evidence),
+                confidence(evidence, samples=f.n),
                 t_seen=ts[k],
             )
         )
@@ -486,9 +493,8 @@ def jaw_touches(
         # touching where the path reaches one radius; a path that only grazes it touches at its closest
         root = solve_root(gap_to_jaw(f, jaw, R), lo, t_min) if d_min < R else None
         tc = root if root is not None else t_min
-        out.append(
-            Candidate("cushion", (ball,), name, tc, as_pt(f.at(tc)), d_min - R, "jaw_touch", confidence("jaw_touch"))
-        )
+        conf = confidence("jaw_touch", max(d_min - R, 0.0) / s.jaw_gap_mm, f.n, float(np.linalg.norm(f.vel(tc))))
+        out.append(Candidate("cushion", (ball,), name, tc, as_pt(f.at(tc)), d_min - R, "jaw_touch", conf))
     return out
 
 

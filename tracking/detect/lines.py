@@ -68,9 +68,8 @@ def crossing(path: PathView, line: LineView, k: int, s0: float, s1: float, dt: f
     clear = min(abs(s0), abs(s1))
     evidence: Evidence = "crossing_near" if clear < radius_mm / 4 else "crossing"
     direction = ("+" if s1 > s0 else "-") + ("x" if axis == 0 else "y")
-    return Candidate(
-        "line_cross", (path.ball,), line.name, root, None, clear, evidence, confidence(evidence), direction=direction
-    )
+    conf = confidence(evidence, samples=hi - lo, speed_mm_s=float(np.linalg.norm(f.vel(root))))
+    return Candidate("line_cross", (path.ball,), line.name, root, None, clear, evidence, conf, direction=direction)
 
 
 def excursions(off: np.ndarray, margin: float) -> list[tuple[int, float, float]]:

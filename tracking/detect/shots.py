@@ -173,7 +173,7 @@ def struck_between_shots(
         first = contacts.find_pusher(ex, first, vhat, br.t_lo)
         fb = ex.balls[first]
         fpos = fb.rest_pos if fb.rest_pos is not None else a
-        conf = confidence("struck", samples=new.n)
+        conf = confidence("struck", samples=new.n, speed_mm_s=speed)
         if first == b.id and speed < ex.s.shots.push_max_speed_mm_s and ex.pending is None:
             ex.pending = PendingStart(b.id, t_s, np.array(fpos, dtype=float), conf, speed)
         else:

@@ -189,3 +189,23 @@ def test_verdicts_on_found_events_are_compared_with_those_on_the_truth(tmp_path:
     # a folder that names no game is not refereed
     (tmp_path / "truth" / "scenario.json").write_text(json.dumps({"scenario": "x", "seed": 0}))
     assert verdict_difference(tmp_path, touched, truth, TABLE) is None
+
+
+def test_confidence_table_splits_right_and_wrong_events_per_type(capsys: pytest.CaptureFixture[str]) -> None:
+    from api.bench.tracking import SceneResult, print_confidence
+    from tracking.evaluation import Judged
+    from tracking.metrics import Scores
+
+    rows = row_states(TABLE, 60.0, [], {})
+    judged = {
+        "contact": [Judged(0.95, False, True), Judged(0.45, True, False)],
+        "cushion": [Judged(0.6, False, True), Judged(0.45, True, True)],
+    }
+    scene = SceneResult("s", 60.0, 10, 1.0, Scores(), rows, [], None, judged)
+    print_confidence([scene])
+    table = {line.split()[0]: line.split()[1:] for line in capsys.readouterr().out.splitlines()[2:]}
+    assert table["contact"] == ["1", "1", "1.000", "1.000", "0.000", "1.000"]
+    assert table["cushion"] == ["2", "0", "-", "-", "0.500", "0.000"]
+    # over all: the wrong contact (0.45) ties one right cushion and is below the other two right events
+    assert table["all"] == ["3", "1", "0.833", "1.000", "0.333", "0.500"]
+    assert "line_cross" not in table
