@@ -9,7 +9,8 @@ One Kalman filter per ball (``tracking.kalman``). Each frame:
    colour), in two tiers: statistical (inside a ball's gate) and kink (outside it, within reach at top speed:
    a collision or a cushion; a nearer statistical match always wins);
 3. rule pairs out with the gates (``tracking.gates.GATES``: each a named object with its physical reason),
-   and solve the assignment (``association.solve``);
+   and match in two stages, ByteTrack's way: the confident detections first, then the weak ones to the tracks
+   left (``association.match_confident``, ``association.match_weak``);
 4. update the matched tracks, re-seed those matched through the kink tier; bring hidden balls back
    (``_reacquire``, ``_adopt_hidden``, ``_recover``); the rest are hidden (``_miss``), and leave as potted
    (vanished in a pocket mouth and stayed gone for ``pot_confirm_s``) or off the table, or come back with the
@@ -545,13 +546,17 @@ class Tracker:
         self, tracks: list[_Track], z: np.ndarray, t: float, conf: np.ndarray
     ) -> tuple[list[int], list[int], list[int]]:
         """Pairs tracks with detections: the summed cost terms (``tracking.association``), the gates in turn
-        (``tracking.gates``), then the least-cost assignment. Returns (track rows, detection columns, tiers)."""
+        (``tracking.gates``), then two least-cost assignments: the confident detections first, the weak ones
+        after, to the tracks left. Returns (track rows, detection columns, tiers)."""
         if not tracks or len(z) == 0:
             return [], [], []
         sc = self._scene(tracks, z, t, conf)
         cost, tier = association.costs(sc)
         allowed = gates.apply(sc, np.isfinite(cost), tier)
-        return association.solve(cost, allowed, tier)
+        confident = association.confident_detections(sc, tier)
+        first = association.match_confident(cost, allowed, tier, confident)
+        second = association.match_weak(cost, allowed, tier, confident, first)
+        return association.joined(first, second)
 
     def _scene(self, tracks: list[_Track], z: np.ndarray, t: float, conf: np.ndarray) -> association.Scene:
         """The facts the cost terms and gates read, for ``tracks`` (predicted to ``t``) and detections ``z``."""
