@@ -16,9 +16,9 @@ The cost of pairing a track with a detection is the sum of:
 A pair is in one of two tiers: 0 (statistical: the anchor or motion term) or 1 (the kink term). The gates
 (``tracking.gates``) then rule out pairs that physics or the scene forbid, and what is left is paired in two
 stages, in the manner of ByteTrack: ``match_confident`` pairs every track with the detections that could be a
-ball (clear ones, and weak ones on a rolling ball's predicted path: blurred), then ``match_weak`` offers the
-other weak detections (a hand, the cue tip, a ball in shadow) to the tracks stage one left. Each stage is one
-least-cost assignment (``solve``), a track with no allowed detection staying unmatched.
+ball (clear ones, and weak ones where a known ball is expected: blurred or shaded), then ``match_weak``
+offers the other weak detections (a hand, the cue tip, a ball off its path) to the tracks stage one left. Each
+stage is one least-cost assignment (``solve``), a track with no allowed detection staying unmatched.
 """
 
 from __future__ import annotations
@@ -149,16 +149,17 @@ def confident_detections(sc: Scene, tier: np.ndarray) -> np.ndarray:
     """The detections matched in stage one (ByteTrack's high-score set, read physically):
 
     - those that could be a new ball (``Tracker._start_tracks``' test: clear, or in the first moments at a
-      known ball's starting place), so a new ball's detection is never handed to a track in stage two;
-    - weak ones inside a rolling ball's statistical gate (seen or hidden): blur lowers a fast ball's score, so
-      a weak blob on a rolling ball's predicted path is most likely that ball's smeared picture, and it must
-      compete with the clear detections, else a clear neighbour's detection would take the rolling track first.
+      known ball's starting place), so a new ball's detection is never left to stage two;
+    - weak ones inside a known ball's statistical gate (a rolling ball's prediction, a resting ball's anchor
+      gate): blur lowers a fast ball's score and shade a resting one's, so a weak blob where a ball is expected
+      is most likely that ball, and it competes with the clear detections (else a clear neighbour's detection
+      would take that ball's track first).
 
-    The rest are weak blobs off every rolling ball's path: a dark ball in a shadow, or the player's hand or the
-    cue tip beside a ball, which the detector's score alone cannot tell apart."""
-    rolling = ~sc.resting & ~sc.tentative
-    on_path = ((tier == 0) & rolling[:, None]).any(axis=0)
-    return np.asarray(~sc.weak | sc.at_known | on_path)
+    The rest, weak blobs where no ball is expected, wait for stage two: a ball that bounced or was hit (seen
+    only through the kink tier), or the player's hand or the cue tip, which the score alone cannot tell apart."""
+    known = ~sc.tentative
+    expected = ((tier == 0) & known[:, None]).any(axis=0)
+    return np.asarray(~sc.weak | sc.at_known | expected)
 
 
 Match = tuple[list[int], list[int], list[int]]  # track rows, detection columns, tiers
