@@ -14,8 +14,11 @@ The cost of pairing a track with a detection is the sum of:
 - ``colour_term``: a ball keeps its colour from frame to frame (blur and light shift it a little).
 
 A pair is in one of two tiers: 0 (statistical: the anchor or motion term) or 1 (the kink term). The gates
-(``tracking.gates``) then rule out pairs that physics or the scene forbid, and ``solve`` pairs what is left
-with the least total cost, a track with no allowed detection staying unmatched.
+(``tracking.gates``) then rule out pairs that physics or the scene forbid, and what is left is paired in two
+stages, in the manner of ByteTrack: ``match_confident`` pairs every track with the detections that could be a
+ball (clear ones, and weak ones where a known ball is expected: blurred or shaded), then ``match_weak``
+offers the other weak detections (a hand, the cue tip, a ball off its path) to the tracks stage one left. Each
+stage is one least-cost assignment (``solve``), a track with no allowed detection staying unmatched.
 """
 
 from __future__ import annotations
@@ -140,6 +143,54 @@ def costs(sc: Scene) -> tuple[np.ndarray, np.ndarray]:
 
 
 _MISS_COST = 1e6  # above any allowed association cost
+
+
+def confident_detections(sc: Scene, tier: np.ndarray) -> np.ndarray:
+    """The detections matched in stage one (ByteTrack's high-score set, read physically):
+
+    - those that could be a new ball (``Tracker._start_tracks``' test: clear, or in the first moments at a
+      known ball's starting place), so a new ball's detection is never left to stage two;
+    - weak ones inside a known ball's statistical gate (a rolling ball's prediction, a resting ball's anchor
+      gate): blur lowers a fast ball's score and shade a resting one's, so a weak blob where a ball is expected
+      is most likely that ball, and it competes with the clear detections (else a clear neighbour's detection
+      would take that ball's track first).
+
+    The rest, weak blobs where no ball is expected, wait for stage two: a ball that bounced or was hit (seen
+    only through the kink tier), or the player's hand or the cue tip, which the score alone cannot tell apart."""
+    known = ~sc.tentative
+    expected = ((tier == 0) & known[:, None]).any(axis=0)
+    return np.asarray(~sc.weak | sc.at_known | expected)
+
+
+Match = tuple[list[int], list[int], list[int]]  # track rows, detection columns, tiers
+
+
+def match_confident(cost: np.ndarray, allowed: np.ndarray, tier: np.ndarray, confident: np.ndarray) -> Match:
+    """Stage one: every track against the confident detections, least total cost. A weak blob beside a ball
+    (a hand, the cue tip) waits: it cannot take a track from that ball's own clear detection."""
+    return _solve_among(cost, allowed, tier, np.ones(len(cost), bool), confident)
+
+
+def match_weak(cost: np.ndarray, allowed: np.ndarray, tier: np.ndarray, confident: np.ndarray, first: Match) -> Match:
+    """Stage two: the weak detections offered to the tracks stage one left, on the gates' terms (a hidden ball
+    comes back on a weak blob only where it was just predicted: ``gates.resumes_weakly``). A weak detection
+    continues a ball but never starts one (``Tracker._start_tracks``)."""
+    left = np.ones(len(cost), bool)
+    left[first[0]] = False
+    return _solve_among(cost, allowed, tier, left, ~confident)
+
+
+def joined(first: Match, second: Match) -> Match:
+    """The pairs of both stages (no track and no detection is in both)."""
+    return first[0] + second[0], first[1] + second[1], first[2] + second[2]
+
+
+def _solve_among(cost: np.ndarray, allowed: np.ndarray, tier: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> Match:
+    """``solve`` over the tracks ``rows`` and detections ``cols`` (masks), in the whole frame's indices."""
+    r_idx, c_idx = np.flatnonzero(rows), np.flatnonzero(cols)
+    sub = np.ix_(r_idx, c_idx)
+    r, c, k = solve(cost[sub], allowed[sub], tier[sub])
+    return [int(r_idx[i]) for i in r], [int(c_idx[j]) for j in c], [int(x) for x in k]
 
 
 def solve(cost: np.ndarray, allowed: np.ndarray, tier: np.ndarray) -> tuple[list[int], list[int], list[int]]:

@@ -9,7 +9,8 @@ One Kalman filter per ball (``tracking.kalman``). Each frame:
    colour), in two tiers: statistical (inside a ball's gate) and kink (outside it, within reach at top speed:
    a collision or a cushion; a nearer statistical match always wins);
 3. rule pairs out with the gates (``tracking.gates.GATES``: each a named object with its physical reason),
-   and solve the assignment (``association.solve``);
+   and match in two stages, ByteTrack's way: the confident detections first, then the weak ones to the tracks
+   left (``association.match_confident``, ``association.match_weak``);
 4. update the matched tracks, re-seed those matched through the kink tier; bring hidden balls back
    (``_reacquire``, ``_adopt_hidden``, ``_recover``); the rest are hidden (``_miss``), and leave as potted
    (vanished in a pocket mouth and stayed gone for ``pot_confirm_s``) or off the table, or come back with the
@@ -545,13 +546,17 @@ class Tracker:
         self, tracks: list[_Track], z: np.ndarray, t: float, conf: np.ndarray
     ) -> tuple[list[int], list[int], list[int]]:
         """Pairs tracks with detections: the summed cost terms (``tracking.association``), the gates in turn
-        (``tracking.gates``), then the least-cost assignment. Returns (track rows, detection columns, tiers)."""
+        (``tracking.gates``), then two least-cost assignments: the confident detections first, the weak ones
+        after, to the tracks left. Returns (track rows, detection columns, tiers)."""
         if not tracks or len(z) == 0:
             return [], [], []
         sc = self._scene(tracks, z, t, conf)
         cost, tier = association.costs(sc)
         allowed = gates.apply(sc, np.isfinite(cost), tier)
-        return association.solve(cost, allowed, tier)
+        confident = association.confident_detections(sc, tier)
+        first = association.match_confident(cost, allowed, tier, confident)
+        second = association.match_weak(cost, allowed, tier, confident, first)
+        return association.joined(first, second)
 
     def _scene(self, tracks: list[_Track], z: np.ndarray, t: float, conf: np.ndarray) -> association.Scene:
         """The facts the cost terms and gates read, for ``tracks`` (predicted to ``t``) and detections ``z``."""
@@ -898,39 +903,9 @@ class Tracker:
         under the player's arm) is that ball: it takes over the hidden track's id."""
         if tr.prev_meas is None or tr.prev_t is None:
             return None
-        v = (tr.last_meas - tr.prev_meas) / max(tr.last_t - tr.prev_t, 1e-6)
-        speed = float(np.linalg.norm(v))
-        best, best_d = None, 2.0 * self.table.ball_radius_mm
-        for old in self._tracks:
-            if old is tr or old.state != TrackState.OCCLUDED or old.id is None:
-                continue
-            far = float(np.linalg.norm(tr.prev_meas - old.last_meas)) > 2 * self.table.ball_diameter_mm
-            if far and self._entering_pocket(old):
-                continue  # it vanished running into a pocket: it is in there, not coming out of hiding far away
-            base = old.pos
-            back = base - tr.prev_meas
-            if speed < 50.0:
-                d = float(np.linalg.norm(back))
-                if d > self.s.reacquire_radius_mm:
-                    continue
-            else:
-                u = v / speed
-                along = float(back @ u)
-                if along > 0:  # the hidden ball lies ahead of the new one, not behind it
-                    continue
-                gap = tr.prev_t - old.last_t
-                if -along > self.s.max_speed_mm_s * max(gap, 0.0) + self.table.ball_radius_mm:
-                    continue
-                d = abs(float(back[0] * u[1] - back[1] * u[0]))
-            if d < best_d:
-                best, best_d = old, d
+        best = self._hidden_behind(tr, tr.prev_meas, tr.prev_t)
         if best is None and self.shot_active:
-            # A ball that vanished from rest just before this shot and has not been seen since was struck
-            # too fast for the detector (a break shot's blur): the one that vanished last is this ball.
-            hidden = [o for o in self._tracks if o is not tr and o.state == TrackState.OCCLUDED and o.id is not None]
-            hidden = [o for o in hidden if self._vanished_at_rest(o) and self._vanished_at_stroke(o)]
-            if hidden:
-                best = max(hidden, key=lambda o: o.last_t)
+            best = self._lost_in_stroke_blur(tr)
         if best is None:
             return None
         name = best.id
@@ -938,6 +913,48 @@ class Tracker:
         tr.vouched = best.vouched  # the same ball: a known ball at its place stays one under the player's arm
         self._tracks.remove(best)
         return name
+
+    def _hidden_named(self, tr: _Track) -> list[_Track]:
+        """The hidden public balls other than ``tr``."""
+        return [o for o in self._tracks if o is not tr and o.state == TrackState.OCCLUDED and o.id is not None]
+
+    def _hidden_behind(self, tr: _Track, prev: np.ndarray, prev_t: float) -> _Track | None:
+        """The hidden ball whose place lies nearest the new ball's path run back from its first sighting
+        ``prev`` (within a ball's diameter of it), or None."""
+        v = (tr.last_meas - prev) / max(tr.last_t - prev_t, 1e-6)
+        best, best_d = None, 2.0 * self.table.ball_radius_mm
+        for old in self._hidden_named(tr):
+            d = self._gap_from_path(old, prev, prev_t, v)
+            if d is not None and d < best_d:
+                best, best_d = old, d
+        return best
+
+    def _gap_from_path(self, old: _Track, prev: np.ndarray, prev_t: float, v: np.ndarray) -> float | None:
+        """How far the hidden ball ``old``'s place lies from the path of a new ball first seen at ``prev`` (at
+        ``prev_t``) moving with ``v``: from ``prev`` itself where the new ball is barely moving, else across the
+        line it came along. None where ``old`` cannot be the new ball: it went into a pocket far away, lies ahead
+        of the new ball, or too far behind it to have got there at top speed."""
+        far = float(np.linalg.norm(prev - old.last_meas)) > 2 * self.table.ball_diameter_mm
+        if far and self._entering_pocket(old):
+            return None  # it vanished running into a pocket: it is in there, not coming out of hiding far away
+        back = old.pos - prev
+        speed = float(np.linalg.norm(v))
+        if speed < 50.0:
+            d = float(np.linalg.norm(back))
+            return d if d <= self.s.reacquire_radius_mm else None
+        u = v / speed
+        along = float(back @ u)
+        if along > 0:  # the hidden ball lies ahead of the new one, not behind it
+            return None
+        if -along > self.s.max_speed_mm_s * max(prev_t - old.last_t, 0.0) + self.table.ball_radius_mm:
+            return None
+        return abs(float(back[0] * u[1] - back[1] * u[0]))
+
+    def _lost_in_stroke_blur(self, tr: _Track) -> _Track | None:
+        """A ball that vanished from rest just before this shot and has not been seen since was struck too fast
+        for the detector (a break shot's blur): the one that vanished last is this ball."""
+        hidden = [o for o in self._hidden_named(tr) if self._vanished_at_rest(o) and self._vanished_at_stroke(o)]
+        return max(hidden, key=lambda o: o.last_t) if hidden else None
 
     def _vanished_at_stroke(self, o: _Track) -> bool:
         """Did ``o`` vanish around this shot's stroke: at most ``blur_adopt_s`` before the shot was seen to
