@@ -72,6 +72,7 @@ from vision.detections import BALL, CUE, Detections
 from vision.detector import check_frame
 from vision.packing import MIN_NEIGHBOURS, frozen_neighbours, packed_confidence
 from vision.parallax import ball_px_to_table, camera_centre_mm, lens_arrays, view_geometry
+from vision.pockets import PocketInteriors
 from vision.rectify import TableRectifier
 from vision.rectify_kernels import stack_windows
 from vision.refine import refine_centres
@@ -205,6 +206,13 @@ class ClassicalDetector:
         self._mouths = np.array([pk.mouth_center for pk in t.pockets.values()])
         self._pocket_reach = 2.5 * t.ball_diameter_mm
         self._ball_judge = load_ball_classifier() if s.ball_classifier else None
+        # Past a pocket's mouth line, between its jaws (``vision.pockets``), a ball is dropping or hangs in the
+        # jaws: its 2.5-diameter crop shows the jaw rubber and the hole's shadow where a ball on cloth shows
+        # cloth, so its look says nothing about whether it is a ball (on the tuning footage a ball hanging or dropping there scores p(ball) 0.0-0.5
+        # there). Such proposals are not judged: they keep the detector's confidence, and the tracker (no
+        # ball born inside a pocket; only the ball going into it may take the detection) decides them. Outside
+        # that strip, a glove or a hand on the rail beside the pocket is judged as anywhere else.
+        self._pocket_inside = PocketInteriors(t)
 
     # ---- setup ------------------------------------------------------------------------------------------
     def _ideal_peak(self) -> float:
@@ -485,7 +493,10 @@ class ClassicalDetector:
         confidence = packed_confidence(support[sel], confidence[sel], neighbours)
         if self._ball_judge is not None and len(px):
             packed = neighbours >= MIN_NEIGHBOURS
-            keep, confidence = judge(self._ball_judge, frame, px, radius_px[sel], confidence, s.ball_min_p, packed)
+            in_pocket = self._pocket_inside.contains(pos[sel])
+            keep, confidence = judge(
+                self._ball_judge, frame, px, radius_px[sel], confidence, s.ball_min_p, packed, in_pocket
+            )
             sel = np.asarray(sel)[keep]
             px, colour, confidence = px[keep], colour[keep], confidence[keep]
         return Detections(px, pos[sel], radius_px[sel], confidence, self._classify(colour), colour)
