@@ -208,10 +208,11 @@ class ClassicalDetector:
         self._ball_judge = load_ball_classifier() if s.ball_classifier else None
         # Past a pocket's mouth line, between its jaws (``vision.pockets``), a ball is dropping or hangs in the
         # jaws: its 2.5-diameter crop shows the jaw rubber and the hole's shadow where a ball on cloth shows
-        # cloth, so its look says nothing about whether it is a ball (on the tuning footage a ball hanging or dropping there scores p(ball) 0.0-0.5
-        # there). Such proposals are not judged: they keep the detector's confidence, and the tracker (no
-        # ball born inside a pocket; only the ball going into it may take the detection) decides them. Outside
-        # that strip, a glove or a hand on the rail beside the pocket is judged as anywhere else.
+        # cloth, so its look says nothing about whether it is a ball (on the tuning footage a ball hanging or
+        # dropping there scores p(ball) 0.0-0.5). Such proposals are not judged: they keep the detector's
+        # confidence, and the tracker (no ball born inside a pocket; only the ball going into it may take the
+        # detection) decides them. Outside that strip, a glove or a hand on the rail beside the pocket is
+        # judged as anywhere else.
         self._pocket_inside = PocketInteriors(t)
 
     # ---- setup ------------------------------------------------------------------------------------------
