@@ -112,12 +112,12 @@ def packed(pos_mm: np.ndarray, diameter_mm: float) -> np.ndarray:
 
 def judge(
     classifier: BallClassifier, frame_bgr: np.ndarray, px: np.ndarray, radius_px: np.ndarray,
-    confidence: np.ndarray, min_p: float, pk: np.ndarray, unjudged: np.ndarray,
+    confidence: np.ndarray, min_p: float, sure: np.ndarray, unjudged: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """Which proposals to keep (p(ball) >= ``min_p``, or frozen in a packing: ``pk``, see ``packed``) and every
-    proposal's confidence (combined with p(ball); a packed ball's never lowered). Proposals marked ``unjudged``
-    (inside a pocket's mouth, see ``vision.classical``) are not shown to the network: kept, their confidence
-    the detector's own."""
+    """Which proposals to keep (p(ball) >= ``min_p``, or ``sure`` by their geometry: frozen in a packing, see
+    ``packed``, or a clean ball's vote peak and rim, see ``vision.classical``) and every proposal's confidence
+    (combined with p(ball); a sure one's never lowered). Proposals marked ``unjudged`` (inside a pocket's mouth)
+    are not shown to the network: kept, their confidence the detector's own."""
     conf = np.asarray(confidence, dtype=float).copy()
     keep = np.ones(len(conf), bool)
     ask = np.flatnonzero(~np.asarray(unjudged, dtype=bool))
@@ -126,8 +126,8 @@ def judge(
     p = classifier.predict(frame_bgr, np.asarray(px)[ask], np.asarray(radius_px)[ask])
     own = conf[ask]
     c = combine(own, p)
-    frozen = np.asarray(pk, dtype=bool)[ask]
-    c[frozen] = np.maximum(c[frozen], own[frozen])
+    firm = np.asarray(sure, dtype=bool)[ask]
+    c[firm] = np.maximum(c[firm], own[firm])
     conf[ask] = c
-    keep[ask] = (p >= min_p) | frozen
+    keep[ask] = (p >= min_p) | firm
     return keep, conf

@@ -145,10 +145,14 @@ class ClassicalSettings:
     coarse_step: int = 2  # the coarse grid (where blobs are looked for) has this many fine cells per cell
     # The learned judge of each proposal's look (vision.ball_classifier): a proposal it gives less p(ball) than
     # ``ball_min_p`` (chosen on the tuning footage: models/ball_classifier/threshold.json) is dropped unless
-    # frozen in a packing, a kept one's confidence is the mean of both. Off by default until a ball entering
-    # a pocket's jaws is kept (models/ball_classifier/README.md: what it gains and loses on real footage).
+    # frozen in a packing or as confident as ``ball_sure_confidence``, a kept one's confidence is the mean of
+    # both (models/ball_classifier/README.md: what it gains and loses on real footage and renders).
     ball_classifier: bool = False
     ball_min_p: float = 0.5
+    # A proposal with a clean ball's full rim and vote peak is not overruled by its look: no non-ball proposal on
+    # the tuning footage scores over 0.70 on the detector's confidence (gloves reach 0.80 on unseen clips),
+    # while a ball at rest or rolling on a render can look unlike the real crops the network learnt from.
+    ball_sure_confidence: float = 0.85
 
 
 class ClassicalDetector:
@@ -493,10 +497,10 @@ class ClassicalDetector:
         neighbours = frozen_neighbours(pos[sel], t.ball_diameter_mm)
         confidence = packed_confidence(support[sel], confidence[sel], neighbours)
         if self._ball_judge is not None and len(px):
-            packed = neighbours >= MIN_NEIGHBOURS
+            sure = (neighbours >= MIN_NEIGHBOURS) | (confidence >= s.ball_sure_confidence)
             in_pocket = self._pocket_inside.contains(pos[sel])
             keep, confidence = judge(
-                self._ball_judge, frame, px, radius_px[sel], confidence, s.ball_min_p, packed, in_pocket
+                self._ball_judge, frame, px, radius_px[sel], confidence, s.ball_min_p, sure, in_pocket
             )
             sel = np.asarray(sel)[keep]
             px, colour, confidence = px[keep], colour[keep], confidence[keep]
