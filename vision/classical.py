@@ -146,7 +146,9 @@ class ClassicalSettings:
     # The learned judge of each proposal's look (vision.ball_classifier): a proposal it gives less p(ball) than
     # ``ball_min_p`` (chosen on the tuning footage: models/ball_classifier/threshold.json) is dropped unless
     # frozen in a packing or as confident as ``ball_sure_confidence``, a kept one's confidence is the mean of
-    # both (models/ball_classifier/README.md: what it gains and loses on real footage and renders).
+    # both. Off by default: a ball under the cue stick or the player's arm does not look like a ball to it
+    # (p(ball) 0.0-0.4 on renders), and a ball dropped or weakened there is lost by the tracker
+    # (models/ball_classifier/README.md: what it gains and loses on real footage and renders).
     ball_classifier: bool = False
     ball_min_p: float = 0.5
     # A proposal with a clean ball's full rim and vote peak is not overruled by its look: no non-ball proposal on
