@@ -112,11 +112,22 @@ def packed(pos_mm: np.ndarray, diameter_mm: float) -> np.ndarray:
 
 def judge(
     classifier: BallClassifier, frame_bgr: np.ndarray, px: np.ndarray, radius_px: np.ndarray,
-    confidence: np.ndarray, min_p: float, pk: np.ndarray,
+    confidence: np.ndarray, min_p: float, sure: np.ndarray, unjudged: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """Which proposals to keep (p(ball) >= ``min_p``, or frozen in a packing: ``pk``, see ``packed``) and every
-    proposal's confidence (combined with p(ball); a packed ball's never lowered)."""
-    p = classifier.predict(frame_bgr, px, radius_px)
-    conf = combine(confidence, p)
-    conf[pk] = np.maximum(conf[pk], np.asarray(confidence, dtype=float)[pk])
-    return (p >= min_p) | pk, conf
+    """Which proposals to keep (p(ball) >= ``min_p``, or ``sure`` by their geometry: frozen in a packing, see
+    ``packed``, or a clean ball's vote peak and rim, see ``vision.classical``) and every proposal's confidence
+    (combined with p(ball); a sure one's never lowered). Proposals marked ``unjudged`` (inside a pocket's mouth)
+    are not shown to the network: kept, their confidence the detector's own."""
+    conf = np.asarray(confidence, dtype=float).copy()
+    keep = np.ones(len(conf), bool)
+    ask = np.flatnonzero(~np.asarray(unjudged, dtype=bool))
+    if len(ask) == 0:
+        return keep, conf
+    p = classifier.predict(frame_bgr, np.asarray(px)[ask], np.asarray(radius_px)[ask])
+    own = conf[ask]
+    c = combine(own, p)
+    firm = np.asarray(sure, dtype=bool)[ask]
+    c[firm] = np.maximum(c[firm], own[firm])
+    conf[ask] = c
+    keep[ask] = (p >= min_p) | firm
+    return keep, conf

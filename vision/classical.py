@@ -72,6 +72,7 @@ from vision.detections import BALL, CUE, Detections
 from vision.detector import check_frame
 from vision.packing import MIN_NEIGHBOURS, frozen_neighbours, packed_confidence
 from vision.parallax import ball_px_to_table, camera_centre_mm, lens_arrays, view_geometry
+from vision.pockets import PocketInteriors
 from vision.rectify import TableRectifier
 from vision.rectify_kernels import stack_windows
 from vision.refine import refine_centres
@@ -144,10 +145,16 @@ class ClassicalSettings:
     coarse_step: int = 2  # the coarse grid (where blobs are looked for) has this many fine cells per cell
     # The learned judge of each proposal's look (vision.ball_classifier): a proposal it gives less p(ball) than
     # ``ball_min_p`` (chosen on the tuning footage: models/ball_classifier/threshold.json) is dropped unless
-    # frozen in a packing, a kept one's confidence is the mean of both. Off by default until a ball entering
-    # a pocket's jaws is kept (models/ball_classifier/README.md: what it gains and loses on real footage).
+    # frozen in a packing or as confident as ``ball_sure_confidence``, a kept one's confidence is the mean of
+    # both. Off by default: a ball under the cue stick or the player's arm does not look like a ball to it
+    # (p(ball) 0.0-0.4 on renders), and a ball dropped or weakened there is lost by the tracker
+    # (models/ball_classifier/README.md: what it gains and loses on real footage and renders).
     ball_classifier: bool = False
     ball_min_p: float = 0.5
+    # A proposal with a clean ball's full rim and vote peak is not overruled by its look: no non-ball proposal on
+    # the tuning footage scores over 0.70 on the detector's confidence (gloves reach 0.80 on unseen clips),
+    # while a ball at rest or rolling on a render can look unlike the real crops the network learnt from.
+    ball_sure_confidence: float = 0.85
 
 
 class ClassicalDetector:
@@ -205,6 +212,14 @@ class ClassicalDetector:
         self._mouths = np.array([pk.mouth_center for pk in t.pockets.values()])
         self._pocket_reach = 2.5 * t.ball_diameter_mm
         self._ball_judge = load_ball_classifier() if s.ball_classifier else None
+        # Past a pocket's mouth line, between its jaws (``vision.pockets``), a ball is dropping or hangs in the
+        # jaws: its 2.5-diameter crop shows the jaw rubber and the hole's shadow where a ball on cloth shows
+        # cloth, so its look says nothing about whether it is a ball (on the tuning footage a ball hanging or
+        # dropping there scores p(ball) 0.0-0.5). Such proposals are not judged: they keep the detector's
+        # confidence, and the tracker (no ball born inside a pocket; only the ball going into it may take the
+        # detection) decides them. Outside that strip, a glove or a hand on the rail beside the pocket is
+        # judged as anywhere else.
+        self._pocket_inside = PocketInteriors(t)
 
     # ---- setup ------------------------------------------------------------------------------------------
     def _ideal_peak(self) -> float:
@@ -484,8 +499,11 @@ class ClassicalDetector:
         neighbours = frozen_neighbours(pos[sel], t.ball_diameter_mm)
         confidence = packed_confidence(support[sel], confidence[sel], neighbours)
         if self._ball_judge is not None and len(px):
-            packed = neighbours >= MIN_NEIGHBOURS
-            keep, confidence = judge(self._ball_judge, frame, px, radius_px[sel], confidence, s.ball_min_p, packed)
+            sure = (neighbours >= MIN_NEIGHBOURS) | (confidence >= s.ball_sure_confidence)
+            in_pocket = self._pocket_inside.contains(pos[sel])
+            keep, confidence = judge(
+                self._ball_judge, frame, px, radius_px[sel], confidence, s.ball_min_p, sure, in_pocket
+            )
             sel = np.asarray(sel)[keep]
             px, colour, confidence = px[keep], colour[keep], confidence[keep]
         return Detections(px, pos[sel], radius_px[sel], confidence, self._classify(colour), colour)

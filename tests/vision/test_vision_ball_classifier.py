@@ -2,7 +2,11 @@
 
 Crops under tests/data/classifier/ were cut from real tuning frames (models/ball_classifier/test_crops.py):
 the classical detector's proposals off every labelled ball (gloves, hands, a shirt, pocket holes, cushion
-marks) and labelled balls, half of them the darkest on their cloth (dark balls on blue cloth).
+marks) and labelled balls, half of them the darkest on their cloth (dark balls on blue cloth). ``watch.png`` is
+the same kind of crop of a player's wrist with a wristwatch resting on the rail (tuning clip padova game2_clip1,
+frame 10, at (902, 300) px, ball radius 11 px); ``jaw_ball.png`` is a square of 8 ball radii, 64 px, around a
+ball hanging in a corner pocket's jaws (tuning clip pool-overhead 2019_PoolChamp_Clip1, frame 79, the potted 5 at
+(303.9, 856.5) px, radius 18.1 px: the jaw rubber and the hole around it).
 """
 
 from __future__ import annotations
@@ -95,9 +99,18 @@ def _paste(img: np.ndarray, crop: np.ndarray, centre: np.ndarray, r: float) -> N
     img[y0 : y0 + side, x0 : x0 + side] = (roi * (1 - mask) + big * mask).astype(np.uint8)
 
 
+def _non_ball(crops: dict[str, np.ndarray], frame: str) -> np.ndarray:
+    """The real crop of a thing that is not a ball: one of crops.npz's (by its frame) or a PNG beside it."""
+    if frame.endswith(".png"):
+        return cv2.imread(str(DATA.parent / frame), cv2.IMREAD_COLOR)
+    (k,) = np.flatnonzero((crops["frame"] == frame) & ~crops["ball"])
+    return crops["crops"][k]
+
+
 @pytest.mark.parametrize(
     ("frame", "what"),
-    [("padova--game1_clip1@0", "a glove"), ("pool-overhead--2019_PoolChamp_Clip2@6", "a shirt badge"),
+    [("padova--game1_clip1@0", "a glove"), ("watch.png", "a wristwatch"),
+     ("pool-overhead--2019_PoolChamp_Clip2@6", "a shirt badge"),
      ("pool-overhead--2019_PoolChamp_Clip1@2", "a pocket's hole")],
 )  # fmt: skip
 def test_the_detector_with_the_classifier_drops_a_non_ball_beside_balls(crops, frame, what):
@@ -109,17 +122,16 @@ def test_the_detector_with_the_classifier_drops_a_non_ball_beside_balls(crops, f
     plain = ClassicalDetector(rendered.calibration, ball_classifier=False).detect(rendered.image)
     assert len(plain.px) == 3
     r = float(np.median(plain.radius_px))
-    (k,) = np.flatnonzero((crops["frame"] == frame) & ~crops["ball"])
     img = rendered.image.copy()
     centre = rendered.px[0] + np.array([4 * r, 0.0])
-    _paste(img, crops["crops"][k], centre, r)
+    _paste(img, _non_ball(crops, frame), centre, r)
 
     def near(dets):
         return np.linalg.norm(dets.px - centre, axis=1) < 2 * r
 
     without = ClassicalDetector(rendered.calibration, ball_classifier=False).detect(img)
     assert near(without).any(), f"{what} pasted beside the balls is not even proposed"
-    judged = ClassicalDetector(rendered.calibration, ball_classifier=True, ball_min_p=THRESHOLD).detect(img)
+    judged = ClassicalDetector(rendered.calibration, ball_classifier=True).detect(img)  # its threshold: the default
     assert not near(judged).any(), f"{what} kept: p(ball) too high"
     on_balls = np.linalg.norm(judged.px[:, None] - rendered.px[None], axis=2).min(axis=0) < r / 2
     assert on_balls.all(), "a rendered ball was dropped"
@@ -140,3 +152,58 @@ def test_the_detector_uses_the_threshold_chosen_on_the_tuning_footage():
     from vision.classical import ClassicalSettings
 
     assert ClassicalSettings().ball_min_p == pytest.approx(THRESHOLD)
+
+
+def test_the_detector_with_the_classifier_keeps_a_ball_hanging_in_a_pockets_jaws():
+    """A real ball hanging in a corner pocket's jaws, laid into a rendered pocket's jaws: its crop shows the jaw
+    rubber and the hole, and the network calls it no ball; past the mouth line the classifier does not judge, so
+    the detector with the classifier keeps it with its own confidence (the tracker decides what is inside a pocket)."""
+    pytest.importorskip("models.synth.balls")
+    from calibration.table import TableModel
+    from tests.detect_support import render
+    from vision.classical import ClassicalDetector
+    from vision.pockets import PocketInteriors
+
+    table = TableModel()  # the table ``render`` draws
+    # 0.8 radii past the mouth line of a corner pocket, on its axis: the ball's front is over the hole.
+    jaw = table.pockets["pyramid-left"].point(0.8 * table.ball_radius_mm, 0.0)
+    rendered = render([(800.0, 600.0), (1500.0, 900.0), (2200.0, 500.0), jaw], size=(1280, 720))
+    cal = rendered.calibration
+    t = cal.table
+    r = float(np.median(ClassicalDetector(cal, ball_classifier=False).detect(rendered.image).radius_px))
+    centre = rendered.px[3]  # the rendered ball there is covered by the real one and its pocket
+    context = cv2.imread(str(DATA.parent / "jaw_ball.png"), cv2.IMREAD_COLOR)  # 8 ball radii square
+    side = round(8 * r)
+    x0, y0 = round(centre[0] - side / 2), round(centre[1] - side / 2)
+    img = rendered.image.copy()
+    img[y0 : y0 + side, x0 : x0 + side] = cv2.resize(context, (side, side), interpolation=cv2.INTER_LINEAR)
+
+    plain = ClassicalDetector(cal, ball_classifier=False).detect(img)
+    near = np.flatnonzero(np.linalg.norm(plain.px - centre, axis=1) < r)
+    assert len(near) == 1, "the ball in the jaws is not even proposed"
+    (k,) = near
+    assert PocketInteriors(t).contains(plain.pos_mm[k : k + 1])[0]
+    p = BallClassifier(DEFAULT_MODEL).predict(img, plain.px[k : k + 1], plain.radius_px[k : k + 1])[0]
+    assert p < THRESHOLD, f"the network alone keeps it (p {p:.2f}): this test would not show the pocket rule"
+
+    judged = ClassicalDetector(cal, ball_classifier=True).detect(img)
+    kept = np.flatnonzero(np.linalg.norm(judged.px - centre, axis=1) < r)
+    assert len(kept) == 1, "the classifier dropped the ball in the pocket's jaws"
+    assert judged.confidence[kept[0]] == pytest.approx(plain.confidence[k])
+    on_balls = np.linalg.norm(judged.px[:, None] - rendered.px[None, :3], axis=2).min(axis=0) < r / 2
+    assert on_balls.all(), "a rendered ball was dropped"
+
+
+def test_proposals_inside_a_pocket_or_sure_by_geometry_are_kept_with_their_own_confidence(model):
+    from vision.ball_classifier import judge
+
+    frame = np.full((200, 300, 3), 60, np.uint8)  # no ball anywhere: every proposal judged looks unlike one
+    px = np.array([[50.0, 50.0], [150.0, 100.0], [250.0, 150.0], [150.0, 40.0]])
+    conf = np.array([0.7, 0.6, 0.5, 0.9])
+    assert np.all(model.predict(frame, px, np.full(4, 10.0)) < THRESHOLD)
+    sure = np.array([False, False, False, True])
+    unjudged = np.array([False, True, False, False])
+    keep, c = judge(model, frame, px, np.full(4, 10.0), conf, THRESHOLD, sure, unjudged)
+    assert keep.tolist() == [False, True, False, True]
+    assert c[1] == pytest.approx(0.6) and c[3] == pytest.approx(0.9)
+    assert c[0] < 0.55 and c[2] < 0.55
