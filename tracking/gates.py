@@ -224,6 +224,16 @@ def _still_at_place(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndar
     return (held[:, None] | taken[None, :]) & ~at
 
 
+def _colour_kink(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarray:
+    """A collision or a cushion does not change a ball's colour: through the kink tier, a detection whose
+    colour differs from the ball's by more than blur and light can make (colour_kink_sigma) is another ball,
+    whatever the detector's cue class says (a set whose cue ball it does not class, a player's dark sleeve)."""
+    dc = association.colour_distance(sc)
+    if dc is None:
+        return _none(sc)
+    return (tier == 1) & (dc > sc.s.colour_kink_sigma)
+
+
 def _pocket_inside(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarray:
     """Inside a pocket (its hole or net) is a ball going into it or one already dropped: only a ball last seen
     going into that pocket, or in its mouth, is seen there (not a hidden ball found again on a dropped one)."""
@@ -253,6 +263,8 @@ GATES: tuple[Gate, ...] = (
     Gate("pocket_inside", "inside a pocket is only the ball that was going into it", _pocket_inside),
     Gate("still_at_place", "a ball seen where it rests (or just was) has not left; that detection is its own",
          _still_at_place),
+    Gate("colour_kink", "a collision does not change a ball's colour: a far-off colour is another ball",
+         _colour_kink),
 )  # fmt: skip
 
 

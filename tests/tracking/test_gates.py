@@ -265,6 +265,21 @@ def test_still_at_place_a_ball_seen_at_its_place_keeps_it_and_its_detection() ->
     assert not forbid[cue, 1]
 
 
+def test_colour_kink_no_kink_to_a_detection_of_a_far_off_colour() -> None:
+    # neither ball classed as the cue (a set the detector does not class): the colour alone tells them apart
+    balls = {"cue": (1000.0, 889.0), "1": (2500.0, 400.0)}
+    tr = Tracker(TABLE, known_ids=balls)
+    pts = list(balls.values())
+    feed(tr, [(i / FPS, dets(pts, cue=[False, False], colour=[WHITE, RED])) for i in range(60)])
+    sleeve, blurred = (1100.0, 889.0), (1060.0, 900.0)
+    dark, greyed = (40.0, 30.0, 20.0), (150.0, 160.0, 150.0)  # a dark sleeve; the white ball half blurred
+    sc = tr.scene(1.0, dets([sleeve, blurred, balls["1"]], colour=[dark, greyed, RED]))
+    forbid = _forbids("colour_kink", sc)
+    cue = row(sc.ids, "cue")
+    assert forbid[cue, 0]
+    assert not forbid[cue, 1]
+
+
 # ---- the gates on real detection records (tests/data/tracking) ---------------------------------------------
 def _real(name: str) -> tuple[Tracker, list[tuple[float, bool, Detections, np.ndarray]]]:
     """A tracker for the record's table and detector noise, and its frames (t, shot in play, detections, the
@@ -314,3 +329,14 @@ def test_still_at_place_balls_at_rest_hold_their_places_while_new_gates_are_wide
             if ball.id in before:
                 p, q = before[ball.id].pos, ball.pos
                 assert np.hypot(p[0] - q[0], p[1] - q[1]) < d, f"{ball.id} jumped at frame {b.frame}"
+
+
+def test_colour_kink_the_struck_cue_ball_does_not_become_the_players_sleeve() -> None:
+    tracker, frames = _real("sleeve-beside-the-struck-cue.json")
+    out = _step(tracker, frames)
+    cue = _place(out, 10, (385.0, 762.0))
+    for f in out[11:]:
+        ball = f.by_id().get(cue)
+        assert ball is None or np.hypot(ball.pos[0] - 90.0, ball.pos[1] - 968.0) > 200.0
+    end = out[-1].by_id()[cue].pos
+    assert end[1] < 450.0  # it ran up the table, past the green solid it hit
