@@ -214,11 +214,13 @@ def _still_at_place(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndar
     """A ball seen again where it was (a detection inside the anchor gate of its resting place, or of where it
     was seen the frame before) has not left that place: it takes no detection elsewhere, and no other ball
     takes that one (two balls' centres never lie within a few millimetres of each other). A ball pushed off
-    its place loses that detection and moves on the other gates' terms."""
+    its place loses that detection and moves on the other gates' terms; a hidden ball that may not come back on
+    that detection (a weak blob, ``hidden_weak``) leaves it to the others."""
     just_seen = sc.seen & ~sc.anchored & (sc.t - sc.last_t <= 1.5 * sc.frame_dt)
     at = (sc.anchored[:, None] & (sc.d_anchor <= sc.s.anchor_gate_mm)) | (
         just_seen[:, None] & (sc.d_last <= sc.s.anchor_gate_mm)
     )
+    at &= allowed
     held = at.any(axis=1)
     taken = at.any(axis=0)
     return (held[:, None] | taken[None, :]) & ~at
