@@ -108,15 +108,17 @@ def _lone_rest_weak(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndar
 def resumes_weakly(sc: Scene, tier: np.ndarray) -> np.ndarray:
     """The pairs in which a hidden moving ball may come back on a weak detection: missed for a frame or two
     (moving fast enough to be blurred, or with its speed unknown), and seen inside its statistical gate, or
-    within reach where its path ran into a resting ball or one just set moving (it hit it and bent off)."""
+    within reach where its path ran into a resting ball or one just set moving (it hit it and bent off); or,
+    while its run is still extrapolated (coast_s: a shadow, a blurred stretch), inside its statistical gate."""
     s = sc.s
-    brief = sc.occluded & ~sc.resting & (sc.t - sc.last_t <= s.weak_resume_s)
-    brief &= sc.speed_bound >= s.weak_resume_speed_mm_s
+    rolling = sc.occluded & ~sc.resting & (sc.speed_bound >= s.weak_resume_speed_mm_s)
+    brief = rolling & (sc.t - sc.last_t <= s.weak_resume_s)
+    coasting = rolling & (sc.t - sc.last_t <= s.coast_s)
     touched = np.zeros(len(brief), bool)
     touch_q = np.vstack([sc.rest_q, sc.left_q])
     reach = sc.ball_diameter_mm + s.touch_reach_mm
     touched[brief] = runs_into(sc.last[brief], sc.pred[brief], touch_q, reach)
-    return brief[:, None] & ((tier == 0) | ((tier == 1) & touched[:, None]))
+    return (coasting[:, None] & (tier == 0)) | (brief[:, None] & (tier == 1) & touched[:, None])
 
 
 def _hidden_weak(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarray:
@@ -208,6 +210,32 @@ def _colour_class(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarra
     return crossed & (dc > sc.s.colour_gate_sigma)
 
 
+def _still_at_place(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarray:
+    """A ball seen again where it was (a detection inside the anchor gate of its resting place, or of where it
+    was seen the frame before) has not left that place: it takes no detection elsewhere, and no other ball
+    takes that one (two balls' centres never lie within a few millimetres of each other). A ball pushed off
+    its place loses that detection and moves on the other gates' terms; a hidden ball that may not come back on
+    that detection (a weak blob, ``hidden_weak``) leaves it to the others."""
+    just_seen = sc.seen & ~sc.anchored & (sc.t - sc.last_t <= 1.5 * sc.frame_dt)
+    at = (sc.anchored[:, None] & (sc.d_anchor <= sc.s.anchor_gate_mm)) | (
+        just_seen[:, None] & (sc.d_last <= sc.s.anchor_gate_mm)
+    )
+    at &= allowed
+    held = at.any(axis=1)
+    taken = at.any(axis=0)
+    return (held[:, None] | taken[None, :]) & ~at
+
+
+def _colour_kink(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarray:
+    """A collision or a cushion does not change a ball's colour: through the kink tier, a detection whose
+    colour differs from the ball's by more than blur and light can make (colour_kink_sigma) is another ball,
+    whatever the detector's cue class says (a set whose cue ball it does not class, a player's dark sleeve)."""
+    dc = association.colour_distance(sc)
+    if dc is None:
+        return _none(sc)
+    return (tier == 1) & (dc > sc.s.colour_kink_sigma)
+
+
 def _pocket_inside(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarray:
     """Inside a pocket (its hole or net) is a ball going into it or one already dropped: only a ball last seen
     going into that pocket, or in its mouth, is seen there (not a hidden ball found again on a dropped one)."""
@@ -235,6 +263,10 @@ GATES: tuple[Gate, ...] = (
          _colour_class),
     Gate("known_place", "at the start a detection on a ball's known place is that ball's", _known_place),
     Gate("pocket_inside", "inside a pocket is only the ball that was going into it", _pocket_inside),
+    Gate("still_at_place", "a ball seen where it rests (or just was) has not left; that detection is its own",
+         _still_at_place),
+    Gate("colour_kink", "a collision does not change a ball's colour: a far-off colour is another ball",
+         _colour_kink),
 )  # fmt: skip
 
 

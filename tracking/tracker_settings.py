@@ -43,6 +43,9 @@ class TrackerSettings:
     colour_sigma: float = 25.0  # colour difference (grey levels) of one ball between frames: blur, light
     colour_cost: float = 80.0  # most a colour mismatch adds to an association's cost
     colour_gate_sigma: float = 4.0  # a detection of the other class this far off a ball's colour is another ball
+    # a kink to a detection this far off a ball's colour is to another ball (a white ball half blurred into the
+    # cloth moves about 6 sigma off its resting colour; a red ball or a dark sleeve is 11-13 sigma off a white one)
+    colour_kink_sigma: float = 8.0
     colour_class_votes: int = 5  # a ball classed cue (or not) this many more times than not is firmly that class
     blur_adopt_s: float = 3.0  # a ball that vanished from rest this long before a shot may come back anywhere in it
     blur_adopt_late_s: float = 0.1  # ... or this long after the shot was seen to start

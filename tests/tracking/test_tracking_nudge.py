@@ -175,13 +175,15 @@ def test_a_ball_sent_off_fast_by_a_ball_lost_in_a_blur_is_hit_by_it(lost: bool, 
 @pytest.mark.parametrize("fast_rule", [True, False])
 def test_a_ball_sent_off_faster_than_a_hand_pushes_is_not_touched(fast_rule: bool, monkeypatch) -> None:
     # The suite's cushion-first-s0 at 1080p30 (tests/data: every detection of frames 24-70). The cue ball hits
-    # ball 1 in a blur at 1.646 s (the contact is found, from the cue ball's side); ball 1's own start, seen
-    # at 5.5 m/s with no hitter near, was a touched ball in the shot.
+    # ball 1 in a blur at 1.646 s; its weak, blurred detections lie inside its statistical gate while its run
+    # is still extrapolated, so the tracker follows it into the hit: ball 1 is hit by it, and is no touched
+    # ball, whether or not the extractor's speed rule for a ball set off with no hitter in sight applies (that
+    # rule's own case: the lost-hitter test above).
     if not fast_rule:
         monkeypatch.setattr(extractor.ExtractorSettings, "__init__", settings_with(touch_max_speed_mm_s=1e9))
     _, events = replay("hit-unseen-30fps-cushion-first-s0.json")
     touched = [e for e in events if e.type == "disturbed" and e.ball == "1"]
-    assert (touched == []) == fast_rule
+    assert touched == []
     assert [e.balls for e in contacts(events, {"cue", "1"})] == [("cue", "1")]
 
 
