@@ -31,7 +31,7 @@ import numpy as np
 
 from calibration.contract import Event
 from calibration.table import TableModel
-from tracking.detect import breaks, contacts, lines, pots, segments, shots
+from tracking.detect import breaks, contacts, lines, pots, resolve, segments, shots
 from tracking.detect.resolve import in_shots
 from tracking.detect.segments import Ball, Seg, Settling
 from tracking.detect.settings import ExtractorSettings
@@ -89,8 +89,31 @@ class EventExtractor:
         if self.shot_active:
             contacts.kisses(self, tf.t, out)
         breaks.settle(self, tf.t, out, force=False)
-        shots.check_shot_end(self, tf, out)
+        self._check_shot_end(tf, out)
         return in_shots(out)
+
+    def _check_shot_end(self, tf: TrackerFrame, out: list[Event]) -> None:
+        """The shot ends once every ball has rested ``shot_end_hold_s`` (``shots.quiet_long_enough``): none seen
+        moving (a blob below ``ghost_below`` is no ball) and no break waiting to be explained."""
+        if not self.shot_active:
+            return
+        busy = any((not o.resting) and o.quality >= self.s.ghost_below for o in tf.balls) or any(
+            b.breaks for b in self.balls.values()
+        )
+        if busy:
+            self.quiet_since = None
+            return
+        if self.quiet_since is None:
+            self.quiet_since = tf.t
+        if shots.quiet_long_enough(self.quiet_since, tf.t, self.s.shots):
+            breaks.settle(self, tf.t, out, force=True)
+            self._end_shot(self.shot_last_t, out)
+
+    def _end_shot(self, t: float, out: list[Event]) -> None:
+        """The shot in play ends at ``t``: its nudges are read, then its ``shot_end``."""
+        contacts.nudges(self, out)
+        out.append(resolve.event_of(self, shots.shot_end(t, segments.rest_positions(self.balls))))
+        self.shot_active = False
 
     def _observe(self, obs: BallObs, t: float, out: list[Event]) -> None:
         """One ball's observation in the frame at ``t``: a sample of its segments."""
@@ -130,9 +153,7 @@ class EventExtractor:
                 breaks.close_move(self, b, segments.end_of(self, b), out)
         breaks.settle(self, math.inf, out, force=True)
         if self.shot_active and self.times:
-            contacts.nudges(self, out)
-            out.append(shots.shot_end_event(self, self.shot_last_t or self.times[-1]))
-            self.shot_active = False
+            self._end_shot(self.shot_last_t or self.times[-1], out)
         return in_shots(out)
 
     def smoothed(self, ball: str, t: float) -> tuple[float, float] | None:

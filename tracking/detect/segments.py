@@ -9,11 +9,14 @@ where it leaves the table; each such end is a ``Break`` for the detectors to exp
 from __future__ import annotations
 
 import bisect
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from calibration.contract import Point
+from tracking.detect.geometry import as_pt
 from tracking.trajectory import PathFit, fit_path
 
 if TYPE_CHECKING:
@@ -37,6 +40,11 @@ def samples_between(b: Ball, t0: float, t1: float) -> PathView:
     lo, hi = bisect.bisect_left(b.ts, t0), bisect.bisect_right(b.ts, t1)
     idx = [i for i in range(lo, hi) if b.sid[i] >= 0]
     return PathView(b.id, tuple(b.ts[i] for i in idx), tuple(b.seen.get(i, b.xy[i]) for i in idx))
+
+
+def rest_positions(balls: Mapping[str, Ball]) -> dict[str, Point]:
+    """Where each ball on the table rests (its anchored place), for a shot's start and end."""
+    return {k: as_pt(o.rest_pos) for k, o in balls.items() if o.on_table and o.rest_pos is not None}
 
 
 def new_seg(ex: EventExtractor, b: Ball, kind: str, t: float, p: np.ndarray) -> Seg:

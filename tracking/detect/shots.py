@@ -3,20 +3,22 @@ nothing seen to hit it, and the shot's end once every ball has rested."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from calibration.contract import Event
-from tracking.detect import breaks, contacts, resolve, segments
+from calibration.contract import Event, Point
+from tracking.detect import contacts, resolve, segments
 from tracking.detect.candidate import Candidate, confidence
 from tracking.detect.geometry import (
     as_pt,
 )
 from tracking.detect.segments import Ball, Break
-from tracking.tracker import Reappearance, TrackerFrame
+from tracking.detect.settings import ShotSettings
+from tracking.tracker import Reappearance
 from tracking.trajectory import PathFit, closest_time, fit_hinge, fit_path
 
 if TYPE_CHECKING:
@@ -301,24 +303,6 @@ def reappeared(ex: EventExtractor, re: Reappearance, out: list[Event]) -> None:
     resolve.give(ex, c, out)
 
 
-def check_shot_end(ex: EventExtractor, tf: TrackerFrame, out: list[Event]) -> None:
-    if not ex.shot_active:
-        return
-    busy = any((not o.resting) and o.quality >= ex.s.ghost_below for o in tf.balls) or any(
-        b.breaks for b in ex.balls.values()
-    )
-    if busy:
-        ex.quiet_since = None
-        return
-    if ex.quiet_since is None:
-        ex.quiet_since = tf.t
-    if tf.t - ex.quiet_since >= ex.s.shots.shot_end_hold_s:
-        breaks.settle(ex, tf.t, out, force=True)
-        contacts.nudges(ex, out)
-        out.append(shot_end_event(ex, ex.shot_last_t))
-        ex.shot_active = False
-
-
 def still_going(ex: EventExtractor, b: Ball, t_s: float, speed: float) -> bool:
     """A ball seen setting off in a shot with nothing to have set it off, about when it stopped in this shot
     (within ``regone_stop_s``, slower than a struck ball): the same motion going on (a slow rebound or creep the
@@ -330,11 +314,16 @@ def still_going(ex: EventExtractor, b: Ball, t_s: float, speed: float) -> bool:
     return stop and speed < ex.s.shots.start_speed_mm_s
 
 
-def shot_end_event(ex: EventExtractor, t: float) -> Event:
-    positions = {k: as_pt(o.rest_pos) for k, o in ex.balls.items() if o.on_table and o.rest_pos is not None}
-    return resolve.event_of(
-        ex, Candidate("shot_end", (), None, t, None, 0.0, "all_rest", confidence("all_rest"), positions=positions)
-    )
+def quiet_long_enough(quiet_since: float, now: float, s: ShotSettings) -> bool:
+    """Whether every ball has rested (none moving, no break waiting to be explained) since ``quiet_since`` for
+    ``shot_end_hold_s`` at ``now``: a rolling ball never stands still that long, so the shot is over."""
+    return now - quiet_since >= s.shot_end_hold_s
+
+
+def shot_end(t: float, rests: Mapping[str, Point]) -> Candidate:
+    """The shot's end at ``t`` (when its last ball stopped, dropped or touched something), with where every ball on
+    the table rests (``rests``)."""
+    return Candidate("shot_end", (), None, t, None, 0.0, "all_rest", confidence("all_rest"), positions=dict(rests))
 
 
 @dataclass
