@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import bisect
 import math
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -17,7 +18,7 @@ from tracking.detect.geometry import (
     gap_between,
     gap_to_point,
 )
-from tracking.detect.segments import Ball, Break, Kink, KinkReading, Neighbour, Seg, seg_before
+from tracking.detect.segments import Ball, Break, Kink, KinkReading, Neighbour, RestingBall, Seg, seg_before
 from tracking.detect.settings import ContactSettings
 from tracking.trajectory import PathFit, closest_time, fit_path, solve_root
 
@@ -437,7 +438,7 @@ def give_contact(
     passes on through ``b``'s frozen cluster (``propagate``)."""
     cand = Candidate("contact", (a, b), None, t, as_pt(pos), residual_mm, evidence, conf, t_seen=t_seen)
     if resolve.give(ex, cand, out) and chain:
-        propagate(ex, a, b, t, out)
+        propagate(ex, b, t, out)
 
 
 def parted(ex: EventExtractor, a: Ball, b: Ball, t0: float, t1: float) -> bool:
@@ -458,30 +459,33 @@ def parted(ex: EventExtractor, a: Ball, b: Ball, t0: float, t1: float) -> bool:
     return bool(gaps.max() > ex.s.contacts.parted_mm)
 
 
-def propagate(ex: EventExtractor, hitter: str, hit: str, t: float, out: list[Event]) -> None:
-    """A hit on a ball of a frozen cluster passes through the whole cluster: every pair of touching balls
-    in it is in contact at that instant (as the physics resolves it), though most of them do not visibly
-    move, so these contacts are inferred from the rest positions (lower confidence)."""
-    if not segments.resting_at(ex, ex.balls[hit], t):
-        return
-    cluster = segments.frozen_cluster(ex, hit, t)
+def propagate(ex: EventExtractor, hit: str, t: float, out: list[Event]) -> None:
+    """The pushes through ``hit``'s frozen cluster (``chains``), for the resolver."""
+    cluster = segments.resting_cluster(ex, hit, t)
+    for c in chains(cluster, t, ex.table.ball_diameter_mm, ex.s.contacts):
+        resolve.give(ex, c, out)  # (passed on no further: every pair of the cluster is read here already)
+
+
+def chains(cluster: Sequence[RestingBall], t: float, diameter_mm: float, s: ContactSettings) -> list[Candidate]:
+    """A hit at ``t`` on a ball of a frozen cluster (``cluster``: the ball hit first, then the balls resting
+    against it directly or through each other) passes through the whole cluster: every pair of touching balls
+    in it (centres within a diameter and ``frozen_tol_mm``) is in contact at that instant (as the physics
+    resolves it), though most of them do not visibly move, so these contacts are inferred from the rest
+    positions (lower confidence). Each pair reads (pusher, pushed): the one nearer the ball hit first. A ball
+    hit while moving, or alone, passes nothing on."""
     if len(cluster) < 2:
-        return
-    D = ex.table.ball_diameter_mm
-    origin = ex.balls[hit].rest_pos
-    assert origin is not None
+        return []
+    origin = cluster[0].pos
     # nearer the struck ball first, so each pair reads (pusher, pushed)
-    cluster.sort(key=lambda k: float(np.linalg.norm(ex.balls[k].rest_pos - origin)))
-    # A cluster's balls leave their places over a few frames, so a later contact in it (its balls seen to
-    # part) may find some of them still resting: the pairs the push already went through are not new (the
-    # resolver's window for a chain, chain_repeat_s).
-    for i, a in enumerate(cluster):
-        pa = ex.balls[a].rest_pos
-        for c in cluster[i + 1 :]:
-            pc = ex.balls[c].rest_pos
-            if pa is None or pc is None or float(np.linalg.norm(pa - pc)) > D + ex.s.contacts.frozen_tol_mm:
+    order = sorted(cluster, key=lambda r: float(np.linalg.norm(r.pos - origin)))
+    out = []
+    for i, a in enumerate(order):
+        for c in order[i + 1 :]:
+            if float(np.linalg.norm(a.pos - c.pos)) > diameter_mm + s.frozen_tol_mm:
                 continue
-            give_contact(ex, a, c, t, (pa + pc) / 2, confidence("chain"), out, chain=False, evidence="chain")
+            pos = as_pt((a.pos + c.pos) / 2)
+            out.append(Candidate("contact", (a.ball, c.ball), None, t, pos, 0.0, "chain", confidence("chain")))
+    return out
 
 
 def nudges(ex: EventExtractor, out: list[Event]) -> None:

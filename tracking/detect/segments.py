@@ -283,6 +283,19 @@ def frozen_cluster(ex: EventExtractor, ball: str, t: float) -> list[str]:
     return out
 
 
+def resting_cluster(ex: EventExtractor, ball: str, t: float) -> tuple[RestingBall, ...]:
+    """``ball`` and the balls resting against it at ``t`` (``frozen_cluster``), as ``contacts.chains`` reads them:
+    empty where ``ball`` was not resting then (a moving ball hit passes nothing on)."""
+    if not resting_at(ex, ex.balls[ball], t):
+        return ()
+    out = []
+    for k in frozen_cluster(ex, ball, t):
+        p = ex.balls[k].rest_pos
+        assert p is not None  # (the cluster is made of resting balls)
+        out.append(RestingBall(k, p))
+    return tuple(out)
+
+
 def resting_at(ex: EventExtractor, b: Ball, t: float) -> bool:
     """Was the ball resting just before ``t`` (its last sample by then in a resting segment)?"""
     pb = path_before(ex, b, t - 0.5 * ex.dt)
@@ -353,6 +366,14 @@ class Ball:
     @property
     def seg(ex) -> Seg:
         return ex.segs[-1]
+
+
+@dataclass(frozen=True)
+class RestingBall:
+    """A ball at rest as a detector reads it: its id and its anchored place (mm, table frame)."""
+
+    ball: str
+    pos: np.ndarray
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,7 @@ def start_shot(ex: EventExtractor, b: Ball, t_s: float, p: np.ndarray, conf: flo
     b.last_event_t = t_s
     ex.stroke = (b.id, t_s, np.asarray(p, dtype=float).copy())
     # struck while frozen to other balls: the stroke's push passes through them at once
-    contacts.propagate(ex, b.id, b.id, t_s, ex.deferred if out is None else out)
+    contacts.propagate(ex, b.id, t_s, ex.deferred if out is None else out)
 
 
 def judge_pending(ex: EventExtractor, out: list[Event], force: bool) -> None:
