@@ -87,7 +87,9 @@ class EventExtractor:
             shots.judge_pending(self, out, force=False)
         breaks.explain_breaks(self, out, force=False)
         if self.shot_active:
-            contacts.kisses(self, tf.t, out)
+            windows = segments.sample_windows(self, tf.t, self.s.contacts.kiss_window)
+            for c in contacts.kisses(windows, self.dt, self.table.ball_diameter_mm, self.s.contacts):
+                resolve.give(self, c, out)
         breaks.settle(self, tf.t, out, force=False)
         self._check_shot_end(tf, out)
         return in_shots(out)

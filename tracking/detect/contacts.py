@@ -18,7 +18,17 @@ from tracking.detect.geometry import (
     gap_between,
     gap_to_point,
 )
-from tracking.detect.segments import Ball, Break, Kink, KinkReading, Neighbour, RestingBall, Seg, seg_before
+from tracking.detect.segments import (
+    Ball,
+    Break,
+    Kink,
+    KinkReading,
+    Neighbour,
+    RestingBall,
+    SampleWindow,
+    Seg,
+    seg_before,
+)
 from tracking.detect.settings import ContactSettings
 from tracking.trajectory import PathFit, closest_time, fit_path, solve_root
 
@@ -262,126 +272,136 @@ def unseen_striker(ex: EventExtractor, b: Ball, t_s: float, a: np.ndarray, v: np
     return best
 
 
-def kisses(ex: EventExtractor, t: float, out: list[Event]) -> None:
+def kisses(windows: Sequence[SampleWindow], dt: float, diameter_mm: float, s: ContactSettings) -> list[Candidate]:
     """Touches too thin to bend either path visibly (two balls rolling side by side, a feathered cut): over
-    the last ``kiss_window`` frames the centres came within a diameter (plus the measurement noise) and
-    were farther apart, by ``kiss_rise_mm``, both before and after. Judged on the frames in which both balls
-    were seen, at least one of them moving."""
-    w = ex.s.contacts.kiss_window
-    D = ex.table.ball_diameter_mm
-    near = D + ex.s.contacts.kiss_tol_mm
-    live = [b for b in ex.balls.values() if len(b.ts) >= w and abs(b.ts[-1] - t) < 1e-9]
+    the last ``kiss_window`` frames (``windows``: each ball's) the centres came within a diameter (plus the
+    measurement noise) and were farther apart, by ``kiss_rise_mm``, both before and after. Judged on the frames
+    in which both balls were seen, at least one of them moving."""
+    w = s.kiss_window
+    D = diameter_mm
+    near = D + s.kiss_tol_mm
     # A pair is judged only if one of the two was moving in some kept sample of the window (the last test
-    # below, on the pair's common frames, which are among those): two balls at rest all along are skipped at
-    # once. Nothing in between changes any state, so skipping them early changes no decision.
-    moving = {b.id: segments.moved_in_window(ex, b, w) for b in live}
-    if not any(moving.values()):
-        return
-    # each ball's last w samples: frame numbers and positions of those kept (not rejected outliers)
-    win: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, float]] = {}
+    # of ``kiss_pair``, on the pair's common frames, which are among those): two balls at rest all along are
+    # skipped at once.
+    moving = [bool(v.moving.any()) for v in windows]
+    if not any(moving):
+        return []
+    # each ball's window: its kept samples, one per frame (indices into the window), their frame numbers and
+    # positions, and how far it went over the window
+    win: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, float]] = {}
 
-    def window(b: Ball) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-        got = win.get(b.id)
+    def window(i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+        got = win.get(i)
         if got is None:
-            n = len(b.ts)
-            kept, frames = segments.kept_frames(ex, b, n - w, n)
-            xy = b.xy_arr[n - w : n]
-            keep = kept - (n - w)
-            got = win[b.id] = (frames, xy[keep], keep - w, float(np.linalg.norm(xy[-1] - xy[0])))
+            v = windows[i]
+            kept = np.flatnonzero(v.kept)
+            keep, frames = segments.one_per_frame(kept, v.ts[kept], dt)
+            got = win[i] = (frames, v.xy[keep], keep, float(np.linalg.norm(v.xy[-1] - v.xy[0])))
         return got
 
-    cleared = kiss_screen(ex, live, moving, w, near + 2 * D)
-    for i, a in enumerate(live):
-        for j in range(i + 1, len(live)):
-            c = live[j]
-            if not (moving[a.id] or moving[c.id]) or (i, j) in cleared:
+    cleared = kiss_screen(windows, moving, near + 2 * D, dt, s)
+    out = []
+    for i, a in enumerate(windows):
+        for j in range(i + 1, len(windows)):
+            c = windows[j]
+            if not (moving[i] or moving[j]) or (i, j) in cleared:
                 continue
-            na, xa, ia, travel_a = window(a)
-            nc, xc, ic, travel_c = window(c)
+            na, xa, ia, travel_a = window(i)
+            nc, xc, ic, travel_c = window(j)
             if float(np.linalg.norm(a.xy[-1] - c.xy[-1])) > near + max(w * 20.0, 2 * (travel_a + travel_c)):
                 continue  # too far apart now to have been close in the window
             _, ka, kc = np.intersect1d(na, nc, assume_unique=True, return_indices=True)
-            if len(ka) < ex.s.contacts.kiss_after + 4:
+            if len(ka) < s.kiss_after + 4:
                 continue
             ja, jc = ia[ka].tolist(), ic[kc].tolist()
             diff = xa[ka] - xc[kc]
             dd = np.sqrt(diff[:, 0] * diff[:, 0] + diff[:, 1] * diff[:, 1])
-            kiss_pair(ex, a, c, ja, jc, dd, out)
+            kiss = kiss_pair(a, c, ja, jc, dd, dt, D, s)
+            if kiss is not None:
+                out.append(kiss)
+    return out
 
 
 def kiss_pair(
-    ex: EventExtractor, a: Ball, c: Ball, ja: list[int], jc: list[int], dd: np.ndarray, out: list[Event]
-) -> None:
+    a: SampleWindow,
+    c: SampleWindow,
+    ja: list[int],
+    jc: list[int],
+    dd: np.ndarray,
+    dt: float,
+    diameter_mm: float,
+    s: ContactSettings,
+) -> Candidate | None:
     """Whether ``a`` and ``c`` kissed in the window: ``dd`` their centres' distances in the frames both were
     seen (samples ``ja``, ``jc``). The closest frame must lie ``kiss_after`` frames before the window's end,
     within a diameter plus ``kiss_tol_mm`` (or, met between frames, their approach paths within that), with
     the centres ``kiss_rise_mm`` farther apart before and after, one of them moving, and no bend of either path
-    near then still unexplained."""
-    D = ex.table.ball_diameter_mm
-    near = D + ex.s.contacts.kiss_tol_mm
+    near then still unexplained. The contact, the faster ball first, or None."""
+    D = diameter_mm
+    near = D + s.kiss_tol_mm
     k = int(np.argmin(dd))
-    if dd[k] > near + 2 * D or not (2 <= k <= len(dd) - 1 - ex.s.contacts.kiss_after):
-        return  # decided once the breaks of a visible bend (a ball set off slowly) would be
+    if dd[k] > near + 2 * D or not (2 <= k <= len(dd) - 1 - s.kiss_after):
+        return None  # decided once the breaks of a visible bend (a ball set off slowly) would be
     if dd[k] > near:
         # Not close in any frame: they may have met between frames (the closest frame as far from the
         # touch as they closed in a frame), or their paths bent off just before the closest frame
         # (kiss_bent_mm). On the paths they came in on, did they meet?
         rel = (a.xy[ja[k + 1]] - c.xy[jc[k + 1]]) - (a.xy[ja[k]] - c.xy[jc[k]])
-        reach = max(near + ex.s.contacts.kiss_bent_mm, math.hypot(near, float(np.linalg.norm(rel))))
-        if dd[k] > reach or approach_gap(ex, a, c, ja, jc, k) > near:
-            return
-    rise = dd[k] + ex.s.contacts.kiss_rise_mm
+        reach = max(near + s.kiss_bent_mm, math.hypot(near, float(np.linalg.norm(rel))))
+        if dd[k] > reach or approach_gap(a, c, ja, jc, k) > near:
+            return None
+    rise = dd[k] + s.kiss_rise_mm
     if dd[:k].max() < rise or dd[k + 1 :].max() < rise:
-        return
-    if not any(segments.seg_kind(ex, b, j) == "move" for b, js in ((a, ja), (c, jc)) for j in js):
-        return
-    t_k = a.ts[ja[k]]
-    if any(br.t_lo <= t_k + 3 * ex.dt for b in (a, c) for br in b.breaks):
-        return  # a bend of either path near then is not explained yet: that decides first
+        return None
+    if not (a.moving[ja].any() or c.moving[jc].any()):
+        return None
+    t_k = float(a.ts[ja[k]])
+    if any(t_lo <= t_k + 3 * dt for v in (a, c) for t_lo in v.unexplained):
+        return None  # a bend of either path near then is not explained yet: that decides first
     t_c, fa, fc = kiss_time(a, c, ja, jc, dd, k, near, D)
     first, second = (a, c) if np.linalg.norm(fa.vel(t_c)) >= np.linalg.norm(fc.vel(t_c)) else (c, a)
-    pos = (fa.at(t_c) + fc.at(t_c)) / 2
-    conf = confidence("kiss")
-    give_contact(ex, first.id, second.id, t_c, pos, conf, out, chain=False, evidence="kiss", t_seen=t_k)
+    pos = as_pt((fa.at(t_c) + fc.at(t_c)) / 2)
+    return Candidate("contact", (first.ball, second.ball), None, t_c, pos, 0.0, "kiss", confidence("kiss"), t_seen=t_k)
 
 
 def kiss_time(
-    a: Ball, c: Ball, ja: list[int], jc: list[int], dd: np.ndarray, k: int, near: float, D: float
+    a: SampleWindow, c: SampleWindow, ja: list[int], jc: list[int], dd: np.ndarray, k: int, near: float, D: float
 ) -> tuple[float, PathFit, PathFit]:
     """When ``a`` and ``c`` kissed, their closest frame the ``k``-th of their common frames: where their approach
     paths (fitted up to that frame) are a diameter apart, and those paths."""
-    t_k = a.ts[ja[k]]
+    t_k = float(a.ts[ja[k]])
     # the approach: both paths up to the closest frame, run on to where the centres are a diameter
     # apart (a kiss that bends a path visibly is timed on the paths before it)
     sel = slice(max(0, k - 5), k + 1)
-    t_arr = np.array([a.ts[x] for x in ja[sel]])
-    fa = fit_path(t_arr, np.array([a.xy[x] for x in ja[sel]]))
-    fc = fit_path(t_arr, np.array([c.xy[y] for y in jc[sel]]))
-    t_c = solve_root(gap_between(fa, fc, D), a.ts[ja[k - 1]], t_k)
+    t_arr = a.ts[ja[sel]]
+    fa = fit_path(t_arr, a.xy[ja[sel]])
+    fc = fit_path(t_arr, c.xy[jc[sel]])
+    t_c = solve_root(gap_between(fa, fc, D), float(a.ts[ja[k - 1]]), t_k)
     if t_c is None and dd[k] > near:  # they met after the closest frame, before the next
-        t_c = solve_root(gap_between(fa, fc, D), t_k, a.ts[ja[k + 1]])
+        t_c = solve_root(gap_between(fa, fc, D), t_k, float(a.ts[ja[k + 1]]))
     if t_c is None:  # never quite a diameter apart (noise): the vertex of the closest three
-        t3 = np.array([a.ts[x] for x in ja[k - 1 : k + 2]])
+        t3 = a.ts[ja[k - 1 : k + 2]]
         c2, c1, _ = np.polyfit(t3 - t_k, dd[k - 1 : k + 2], 2)
         t_c = t_k + (float(np.clip(-c1 / (2 * c2), t3[0] - t_k, t3[2] - t_k)) if c2 > 0 else 0.0)
     return t_c, fa, fc
 
 
 def kiss_screen(
-    ex: EventExtractor, live: list[Ball], moving: dict[str, bool], w: int, far: float
+    windows: Sequence[SampleWindow], moving: list[bool], far: float, dt: float, s: ContactSettings
 ) -> set[tuple[int, int]]:
-    """The pairs (indices into ``live``) that ``_kisses`` would reject on their distances alone, found for
-    all pairs at once: those of two balls with all ``w`` samples kept in the same frames, whose closest
+    """The pairs (indices into ``windows``) that ``kiss_pair`` would reject on their distances alone, found for
+    all pairs at once: those of two balls with all samples of the window kept in the same frames, whose closest
     frame is farther than ``far`` or too near either end of the window. The same arithmetic as the pair
     test (the same frames, differences and square roots), so the same pairs."""
-    k_max = w - 1 - ex.s.contacts.kiss_after
+    w = s.kiss_window
+    k_max = w - 1 - s.kiss_after
     # the balls with no rejected sample in the window (the others are judged pair by pair), grouped by
     # their window's frames (in time order, no two alike)
-    full = [i for i, b in enumerate(live) if min(b.sid[-w:]) >= 0]
+    full = [i for i, v in enumerate(windows) if v.kept.all()]
     if len(full) < 2:
         return set()
-    ts = np.array([live[i].ts_arr[len(live[i].ts) - w : len(live[i].ts)] for i in full])
-    frames = np.rint(ts / ex.dt).astype(np.int64)
+    ts = np.array([windows[i].ts for i in full])
+    frames = np.rint(ts / dt).astype(np.int64)
     rising = np.all(frames[:, 1:] > frames[:, :-1], axis=1)
     groups: dict[bytes, list[int]] = {}
     for r, i in enumerate(full):
@@ -393,11 +413,11 @@ def kiss_screen(
             (members[p], members[q])
             for p in range(len(members))
             for q in range(p + 1, len(members))
-            if moving[live[members[p]].id] or moving[live[members[q]].id]
+            if moving[members[p]] or moving[members[q]]
         ]
         if not pairs:
             continue
-        xy = np.array([live[i].xy_arr[len(live[i].ts) - w : len(live[i].ts)] for i in members])  # (balls, w, 2)
+        xy = np.array([windows[i].xy for i in members])  # (balls, w, 2)
         row = {i: r for r, i in enumerate(members)}
         ra = np.array([row[i] for i, _ in pairs])
         rc = np.array([row[j] for _, j in pairs])
@@ -409,14 +429,14 @@ def kiss_screen(
     return out
 
 
-def approach_gap(ex: EventExtractor, a: Ball, c: Ball, ja: list[int], jc: list[int], k: int) -> float:
+def approach_gap(a: SampleWindow, c: SampleWindow, ja: list[int], jc: list[int], k: int) -> float:
     """The least distance between the centres of ``a`` and ``c`` from the frame before their closest (index
     ``k`` of the common frames ``ja``, ``jc``) to the one after, on straight paths fitted to their approach
     up to the closest frame: a glancing hit between frames leaves no frame with the two close."""
     sel = slice(max(0, k - 5), k + 1)
-    t_arr = np.array([a.ts[x] for x in ja[sel]])
-    fa = fit_path(t_arr, np.array([a.xy[x] for x in ja[sel]]), quadratic_from=7)
-    fc = fit_path(t_arr, np.array([c.xy[y] for y in jc[sel]]), quadratic_from=7)
+    t_arr = a.ts[ja[sel]]
+    fa = fit_path(t_arr, a.xy[ja[sel]], quadratic_from=7)
+    fc = fit_path(t_arr, c.xy[jc[sel]], quadratic_from=7)
     u = np.linspace(a.ts[ja[k - 1]], a.ts[ja[k + 1]], 17)
     return float(min(np.linalg.norm(fa.at(x) - fc.at(x)) for x in u))
 

@@ -239,28 +239,37 @@ def end_of(ex: EventExtractor, b: Ball) -> tuple[float, np.ndarray]:
     return b.ts[good[-1]], b.xy[good[-1]]
 
 
-def moved_in_window(ex: EventExtractor, b: Ball, w: int) -> bool:
-    """Is any kept sample (not a rejected outlier) of the ball's last ``w`` in a moving segment?"""
-    sids = {sid for sid in b.sid[-w:] if sid >= 0}
-    return any(seg_kind_of(ex, b, sid) == "move" for sid in sids)
-
-
-def seg_kind(ex: EventExtractor, b: Ball, j: int) -> str:
-    return seg_kind_of(ex, b, b.sid[j])
-
-
-def seg_kind_of(ex: EventExtractor, b: Ball, sid: int) -> str:
-    return ex.segs[sid].kind
-
-
 def kept_frames(ex: EventExtractor, b: Ball, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
     """The ball's samples ``lo`` to ``hi`` (not rejected outliers), one per frame, as (sample indices, frame
-    numbers): two samples a jittery clock rounds to one frame, the first stands for it."""
+    numbers): ``one_per_frame``."""
     kept = lo + np.flatnonzero(np.array(b.sid[lo:hi], dtype=np.int64) >= 0)
-    frames = np.rint(b.ts_arr[kept] / ex.dt).astype(np.int64)
+    return one_per_frame(kept, b.ts_arr[kept], dt=ex.dt)
+
+
+def one_per_frame(idx: np.ndarray, ts: np.ndarray, dt: float) -> tuple[np.ndarray, np.ndarray]:
+    """The samples ``idx`` (taken at ``ts``), one per frame, as (sample indices, frame numbers): two samples a
+    jittery clock rounds to one frame, the first stands for it."""
+    frames = np.rint(ts / dt).astype(np.int64)
     # (a window may hold no kept sample at all: a ball hidden, or shaken off its fit, all that time)
     first = np.diff(frames, prepend=frames[:1] - 1) != 0
-    return kept[first], frames[first]
+    return idx[first], frames[first]
+
+
+def sample_windows(ex: EventExtractor, t: float, w: int) -> list[SampleWindow]:
+    """The last ``w`` samples of every ball sampled at ``t`` (``contacts.kisses`` reads them)."""
+    out = []
+    for b in ex.balls.values():
+        n = len(b.ts)
+        if n < w or abs(b.ts[-1] - t) >= 1e-9:
+            continue
+        sids = b.sid[n - w :]
+        kept = np.array([sid >= 0 for sid in sids])
+        moving = np.array([sid >= 0 and ex.segs[sid].kind == "move" for sid in sids])
+        unexplained = tuple(br.t_lo for br in b.breaks)
+        out.append(
+            SampleWindow(b.id, b.ts_arr[n - w : n].copy(), b.xy_arr[n - w : n].copy(), kept, moving, unexplained)
+        )
+    return out
 
 
 def frozen_cluster(ex: EventExtractor, ball: str, t: float) -> list[str]:
@@ -374,6 +383,20 @@ class RestingBall:
 
     ball: str
     pos: np.ndarray
+
+
+@dataclass(frozen=True)
+class SampleWindow:
+    """A ball's last samples as a detector reads them: times, positions (mm, table frame; a resting ball's
+    anchored place), which were kept (not rejected outliers), which were kept on a moving path, and the last
+    sample times before the breaks of its paths not explained yet (``Break.t_lo``)."""
+
+    ball: str
+    ts: np.ndarray
+    xy: np.ndarray
+    kept: np.ndarray
+    moving: np.ndarray
+    unexplained: tuple[float, ...]
 
 
 @dataclass(frozen=True)
