@@ -113,7 +113,23 @@ class EventExtractor:
 
     def _end_shot(self, t: float, out: list[Event]) -> None:
         """The shot in play ends at ``t``: its nudges are read, then its ``shot_end``."""
-        contacts.nudges(self, out)
+        if self.stroke is not None:
+            t_s = self.stroke[1]
+            touched = {k for k, tt in self.contacts if tt >= t_s - self.dt}
+            s = self.s
+            found = contacts.nudges(
+                segments.rest_spells(self),
+                segments.moving_samples(self, t_s),
+                t_s,
+                touched,
+                self.table.ball_diameter_mm,
+                s.contacts,
+                s.shots.shot_end_hold_s,
+                s.lines.line_settle_s,
+                self.dt,
+            )
+            for c in found:
+                resolve.give(self, c, out)
         out.append(resolve.event_of(self, shots.shot_end(t, segments.rest_positions(self.balls))))
         self.shot_active = False
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -23,11 +23,12 @@ from tracking.detect.segments import (
     Break,
     Kink,
     KinkReading,
+    MovingSamples,
     Neighbour,
     RestingBall,
+    RestSpell,
     SampleWindow,
     Seg,
-    seg_before,
 )
 from tracking.detect.settings import ContactSettings
 from tracking.trajectory import PathFit, closest_time, fit_path, solve_root
@@ -508,37 +509,44 @@ def chains(cluster: Sequence[RestingBall], t: float, diameter_mm: float, s: Cont
     return out
 
 
-def nudges(ex: EventExtractor, out: list[Event]) -> None:
-    """Balls the tracker kept resting that end the shot ``nudge_min_mm`` or more from where it found them
-    (the means of their detections over ``shot_end_hold_s``: before the stroke, or once they had settled if
-    they stopped in this shot, and at its end), pushed by a moving ball whose path came to touching
-    distance of that place from the far side: contacts at a nudge's confidence (inferred, never seen), read as
-    the shot ends, before its ``shot_end``."""
-    if ex.stroke is None:
-        return
-    t_s = ex.stroke[1]
-    hold = ex.s.shots.shot_end_hold_s
-    shot_pairs = {k for k, tt in ex.contacts if tt >= t_s - ex.dt}
-    for b in list(ex.balls.values()):
-        if not (b.on_table and b.segs and b.seg.kind == "rest"):
-            continue
-        if b.seg.start_t < t_s:  # resting since before the stroke
+def nudges(
+    rests: Sequence[RestSpell],
+    runs: Sequence[MovingSamples],
+    t_s: float,
+    touched: Collection[frozenset[str]],
+    diameter_mm: float,
+    s: ContactSettings,
+    hold_s: float,
+    settle_s: float,
+    dt: float,
+) -> list[Candidate]:
+    """Balls the tracker kept resting (``rests``: each one's rest at the shot's end) that end the shot struck at
+    ``t_s`` ``nudge_min_mm`` or more from where it found them (the means of their detections over ``hold_s``:
+    before the stroke, or once they had settled (``settle_s``) if they stopped in this shot, and at its end),
+    pushed by a moving ball (``runs``) whose path came to touching distance of that place from the far side, not
+    one already in contact with it in this shot (``touched``: the pairs): contacts at a nudge's confidence
+    (inferred, never seen), read as the shot ends, before its ``shot_end``."""
+    out = []
+    for r in rests:
+        if r.start_t < t_s:  # resting since before the stroke
             since = t_s
-            p0 = segments.rest_mean(ex, b, t_s - hold, t_s)
+            p0 = r.mean(t_s - hold_s, t_s)
         else:  # stopped in this shot: where it settled (it may creep a few millimetres as it does)
-            since = b.seg.start_t + ex.s.lines.line_settle_s + hold
-            p0 = segments.rest_mean(ex, b, since - hold, since)
-        p1 = segments.rest_mean(ex, b, b.ts[-1] - hold, b.ts[-1] + 1.0)
+            since = r.start_t + settle_s + hold_s
+            p0 = r.mean(since - hold_s, since)
+        p1 = r.mean(r.last_t - hold_s, r.last_t + 1.0)
         if p0 is None or p1 is None:
             continue
         move = p1 - p0
-        if float(np.hypot(*move)) < ex.s.contacts.nudge_min_mm:
+        if float(np.hypot(*move)) < s.nudge_min_mm:
             continue
-        met = {k for k in ex.balls if frozenset((k, b.id)) in shot_pairs}
-        pusher = reached_by(ex, b, p0, move, since, math.inf, met)
+        met = {k for pair in touched if r.ball in pair for k in pair}
+        pusher = reached_by(runs, r.ball, p0, move, since, math.inf, diameter_mm, s, dt, skip=met)
         if pusher is not None:
             mid, t_c, q = pusher
-            give_contact(ex, mid, b.id, t_c, (q + p0) / 2, confidence("nudge"), out, chain=False, evidence="nudge")
+            pos = as_pt((q + p0) / 2)
+            out.append(Candidate("contact", (mid, r.ball), None, t_c, pos, 0.0, "nudge", confidence("nudge")))
+    return out
 
 
 def lost_hitter(ex: EventExtractor, b: Ball, q: np.ndarray, t_s: float) -> str | None:
@@ -567,67 +575,65 @@ def lost_hitter(ex: EventExtractor, b: Ball, q: np.ndarray, t_s: float) -> str |
 
 
 def reached_by(
-    ex: EventExtractor, b: Ball, p: np.ndarray, v: np.ndarray, lo: float, hi: float, skip: set[str] | None = None
+    runs: Sequence[MovingSamples],
+    ball: str,
+    p: np.ndarray,
+    v: np.ndarray,
+    lo: float,
+    hi: float,
+    diameter_mm: float,
+    s: ContactSettings,
+    dt: float,
+    skip: Collection[str] = (),
 ) -> tuple[str, float, np.ndarray] | None:
     """The moving ball whose path first came to touching distance (plus ``nudge_touch_mm``) of ``p``, where
-    ``b`` rested, between ``lo`` and ``hi``, from the side ``b`` then left away from (``v``, within
-    ``nudge_angle_deg``): a slow hit, where the start of ``b``'s creep off its place is too uncertain to
-    look for its hitter at one moment, or one the tracker kept resting (``_nudges``). Balls in ``skip`` are
-    not looked at. Its id, the time and where it was (``_first_reach``)."""
-    reach = ex.table.ball_diameter_mm + ex.s.contacts.nudge_touch_mm
+    ``ball`` rested, between ``lo`` and ``hi``, from the side ``ball`` then left away from (``v``, within
+    ``nudge_angle_deg``): a slow hit, where the start of its creep off its place is too uncertain to look for
+    its hitter at one moment, or one the tracker kept resting (``nudges``). ``runs``: every ball's samples on
+    moving paths since ``lo`` or earlier; balls in ``skip`` are not looked at. Its id, the time and where it was
+    (``first_reach``)."""
+    reach = diameter_mm + s.nudge_touch_mm
     best: tuple[float, str, float, np.ndarray] | None = None
     speed = float(np.hypot(*v))
-    for m in ex.balls.values():
-        if m is b or speed < 1e-6 or (skip and m.id in skip):
+    for m in runs:
+        if m.ball == ball or speed < 1e-6 or m.ball in skip:
             continue
-        hit = first_reach(ex, m, p, reach, lo)
+        hit = first_reach(m, p, reach, lo, diameter_mm, s, dt)
         if hit is None or hit[0] > hi:
             continue
         n = p - hit[1]
         cos = float(n @ v) / max(float(np.hypot(*n)) * speed, 1e-9)
-        if cos >= math.cos(math.radians(ex.s.contacts.nudge_angle_deg)) and (best is None or cos > best[0]):
-            best = (cos, m.id, hit[0], hit[1])
+        if cos >= math.cos(math.radians(s.nudge_angle_deg)) and (best is None or cos > best[0]):
+            best = (cos, m.ball, hit[0], hit[1])
     return None if best is None else best[1:]
 
 
 def first_reach(
-    ex: EventExtractor, m: Ball, p: np.ndarray, reach: float, since: float
+    m: MovingSamples, p: np.ndarray, reach: float, since: float, diameter_mm: float, s: ContactSettings, dt: float
 ) -> tuple[float, np.ndarray] | None:
     """When ``m``, moving after ``since``, first came within ``reach`` of point ``p``: the time its fitted path
     was a diameter from ``p`` (the closest point if it never got that near), and where it was then."""
-    clear = ex.table.ball_diameter_mm + ex.s.contacts.nudge_clear_mm
-    i0 = bisect.bisect_left(m.ts, since)
-    idx = [j for j in range(i0, len(m.ts)) if m.sid[j] >= 0 and ex.segs[m.sid[j]].kind == "move"]
+    D = diameter_mm
+    clear = D + s.nudge_clear_mm
+    idx = [j for j in range(len(m.ts)) if m.ts[j] >= since]
     for k, j in enumerate(idx):
         if float(np.hypot(*(m.xy[j] - p))) > reach:
             continue
         # Its straight approach over nudge_fit_s, from samples far enough off the other ball that their images
         # do not touch (touching balls' edges push their measured centres apart, which would time the touch
         # late), run on to where it is a diameter from ``p``.
-        far = [i for i in idx[: k + 1] if m.sid[i] == m.sid[j] and float(np.hypot(*(m.xy[i] - p))) > clear]
-        sel = [i for i in far if m.ts[i] >= m.ts[far[-1]] - ex.s.contacts.nudge_fit_s] if far else []
+        far = [i for i in idx[: k + 1] if m.leg[i] == m.leg[j] and float(np.hypot(*(m.xy[i] - p))) > clear]
+        sel = [i for i in far if m.ts[i] >= m.ts[far[-1]] - s.nudge_fit_s] if far else []
         if len(sel) < 3:
-            # no approach to fit: it met it when first seen there, if it had just set off
-            return (m.ts[j], m.xy[j]) if set_off_beside(ex, m, j, i0) else None
-        f = fit_path(np.array([m.ts[i] for i in sel]), np.array([m.xy[i] for i in sel]), quadratic_from=len(sel) + 1)
-        lo, hi = m.ts[sel[0]], m.ts[j] + ex.s.contacts.nudge_run_frames * ex.dt
-        D = ex.table.ball_diameter_mm
+            # no approach to fit: it met it when first seen there, if it had just set off beside it (among the
+            # first three samples of a path set off from rest or turned by a hit a frame before, since ``since``:
+            # not a ball back in sight after a blur)
+            fresh = bool(m.set_off[j]) and m.leg_t0[j] >= since
+            return (float(m.ts[j]), m.xy[j]) if fresh else None
+        f = fit_path(m.ts[sel], m.xy[sel], quadratic_from=len(sel) + 1)
+        lo, hi = float(m.ts[sel[0]]), float(m.ts[j]) + s.nudge_run_frames * dt
         t_c = solve_root(gap_to_point(f, p, D), lo, hi)
         if t_c is None:
             t_c = closest_time(gap_to_point(f, p, 0.0), lo, hi)
         return t_c, f.at(t_c)
     return None
-
-
-def set_off_beside(ex: EventExtractor, m: Ball, j: int, i0: int) -> bool:
-    """Whether sample ``j`` is among ``m``'s first three on a leg that began at sample ``i0`` or later, set
-    off from rest or turned by a hit a frame before (hit beside a ball, or running on from one hit into the
-    next): not a ball back in sight after a blur."""
-    seg = ex.segs[m.sid[j]]
-    before = seg_before(m, seg)
-    if before is None:
-        return False
-    first = [i for i in seg.idx if m.sid[i] >= 0]
-    seen = [i for i in before.idx if m.sid[i] >= 0]
-    turned = bool(seen) and m.ts[seen[-1]] >= m.ts[first[0]] - 1.5 * ex.dt
-    return first.index(j) < 3 and first[0] >= i0 and (before.kind == "rest" or turned)

@@ -311,10 +311,48 @@ def resting_at(ex: EventExtractor, b: Ball, t: float) -> bool:
     return pb is not None and not pb[1] and b.rest_pos is not None
 
 
-def rest_mean(ex: EventExtractor, b: Ball, lo: float, hi: float) -> np.ndarray | None:
-    """The mean of a resting ball's detections between ``lo`` and ``hi`` (its current rest segment)."""
-    pts = [b.seen[j] for j in b.seg.idx if lo <= b.ts[j] <= hi and j in b.seen]
-    return np.mean(pts, axis=0) if len(pts) >= 3 else None
+def rest_spells(ex: EventExtractor) -> list[RestSpell]:
+    """Every ball on the table resting now: its current rest, as ``contacts.nudges`` reads it."""
+    out = []
+    for b in ex.balls.values():
+        if not (b.on_table and b.segs and b.seg.kind == "rest"):
+            continue
+        idx = [j for j in b.seg.idx if j in b.seen]
+        ts = np.array([b.ts[j] for j in idx])
+        seen = np.array([b.seen[j] for j in idx]).reshape(-1, 2)
+        out.append(RestSpell(b.id, b.seg.start_t, b.ts[-1], ts, seen))
+    return out
+
+
+def moving_samples(ex: EventExtractor, since: float) -> list[MovingSamples]:
+    """Every ball's samples kept on moving paths from ``since`` on, as ``contacts.reached_by`` reads them."""
+    out = []
+    for m in ex.balls.values():
+        i0 = bisect.bisect_left(m.ts, since)
+        idx = [j for j in range(i0, len(m.ts)) if m.sid[j] >= 0 and ex.segs[m.sid[j]].kind == "move"]
+        legs: dict[int, tuple[list[int], bool]] = {}  # sid -> its kept samples, set off from rest or turned
+        for j in idx:
+            if m.sid[j] not in legs:
+                legs[m.sid[j]] = leg_start(ex, m, ex.segs[m.sid[j]])
+        set_off = [legs[m.sid[j]][1] and legs[m.sid[j]][0].index(j) < 3 for j in idx]
+        leg_t0 = [m.ts[legs[m.sid[j]][0][0]] for j in idx]
+        ts = np.array([m.ts[j] for j in idx])
+        xy = np.array([m.xy[j] for j in idx]).reshape(-1, 2)
+        leg = np.array([m.sid[j] for j in idx], dtype=np.int64)
+        out.append(MovingSamples(m.id, ts, xy, leg, np.array(leg_t0), np.array(set_off, dtype=bool)))
+    return out
+
+
+def leg_start(ex: EventExtractor, m: Ball, seg: Seg) -> tuple[list[int], bool]:
+    """The kept samples of the moving path ``seg``, and whether it set off from rest or was turned a frame after
+    the path before it was last seen (by a hit, or running on from one hit into the next)."""
+    first = [i for i in seg.idx if m.sid[i] >= 0]
+    before = seg_before(m, seg)
+    if before is None:
+        return first, False
+    seen = [i for i in before.idx if m.sid[i] >= 0]
+    turned = bool(seen) and m.ts[seen[-1]] >= m.ts[first[0]] - 1.5 * ex.dt
+    return first, before.kind == "rest" or turned
 
 
 @dataclass
@@ -397,6 +435,37 @@ class SampleWindow:
     kept: np.ndarray
     moving: np.ndarray
     unexplained: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class RestSpell:
+    """A resting ball's current rest as a detector reads it: when it began, the ball's last sample time, and its
+    detections in it (times, positions; mm, table frame)."""
+
+    ball: str
+    start_t: float
+    last_t: float
+    ts: np.ndarray
+    seen: np.ndarray
+
+    def mean(self, lo: float, hi: float) -> np.ndarray | None:
+        """The mean of its detections between ``lo`` and ``hi``; None with fewer than three."""
+        pts = self.seen[(self.ts >= lo) & (self.ts <= hi)]
+        return np.mean(pts, axis=0) if len(pts) >= 3 else None
+
+
+@dataclass(frozen=True)
+class MovingSamples:
+    """A ball's samples kept on moving paths as a detector reads them: times, positions (mm, table frame), the
+    path of each (``leg``: its segment's id), when that path was first seen (``leg_t0``), and whether the sample
+    is among the first three of a path set off from rest or turned by a hit a frame before (``set_off``)."""
+
+    ball: str
+    ts: np.ndarray
+    xy: np.ndarray
+    leg: np.ndarray
+    leg_t0: np.ndarray
+    set_off: np.ndarray
 
 
 @dataclass(frozen=True)

@@ -202,7 +202,10 @@ def set_off_unhit(
         return
     if still_going(ex, b, t_s, speed):
         return
-    reached = contacts.reached_by(ex, b, a, new.vel(br.t_hi), t_s - ex.s.shots.nudge_back_s, br.t_hi + dt)
+    lo = t_s - ex.s.shots.nudge_back_s
+    runs = segments.moving_samples(ex, lo)
+    D = ex.table.ball_diameter_mm
+    reached = contacts.reached_by(runs, b.id, a, new.vel(br.t_hi), lo, br.t_hi + dt, D, ex.s.contacts, dt)
     if reached is not None:
         striker, t_c, q = reached
         mid = (q + a) / 2

@@ -6,7 +6,7 @@ import numpy as np
 
 from calibration.table import TableModel
 from tracking.detect import contacts
-from tracking.detect.segments import RestingBall, SampleWindow
+from tracking.detect.segments import MovingSamples, RestingBall, RestSpell, SampleWindow
 from tracking.detect.settings import ContactSettings
 
 S = ContactSettings()
@@ -81,3 +81,41 @@ def test_two_balls_at_rest_side_by_side_never_kissed() -> None:
     a = _window("1", np.tile([1000.0, 600.0], (w, 1)), False)
     b = _window("2", np.tile([1000.0 + D, 600.0], (w, 1)), False)
     assert contacts.kisses([a, b], DT, D, S) == []
+
+
+HOLD, SETTLE = 0.25, 0.3
+
+
+def _rest(moved_mm: float) -> RestSpell:
+    """Ball 1 resting at x = 1000 from before a stroke at 1 s, found ``moved_mm`` along +x from 2 s on."""
+    ts = np.arange(0, 181) / 60
+    x = np.where(ts < 2.0, 1000.0, 1000.0 + moved_mm)
+    return RestSpell("1", 0.0, float(ts[-1]), ts, np.stack([x, np.full(len(ts), 600.0)], axis=1))
+
+
+def _cue(direction: float) -> MovingSamples:
+    """The cue ball set off at 1 s from 232 mm off a touch of ball 1's place, rolling at 0.5 m/s toward it
+    (``direction`` +1: from the -x side, so it pushes ball 1 along +x; -1: from the +x side)."""
+    ts = 1.0 + np.arange(31) / 60
+    x = 1000.0 - direction * (D + 232.0 - 500.0 * (ts - 1.0))
+    n = len(ts)
+    xy = np.stack([x, np.full(n, 600.0)], axis=1)
+    return MovingSamples("cue", ts, xy, np.ones(n, np.int64), np.full(n, 1.0), np.arange(n) < 3)
+
+
+def _nudges(rest: RestSpell, cue: MovingSamples, touched: set[frozenset[str]]) -> list:
+    return contacts.nudges([rest], [cue], 1.0, touched, D, S, HOLD, SETTLE, DT)
+
+
+def test_a_ball_found_moved_at_the_shots_end_was_nudged_by_the_ball_that_reached_it_from_behind() -> None:
+    got = _nudges(_rest(10.0), _cue(+1.0), set())
+    assert len(got) == 1
+    c = got[0]
+    assert c.balls == ("cue", "1") and c.evidence == "nudge"
+    assert abs(c.t - (1.0 + 232.0 / 500.0)) <= 0.5 * DT  # where its path was a diameter from the place
+
+
+def test_no_nudge_where_the_ball_barely_moved_was_met_already_or_was_reached_from_the_wrong_side() -> None:
+    assert _nudges(_rest(S.nudge_min_mm - 2.0), _cue(+1.0), set()) == []
+    assert _nudges(_rest(10.0), _cue(+1.0), {frozenset(("cue", "1"))}) == []
+    assert _nudges(_rest(10.0), _cue(-1.0), set()) == []
