@@ -19,6 +19,7 @@ from tracking.detect.geometry import (
     gap_to_point,
 )
 from tracking.detect.segments import (
+    Approach,
     Ball,
     Break,
     Kink,
@@ -38,31 +39,36 @@ if TYPE_CHECKING:
 
 
 def find_hitter(
-    ex: EventExtractor, b: Ball, br: Break, a: np.ndarray, t_s: float, crept: float | None, moving_only: bool = False
+    others: Sequence[Approach],
+    a: np.ndarray,
+    t_s: float,
+    t_lo: float,
+    t_hi: float,
+    crept: float | None,
+    diameter_mm: float,
+    s: ContactSettings,
+    dt: float,
+    moving_only: bool = False,
 ) -> tuple[float, str, float, float] | None:
-    """The ball that set ``b`` off from ``a`` at about ``t_s``, as (score, its id, contact time, confidence):
-    a moving ball whose incoming path reaches one diameter from ``a`` then, or (unless ``moving_only``) a
-    frozen neighbour just hit or starting. None if no ball explains it."""
-    dt = ex.dt
-    D = ex.table.ball_diameter_mm
+    """The ball that set a ball resting at ``a`` off at about ``t_s`` (its last resting sample at ``t_lo``, its
+    first moving one at ``t_hi``; ``crept``: where a slow creep off its place began), as (score, its id, contact
+    time, confidence): a moving ball whose incoming path (``others``: every other ball's path before then)
+    reaches one diameter from ``a`` then, or (unless ``moving_only``) a frozen neighbour just hit or starting.
+    None if no ball explains it."""
+    D = diameter_mm
     best: tuple[float, str, float, float] | None = None  # (score, other, t, conf)
-    for o in ex.balls.values():
-        if o is b or not o.ts:
-            continue
-        pb = segments.path_before(ex, o, min(br.t_lo, t_s + dt))  # its path before the contact, not after
-        if pb is None:
-            continue
-        path, moving = pb
-        if moving:
-            root = solve_root(gap_to_point(path, a, D), min(br.t_lo, t_s) - 2 * dt, br.t_hi + 0.5 * dt)
+    for o in others:
+        path = o.path
+        if o.moving:
+            root = solve_root(gap_to_point(path, a, D), min(t_lo, t_s) - 2 * dt, t_hi + 0.5 * dt)
             if root is None:
                 gap = abs(float(np.linalg.norm(path.at(t_s) - a)) - D)
-                if gap > ex.s.contacts.contact_tol_mm:
+                if gap > s.contact_tol_mm:
                     continue
-                root, score = t_s, 1.0 + gap / ex.s.contacts.contact_tol_mm
+                root, score = t_s, 1.0 + gap / s.contact_tol_mm
             else:
                 score = abs(root - t_s) / dt
-                slow = abs(root - t_s) * float(np.linalg.norm(path.vel(root))) <= ex.s.contacts.contact_tol_mm
+                slow = abs(root - t_s) * float(np.linalg.norm(path.vel(root))) <= s.contact_tol_mm
                 if score > 3.0 and not (crept is not None and slow):
                     continue  # (a slow ball creeping into another: frames off, but millimetres)
                 score = min(score, 3.0)
@@ -71,16 +77,16 @@ def find_hitter(
                 # two estimates of one instant, each from one ball's path: its arrival and the other's
                 # departure (on the rendered suite's detections the first came a third of a frame late on
                 # average, the second half a frame early: their mean is nearer than either)
-                best = (score, o.id, 0.5 * (root + t_s), conf)
+                best = (score, o.ball, 0.5 * (root + t_s), conf)
         elif not moving_only:
             d = float(np.linalg.norm(path.at(t_s) - a))
             recent = o.last_event_t is not None and abs(o.last_event_t - t_s) <= 2.5 * dt
-            starting = o.seg.kind == "move" and abs(o.seg.start_t - t_s) <= 2.5 * dt
-            if d <= D + ex.s.contacts.frozen_tol_mm and (recent or starting):
+            starting = o.move_start_t is not None and abs(o.move_start_t - t_s) <= 2.5 * dt
+            if d <= D + s.frozen_tol_mm and (recent or starting):
                 te = o.last_event_t if recent and o.last_event_t is not None else t_s
-                score = 2.0 + (d - D) / ex.s.contacts.frozen_tol_mm
+                score = 2.0 + (d - D) / s.frozen_tol_mm
                 if best is None or score < best[0]:
-                    best = (score, o.id, max(te, br.t_lo - dt), confidence("frozen_hit"))
+                    best = (score, o.ball, max(te, t_lo - dt), confidence("frozen_hit"))
     return best
 
 

@@ -208,6 +208,20 @@ def path_before(ex: EventExtractor, b: Ball, t: float) -> tuple[PathFit, bool] |
     return f, float(np.linalg.norm(f.vel(t))) > 5.0
 
 
+def approaches(ex: EventExtractor, ball: str, t: float) -> list[Approach]:
+    """Every other ball's path just before ``t`` (``path_before``), as ``contacts.find_hitter`` reads them."""
+    out = []
+    for o in ex.balls.values():
+        if o.id == ball or not o.ts:
+            continue
+        pb = path_before(ex, o, t)
+        if pb is None:
+            continue
+        start = o.seg.start_t if o.seg.kind == "move" else None
+        out.append(Approach(o.id, pb[0], pb[1], o.last_event_t, start))
+    return out
+
+
 def stop_of(ex: EventExtractor, b: Ball, rest_p: np.ndarray) -> tuple[float, np.ndarray]:
     """When a moving ball stopped. Under a constant deceleration the distance left to the resting point
     is a/2 (t_stop - t)^2, so its square root falls linearly to zero at t_stop: fit that line to the
@@ -466,6 +480,18 @@ class MovingSamples:
     leg: np.ndarray
     leg_t0: np.ndarray
     set_off: np.ndarray
+
+
+@dataclass(frozen=True)
+class Approach:
+    """Another ball as the hitter of a ball set off reads it: its path just before then (``moving``: a moving
+    path, not a rest), its last touch given out, and when its current path began, if it is moving now."""
+
+    ball: str
+    path: PathFit
+    moving: bool
+    last_event_t: float | None
+    move_start_t: float | None
 
 
 @dataclass(frozen=True)

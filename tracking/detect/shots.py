@@ -100,7 +100,7 @@ def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) ->
         striker is not None
         and speed >= ex.s.shots.start_speed_mm_s
         and ex.balls[striker].waypoint is None
-        and not contacts.find_hitter(ex, b, br, a, t_s, crept, moving_only=True)
+        and not find_hitter(ex, b, br, a, t_s, crept, moving_only=True)
     ):
         # struck too fast to be seen (or under the player's arm), it hit this ball's cluster; not where a
         # ball seen moving reaches it then (what vanished was something else: a hand, the cue's tip)
@@ -119,7 +119,7 @@ def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) ->
     if not ex.shot_active:
         struck_between_shots(ex, b, br, new, t_s, speed, out)
         return
-    best = contacts.find_hitter(ex, b, br, a, t_s, crept)
+    best = find_hitter(ex, b, br, a, t_s, crept)
     if best is None:
         set_off_unhit(ex, b, br, new, t_s, speed, out)
         return
@@ -129,6 +129,15 @@ def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) ->
     q = pb[0].at(t_c) if pb is not None else a
     mid = (np.asarray(q) + a) / 2
     contacts.give_contact(ex, other, b.id, t_c, mid, conf, out)
+
+
+def find_hitter(
+    ex: EventExtractor, b: Ball, br: Break, a: np.ndarray, t_s: float, crept: float | None, moving_only: bool = False
+) -> tuple[float, str, float, float] | None:
+    """``contacts.find_hitter`` on the other balls' paths before the contact (not after)."""
+    others = segments.approaches(ex, b.id, min(br.t_lo, t_s + ex.dt))
+    D, s = ex.table.ball_diameter_mm, ex.s.contacts
+    return contacts.find_hitter(others, a, t_s, br.t_lo, br.t_hi, crept, D, s, ex.dt, moving_only=moving_only)
 
 
 def left_place(ex: EventExtractor, b: Ball, br: Break, new: PathFit) -> tuple[float, float | None]:

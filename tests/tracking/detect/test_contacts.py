@@ -6,8 +6,9 @@ import numpy as np
 
 from calibration.table import TableModel
 from tracking.detect import contacts
-from tracking.detect.segments import MovingSamples, RestingBall, RestSpell, SampleWindow
+from tracking.detect.segments import Approach, MovingSamples, RestingBall, RestSpell, SampleWindow
 from tracking.detect.settings import ContactSettings
+from tracking.trajectory import PathFit, fit_path
 
 S = ContactSettings()
 D = TableModel().ball_diameter_mm
@@ -119,3 +120,37 @@ def test_no_nudge_where_the_ball_barely_moved_was_met_already_or_was_reached_fro
     assert _nudges(_rest(S.nudge_min_mm - 2.0), _cue(+1.0), set()) == []
     assert _nudges(_rest(10.0), _cue(+1.0), {frozenset(("cue", "1"))}) == []
     assert _nudges(_rest(10.0), _cue(-1.0), set()) == []
+
+
+A = np.array([1300.0, 600.0])  # where the ball set off rested
+T_HIT = 0.5 + (1300.0 - D - 900.0) / 1000.0  # the cue ball, from x = 900 at 0.5 s at 1 m/s, a diameter from it
+
+
+def _rolling(ball: str, y: float = 600.0) -> Approach:
+    ts = 0.5 + np.arange(10) / 60
+    path = fit_path(ts, np.stack([900.0 + 1000.0 * (ts - 0.5), np.full(10, y)], axis=1))
+    return Approach(ball, path, True, None, 0.5)
+
+
+def _frozen(ball: str, last_event_t: float | None) -> Approach:
+    path = PathFit.still(A + np.array([0.0, D + 1.0]), 0.0, T_HIT)
+    return Approach(ball, path, False, last_event_t, None)
+
+
+def _hitter(others: list[Approach], moving_only: bool = False) -> tuple[float, str, float, float] | None:
+    t_lo, t_hi = T_HIT - 0.5 * DT, T_HIT + 0.5 * DT
+    return contacts.find_hitter(others, A, T_HIT, t_lo, t_hi, None, D, S, DT, moving_only=moving_only)
+
+
+def test_the_hitter_is_the_moving_ball_whose_path_reaches_a_diameter_from_the_place_then() -> None:
+    got = _hitter([_rolling("2", y=900.0), _rolling("cue"), _frozen("3", None)])
+    assert got is not None
+    score, ball, t, _ = got
+    assert ball == "cue" and score < 1.0 and abs(t - T_HIT) <= 0.25 * DT
+
+
+def test_a_frozen_neighbour_just_hit_passes_the_hit_on_unless_only_moving_balls_are_asked() -> None:
+    got = _hitter([_frozen("3", T_HIT - DT)])
+    assert got is not None and got[1] == "3" and got[0] >= 2.0  # scored below any moving hitter
+    assert _hitter([_frozen("3", T_HIT - DT)], moving_only=True) is None
+    assert _hitter([_frozen("3", T_HIT - 10 * DT)]) is None  # touched long before: not what set it off
