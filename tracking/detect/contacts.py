@@ -24,6 +24,8 @@ from tracking.detect.segments import (
     Break,
     Kink,
     KinkReading,
+    LastSeen,
+    LeftRest,
     MovingSamples,
     Neighbour,
     RestingBall,
@@ -250,32 +252,34 @@ def hit_by_unseen(ex: EventExtractor, s_ball: Ball, b: Ball, t_s: float, out: li
         s_ball.unseen_seg.start_t, s_ball.unseen_seg.start_p = t_s, centre.copy()
 
 
-def unseen_striker(ex: EventExtractor, b: Ball, t_s: float, a: np.ndarray, v: np.ndarray) -> str | None:
-    """A resting ball that vanished shortly before ``b`` started, from a place behind ``b``'s new
-    direction of travel: the struck ball, unseen while it ran (blur, or under the player's arm)."""
+def unseen_striker(
+    left: Sequence[LeftRest],
+    t_s: float,
+    a: np.ndarray,
+    v: np.ndarray,
+    start_min_mm: float,
+    s: ContactSettings,
+    dt: float,
+) -> str | None:
+    """A resting ball that vanished (``left``: every other ball's last rest and its samples since) within
+    ``unseen_strike_s`` before a ball at ``a`` started along ``v`` at ``t_s``, from a place behind that direction
+    of travel: the struck ball, unseen while it ran (blur, or under the player's arm). The latest to vanish."""
     best, best_t = None, -math.inf
-    for o in ex.balls.values():
-        if o is b or not o.on_table or o.rest_pos is None or not o.ts or not o.segs:
-            continue
-        rest = next((sg for sg in reversed(o.segs) if sg.kind == "rest" and sg.idx), None)
-        if rest is None:
-            continue
-        gone = o.ts[rest.idx[-1]]
+    for o in left:
         # its samples after its rest, but those still within a few millimetres of its place: the first
         # blurred frame of a hard stroke shows it barely moved, then it is gone
-        after = [i for i in range(rest.idx[-1] + 1, len(o.ts)) if o.sid[i] >= 0]
-        away = [float(np.linalg.norm(o.xy[i] - o.rest_pos)) > ex.s.segments.start_min_mm for i in after]
-        later = [o.ts[i] for i, off in zip(after, away, strict=True) if off]
-        if later and later[0] < t_s - 0.5 * ex.dt:
+        away = np.array([float(np.linalg.norm(p - o.rest_pos)) > start_min_mm for p in o.after_xy], dtype=bool)
+        later = o.after_ts[away]
+        if len(later) and later[0] < t_s - 0.5 * dt:
             continue  # it was seen moving before b started: not unseen
-        if any(not off and o.ts[i] > t_s - 1.5 * ex.dt for i, off in zip(after, away, strict=True)):
+        if np.any(~away & (o.after_ts > t_s - 1.5 * dt)):
             continue  # still seen at its place as b started (seen too seldom to make a rest): not the striker
-        if not (t_s - ex.s.contacts.unseen_strike_s <= gone <= t_s - 1.5 * ex.dt):
+        if not (t_s - s.unseen_strike_s <= o.gone_t <= t_s - 1.5 * dt):
             continue
         if float((a - o.rest_pos) @ v) <= 0:
             continue
-        if gone > best_t:
-            best, best_t = o.id, gone
+        if o.gone_t > best_t:
+            best, best_t = o.ball, o.gone_t
     return best
 
 
@@ -555,28 +559,24 @@ def nudges(
     return out
 
 
-def lost_hitter(ex: EventExtractor, b: Ball, q: np.ndarray, t_s: float) -> str | None:
-    """The moving ball, last seen within ``unseen_strike_s`` before ``t_s`` (not since), that could have been
-    at ``q`` then: at its last speed it covers the distance (plus two diameters for a bounce on the way).
-    The nearest, in that measure."""
+def lost_hitter(
+    last: Sequence[LastSeen], q: np.ndarray, t_s: float, diameter_mm: float, s: ContactSettings, dt: float
+) -> str | None:
+    """The moving ball (``last``: every other ball's last samples by ``t_s`` on a moving path), last seen within
+    ``unseen_strike_s`` before ``t_s`` (not since), that could have been at ``q`` then: at its last speed it
+    covers the distance (plus two diameters for a bounce on the way). The nearest, in that measure."""
     best, best_r = None, 1.0
-    for m in ex.balls.values():
-        if m is b or not m.on_table or not m.ts:
+    for m in last:
+        gap = t_s - float(m.ts[-1])
+        if not 0.5 * dt < gap <= s.unseen_strike_s:  # its last sample by t_s: unseen since
             continue
-        i = bisect.bisect_right(m.ts, t_s + 1e-9) - 1
-        if i < 1 or m.sid[i] < 0 or ex.segs[m.sid[i]].kind != "move":
+        if len(m.ts) < 2:
             continue
-        gap = t_s - m.ts[i]
-        if not 0.5 * ex.dt < gap <= ex.s.contacts.unseen_strike_s:  # its last sample by t_s: unseen since
-            continue
-        sel = [j for j in ex.segs[m.sid[i]].idx if j <= i][-4:]
-        if len(sel) < 2:
-            continue
-        v = (m.xy[sel[-1]] - m.xy[sel[0]]) / max(m.ts[sel[-1]] - m.ts[sel[0]], 1e-6)
-        reach = float(np.hypot(*v)) * gap + 2 * ex.table.ball_diameter_mm
-        r = float(np.hypot(*(m.xy[i] - q))) / reach
+        v = (m.xy[-1] - m.xy[0]) / max(float(m.ts[-1] - m.ts[0]), 1e-6)
+        reach = float(np.hypot(*v)) * gap + 2 * diameter_mm
+        r = float(np.hypot(*(m.xy[-1] - q))) / reach
         if r < best_r:
-            best, best_r = m.id, r
+            best, best_r = m.ball, r
     return best
 
 

@@ -222,6 +222,38 @@ def approaches(ex: EventExtractor, ball: str, t: float) -> list[Approach]:
     return out
 
 
+def left_rests(ex: EventExtractor, ball: str) -> list[LeftRest]:
+    """Every other ball on the table that has rested: its last rest and its kept samples since, as
+    ``contacts.unseen_striker`` reads them."""
+    out = []
+    for o in ex.balls.values():
+        if o.id == ball or not o.on_table or o.rest_pos is None or not o.ts or not o.segs:
+            continue
+        rest = next((sg for sg in reversed(o.segs) if sg.kind == "rest" and sg.idx), None)
+        if rest is None:
+            continue
+        after = [i for i in range(rest.idx[-1] + 1, len(o.ts)) if o.sid[i] >= 0]
+        ts = np.array([o.ts[i] for i in after])
+        xy = np.array([o.xy[i] for i in after]).reshape(-1, 2)
+        out.append(LeftRest(o.id, o.rest_pos, o.ts[rest.idx[-1]], ts, xy))
+    return out
+
+
+def last_seen(ex: EventExtractor, ball: str, t: float) -> list[LastSeen]:
+    """Every other ball on the table whose last sample by ``t`` was kept on a moving path: that sample and up
+    to three before it on the path, as ``contacts.lost_hitter`` reads them."""
+    out = []
+    for m in ex.balls.values():
+        if m.id == ball or not m.on_table or not m.ts:
+            continue
+        i = bisect.bisect_right(m.ts, t + 1e-9) - 1
+        if i < 1 or m.sid[i] < 0 or ex.segs[m.sid[i]].kind != "move":
+            continue
+        sel = [j for j in ex.segs[m.sid[i]].idx if j <= i][-4:]
+        out.append(LastSeen(m.id, np.array([m.ts[j] for j in sel]), np.array([m.xy[j] for j in sel])))
+    return out
+
+
 def stop_of(ex: EventExtractor, b: Ball, rest_p: np.ndarray) -> tuple[float, np.ndarray]:
     """When a moving ball stopped. Under a constant deceleration the distance left to the resting point
     is a/2 (t_stop - t)^2, so its square root falls linearly to zero at t_stop: fit that line to the
@@ -492,6 +524,28 @@ class Approach:
     moving: bool
     last_event_t: float | None
     move_start_t: float | None
+
+
+@dataclass(frozen=True)
+class LeftRest:
+    """A ball as a detector reads its leaving its place: where it rested, its last sample there (``gone_t``), and
+    its kept samples since (times, positions; mm, table frame)."""
+
+    ball: str
+    rest_pos: np.ndarray
+    gone_t: float
+    after_ts: np.ndarray
+    after_xy: np.ndarray
+
+
+@dataclass(frozen=True)
+class LastSeen:
+    """A moving ball as a detector reads it when it is lost from sight: its last samples (up to four) on the
+    path it was last seen on, by some time."""
+
+    ball: str
+    ts: np.ndarray
+    xy: np.ndarray
 
 
 @dataclass(frozen=True)

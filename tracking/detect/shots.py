@@ -95,7 +95,8 @@ def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) ->
         return  # back in sight after moving unseen; its start was already accounted for
     if resolve.set_off_explained(ex, b.id, t_s, crept=crept is not None):
         return  # already explained (a contact found from the hitter's side, or a chain)
-    striker = contacts.unseen_striker(ex, b, t_s, a, new.vel(t_s))
+    left = segments.left_rests(ex, b.id)
+    striker = contacts.unseen_striker(left, t_s, a, new.vel(t_s), ex.s.segments.start_min_mm, ex.s.contacts, dt)
     if (
         striker is not None
         and speed >= ex.s.shots.start_speed_mm_s
@@ -224,7 +225,8 @@ def set_off_unhit(
         # faster than a hand sends a ball: a ball lost from sight hit it (at 30 fps a 4 m/s ball may
         # go unseen for 7 frames after a cushion), the one that could have been where its hitter was
         u = new.vel(t_s) / speed
-        lost = contacts.lost_hitter(ex, b, a - u * ex.table.ball_diameter_mm, t_s)
+        last = segments.last_seen(ex, b.id, t_s)
+        lost = contacts.lost_hitter(last, a - u * D, t_s, D, ex.s.contacts, dt)
         if lost is not None:
             pos = a - u * (ex.table.ball_diameter_mm / 2)
             contacts.give_contact(ex, lost, b.id, t_s, pos, confidence("lost_hit"), out, evidence="lost_hit")

@@ -6,7 +6,7 @@ import numpy as np
 
 from calibration.table import TableModel
 from tracking.detect import contacts
-from tracking.detect.segments import Approach, MovingSamples, RestingBall, RestSpell, SampleWindow
+from tracking.detect.segments import Approach, LastSeen, LeftRest, MovingSamples, RestingBall, RestSpell, SampleWindow
 from tracking.detect.settings import ContactSettings
 from tracking.trajectory import PathFit, fit_path
 
@@ -154,3 +154,34 @@ def test_a_frozen_neighbour_just_hit_passes_the_hit_on_unless_only_moving_balls_
     assert got is not None and got[1] == "3" and got[0] >= 2.0  # scored below any moving hitter
     assert _hitter([_frozen("3", T_HIT - DT)], moving_only=True) is None
     assert _hitter([_frozen("3", T_HIT - 10 * DT)]) is None  # touched long before: not what set it off
+
+
+START_MIN = 10.0  # SegmentSettings.start_min_mm
+V = np.array([1000.0, 0.0])  # the ball set off from A at 1 s, along +x
+
+
+def _left(ball: str, place: tuple[float, float], seen_after: list[tuple[float, tuple[float, float]]]) -> LeftRest:
+    ts = np.array([t for t, _ in seen_after])
+    xy = np.array([p for _, p in seen_after]).reshape(-1, 2)
+    return LeftRest(ball, np.array(place), 0.9, ts, xy)
+
+
+def test_the_unseen_striker_vanished_from_behind_the_ball_just_before_it_started() -> None:
+    assert contacts.unseen_striker([_left("cue", (900.0, 600.0), [])], 1.0, A, V, START_MIN, S, DT) == "cue"
+    # its place is ahead of the ball's new direction: it cannot have sent it that way
+    assert contacts.unseen_striker([_left("cue", (1700.0, 600.0), [])], 1.0, A, V, START_MIN, S, DT) is None
+    # seen moving off its place before the ball started: not unseen
+    seen = _left("cue", (900.0, 600.0), [(0.95, (1000.0, 600.0))])
+    assert contacts.unseen_striker([seen], 1.0, A, V, START_MIN, S, DT) is None
+
+
+def _last(t_last: float) -> LastSeen:
+    ts = t_last + (np.arange(4) - 3) * DT
+    return LastSeen("2", ts, np.stack([1000.0 + 2000.0 * (ts - t_last), np.full(4, 600.0)], axis=1))
+
+
+def test_a_ball_lost_from_sight_that_could_have_been_where_the_hitter_was_is_the_hitter() -> None:
+    q = np.array([1232.0, 600.0])  # where the hitter's centre was at the contact
+    assert contacts.lost_hitter([_last(0.9)], q, 1.0, D, S, DT) == "2"  # 232 mm in 0.1 s at 2 m/s: reachable
+    assert contacts.lost_hitter([_last(1.0 - S.unseen_strike_s - 0.1)], q, 1.0, D, S, DT) is None  # lost too long
+    assert contacts.lost_hitter([_last(1.0)], q, 1.0, D, S, DT) is None  # still in sight then
