@@ -32,6 +32,8 @@ import numpy as np
 from calibration.contract import Event
 from calibration.table import TableModel
 from tracking.detect import breaks, contacts, lines, pots, resolve, segments, shots
+from tracking.detect.candidate import confidence
+from tracking.detect.geometry import as_pt
 from tracking.detect.resolve import in_shots
 from tracking.detect.segments import Ball, Seg, Settling
 from tracking.detect.settings import ExtractorSettings
@@ -84,7 +86,7 @@ class EventExtractor:
         for re in tf.reappeared:
             shots.reappeared(self, re, out)
         if self.pending is not None:
-            shots.judge_pending(self, out, force=False)
+            self.judge_pending(out, force=False)
         breaks.explain_breaks(self, out, force=False)
         if self.shot_active:
             windows = segments.sample_windows(self, tf.t, self.s.contacts.kiss_window)
@@ -93,6 +95,40 @@ class EventExtractor:
         breaks.settle(self, tf.t, out, force=False)
         self._check_shot_end(tf, out)
         return in_shots(out)
+
+    def start_shot(self, ball: str, t: float, place: np.ndarray, conf: float, out: list[Event] | None) -> None:
+        """A new shot, ``ball`` struck at ``t`` from ``place`` (``shots.shot_start``); ``out`` None: its events go
+        out with the next frame's. A ball struck while frozen to others pushes them at once (``contacts.chains``)."""
+        self.shot += 1
+        self.shot_active = True
+        self.quiet_since = None
+        self.shot_last_t = t
+        sink = self.deferred if out is None else out
+        rests = segments.rest_positions(self.balls)
+        c = shots.shot_start(ball, t, as_pt(place), conf, rests, segments.last_places(self.balls))
+        resolve.give(self, c, sink)
+        self.balls[ball].last_event_t = t
+        self.stroke = (ball, t, np.asarray(place, dtype=float).copy())
+        contacts.propagate(self, ball, t, sink)
+
+    def judge_pending(self, out: list[Event], force: bool) -> None:
+        """The ball set off slowly between shots (``pending``): pushed by hand or struck (``shots.judge_pending``),
+        once that is sure; ``force``: now."""
+        p = self.pending
+        assert p is not None
+        b = self.balls[p.ball]
+        others = any(o is not b and (o.breaks or (o.segs and o.seg.kind == "move")) for o in self.balls.values())
+        stopped = b.on_table and b.segs and b.seg.kind == "rest" and b.stop_t is not None and b.stop_t > p.t
+        now = self.times[-1] if self.times else p.t
+        busy = bool(others or b.breaks)
+        verdict = shots.judge_pending(p, b.stop_t if stopped else None, busy, b.on_table, now, force, self.s.shots)
+        if verdict == "wait":
+            return
+        self.pending = None
+        if verdict == "hand_push":
+            resolve.give(self, shots.hand_push(p), out)
+        else:
+            self.start_shot(b.id, p.t, p.pos, p.confidence, out)
 
     def _check_shot_end(self, tf: TrackerFrame, out: list[Event]) -> None:
         """The shot ends once every ball has rested ``shot_end_hold_s`` (``shots.quiet_long_enough``): none seen
@@ -159,7 +195,7 @@ class EventExtractor:
         self.decision += 1
         out: list[Event] = []
         if self.pending is not None:
-            shots.judge_pending(self, out, force=True)
+            self.judge_pending(out, force=True)
         for loss in losses:
             pots.lost(self, loss, out)
         for b in self.balls.values():
@@ -238,7 +274,11 @@ class EventExtractor:
             good = [i for i in range(len(b.ts)) if b.sid[i] >= 0]
             if len(good) >= 3:
                 b.checked_unseen_start = True
-                shots.first_seen_moving(self, b, good[:4])
+                first = good[:4]
+                view = segments.PathView(b.id, tuple(b.ts[j] for j in first), tuple(b.xy[j] for j in first))
+                t0 = shots.first_seen_moving(view, self.s.shots)
+                if t0 is not None:
+                    self.start_shot(b.id, t0, b.xy[first[0]], confidence("struck_unseen"), None)
 
     def rename(self, mapping: dict[str, str]) -> None:
         """The balls called by the keys of ``mapping`` are called by its values from now on (an operator's

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from calibration.contract import Event
-from tracking.detect import breaks, resolve, segments, shots
+from tracking.detect import breaks, resolve, segments
 from tracking.detect.candidate import Candidate, Evidence, confidence
 from tracking.detect.geometry import (
     as_pt,
@@ -236,7 +236,7 @@ def hit_by_unseen(ex: EventExtractor, s_ball: Ball, b: Ball, t_s: float, out: li
     rest = next(sg for sg in reversed(s_ball.segs) if sg.kind == "rest" and sg.idx)
     t_gone = s_ball.ts[rest.idx[-1]] + 0.5 * dt
     if not ex.shot_active:
-        shots.start_shot(ex, s_ball, t_gone, sp, 0.45, out)
+        ex.start_shot(s_ball.id, t_gone, sp, 0.45, out)
     cluster = [k for k in segments.frozen_cluster(ex, b.id, t_s) if k != s_ball.id] or [b.id]
     target = min(cluster, key=lambda k: float(np.linalg.norm(ex.balls[k].rest_pos - sp)))
     q = ex.balls[target].rest_pos

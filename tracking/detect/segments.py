@@ -47,6 +47,12 @@ def rest_positions(balls: Mapping[str, Ball]) -> dict[str, Point]:
     return {k: as_pt(o.rest_pos) for k, o in balls.items() if o.on_table and o.rest_pos is not None}
 
 
+def last_places(balls: Mapping[str, Ball]) -> dict[str, Point]:
+    """Where each ball on the table never seen still (no resting place: half hidden, its detections unsteady)
+    was last seen, for a shot's start."""
+    return {k: as_pt(o.xy[-1]) for k, o in balls.items() if o.on_table and o.rest_pos is None and o.xy}
+
+
 def new_seg(ex: EventExtractor, b: Ball, kind: str, t: float, p: np.ndarray) -> Seg:
     ex.sid += 1
     seg = Seg(ex.sid, kind, t, p.copy())

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -16,7 +16,7 @@ from tracking.detect.candidate import Candidate, confidence
 from tracking.detect.geometry import (
     as_pt,
 )
-from tracking.detect.segments import Ball, Break
+from tracking.detect.segments import Ball, Break, PathView
 from tracking.detect.settings import ShotSettings
 from tracking.tracker import Reappearance
 from tracking.trajectory import PathFit, closest_time, fit_hinge, fit_path
@@ -25,52 +25,53 @@ if TYPE_CHECKING:
     from tracking.extractor import EventExtractor
 
 
-def first_seen_moving(ex: EventExtractor, b: Ball, idx: list[int]) -> None:
-    """A ball first seen already moving with no shot in play was struck out of sight (under the
-    player's arm): the shot starts with it, timed at its first sighting (flagged for review)."""
-    f = fit_path(np.array([b.ts[j] for j in idx]), np.array([b.xy[j] for j in idx]))
-    if float(np.linalg.norm(f.vel(f.t0))) < 2 * ex.s.shots.start_speed_mm_s:
-        return
-    start_shot(ex, b, f.t0, b.xy[idx[0]], confidence("struck_unseen"), None)
+def first_seen_moving(first: PathView, s: ShotSettings) -> float | None:
+    """A ball first seen already moving (``first``: its first samples) with no shot in play was struck out of
+    sight (under the player's arm), where it is faster than twice ``start_speed_mm_s`` (no hand sends a ball so
+    fast): the shot starts with it, timed at its first sighting (flagged for review). That time, or None."""
+    f = fit_path(np.array(first.ts), np.array(first.ps))
+    if float(np.linalg.norm(f.vel(f.t0))) < 2 * s.start_speed_mm_s:
+        return None
+    return f.t0
 
 
-def start_shot(ex: EventExtractor, b: Ball, t_s: float, p: np.ndarray, conf: float, out: list[Event] | None) -> None:
-    ex.shot += 1
-    ex.shot_active = True
-    ex.quiet_since = None
-    ex.shot_last_t = t_s
-    positions = {k: as_pt(o.rest_pos) for k, o in ex.balls.items() if o.on_table and o.rest_pos is not None}
-    positions.setdefault(b.id, as_pt(p))
-    for k, o in ex.balls.items():
-        if o.on_table and k not in positions and o.xy:
-            positions[k] = as_pt(o.xy[-1])  # never seen still (half hidden, its detections unsteady): where last seen
-    c = Candidate("shot_start", (b.id,), None, t_s, None, 0.0, "struck", conf, positions=positions)
-    resolve.give(ex, c, ex.deferred if out is None else out)
-    b.last_event_t = t_s
-    ex.stroke = (b.id, t_s, np.asarray(p, dtype=float).copy())
-    # struck while frozen to other balls: the stroke's push passes through them at once
-    contacts.propagate(ex, b.id, t_s, ex.deferred if out is None else out)
+def shot_start(
+    ball: str, t: float, place: Point, conf: float, rests: Mapping[str, Point], last_places: Mapping[str, Point]
+) -> Candidate:
+    """The shot's start: ``ball`` struck at ``t`` from ``place``, with where every ball on the table rests
+    (``rests``) or, never seen still (half hidden, its detections unsteady), where it was last seen
+    (``last_places``)."""
+    positions = dict(rests)
+    positions.setdefault(ball, place)
+    for k, p in last_places.items():
+        positions.setdefault(k, p)
+    return Candidate("shot_start", (ball,), None, t, None, 0.0, "struck", conf, positions=positions)
 
 
-def judge_pending(ex: EventExtractor, out: list[Event], force: bool) -> None:
-    """A ball set off slowly between shots (``_pending``): pushed by hand if it stopped too soon for a struck
-    ball (``push_*`` settings), else the shot it started, from when it left its place, once that is sure."""
-    p = ex.pending
-    assert p is not None
-    b = ex.balls[p.ball]
-    others = any(o is not b and (o.breaks or (o.segs and o.seg.kind == "move")) for o in ex.balls.values())
-    stopped = b.on_table and b.segs and b.seg.kind == "rest" and b.stop_t is not None and b.stop_t > p.t
-    if stopped and not others and not b.breaks:
-        took = max(float(b.stop_t) - p.t, 1e-3)  # type: ignore[arg-type]
-        if took <= ex.s.shots.push_stop_s and p.speed / took >= ex.s.shots.push_decel_mm_s2:
-            ex.pending = None
-            c = Candidate("disturbed", (b.id,), None, p.t, as_pt(p.pos), 0.0, "hand_push", confidence("hand_push"))
-            resolve.give(ex, c, out)
-            return
-    now = ex.times[-1] if ex.times else p.t
-    if force or stopped or others or b.breaks or not b.on_table or now - p.t > 2 * ex.s.shots.push_stop_s:
-        ex.pending = None
-        start_shot(ex, b, p.t, p.pos, p.confidence, out)
+PendingVerdict = Literal["hand_push", "struck", "wait"]
+
+
+def judge_pending(
+    p: PendingStart, stop_t: float | None, busy: bool, on_table: bool, now: float, force: bool, s: ShotSettings
+) -> PendingVerdict:
+    """A ball set off slowly between shots (``p``), pushed by hand or struck? ``stop_t``: when it stopped, if it
+    rests now after stopping since it set off; ``busy``: any ball's path bent or another ball moving. Pushed by
+    hand if it stopped, alone, too soon for a struck ball (within ``push_stop_s``, slowing by
+    ``push_decel_mm_s2`` or more on average: a struck ball rolls on, the cloth slowing it by only 0.1-0.3
+    m/s2); struck once that is sure (it stopped later, another ball moves, it left the table, ``2 *
+    push_stop_s`` passed, or ``force``: the stream ends or another ball's break is explained); else wait."""
+    if stop_t is not None and not busy:
+        took = max(stop_t - p.t, 1e-3)
+        if took <= s.push_stop_s and p.speed / took >= s.push_decel_mm_s2:
+            return "hand_push"
+    if force or stop_t is not None or busy or not on_table or now - p.t > 2 * s.push_stop_s:
+        return "struck"
+    return "wait"
+
+
+def hand_push(p: PendingStart) -> Candidate:
+    """The ``disturbed`` of a ball pushed by hand between shots (``judge_pending``)."""
+    return Candidate("disturbed", (p.ball,), None, p.t, as_pt(p.pos), 0.0, "hand_push", confidence("hand_push"))
 
 
 def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> None:
@@ -114,7 +115,7 @@ def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) ->
         # its path run back passes its place (within a diameter: it ran straight from there; a few degrees
         # off over half a metre is that far), else at its last sight there
         straight = br.t_lo <= t_s and float(np.linalg.norm(new.at(t_s) - a)) <= ex.table.ball_diameter_mm
-        start_shot(ex, b, t_s if straight else br.t_lo + 0.5 * dt, a, confidence("struck_unseen"), out)
+        ex.start_shot(b.id, t_s if straight else br.t_lo + 0.5 * dt, a, confidence("struck_unseen"), out)
         b.unseen_seg = br.new  # its path starts where it hits something, once that is known
         return
     if not ex.shot_active:
@@ -189,7 +190,7 @@ def struck_between_shots(
         if first == b.id and speed < ex.s.shots.push_max_speed_mm_s and ex.pending is None:
             ex.pending = PendingStart(b.id, t_s, np.array(fpos, dtype=float), conf, speed)
         else:
-            start_shot(ex, fb, t_s, fpos, conf, out)
+            ex.start_shot(fb.id, t_s, fpos, conf, out)
     else:
         c = Candidate("disturbed", (b.id,), None, t_s, as_pt(a), 0.0, "slow_set_off", confidence("slow_set_off"))
         resolve.give(ex, c, out)
