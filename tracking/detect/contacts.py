@@ -3,7 +3,6 @@ bend either path (kisses), pushes through frozen clusters and nudges the tracker
 
 from __future__ import annotations
 
-import bisect
 import math
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
@@ -21,7 +20,6 @@ from tracking.detect.geometry import (
 from tracking.detect.segments import (
     Approach,
     Ball,
-    Break,
     Kink,
     KinkReading,
     LastSeen,
@@ -32,6 +30,7 @@ from tracking.detect.segments import (
     RestSpell,
     SampleWindow,
     Seg,
+    StrokeView,
 )
 from tracking.detect.settings import ContactSettings
 from tracking.trajectory import PathFit, closest_time, fit_path, solve_root
@@ -163,67 +162,70 @@ def find_pusher(ex: EventExtractor, ball: str, vhat: np.ndarray, t: float) -> st
 
 
 def hit_at_stroke(
-    ex: EventExtractor, b: Ball, br: Break, a: np.ndarray, new: PathFit, t_s: float
+    st: StrokeView,
+    ball: str,
+    a: np.ndarray,
+    new: PathFit,
+    t_s: float,
+    t_lo: float,
+    t_hi: float,
+    diameter_mm: float,
+    s: ContactSettings,
+    start_speed_mm_s: float,
+    dt: float,
 ) -> tuple[str, float, np.ndarray, float | None] | None:
-    """A resting ball set moving in the first frames of a shot by the struck ball, which hit it before it
-    was ever seen moving (at 25 fps a ball one diameter away is hit within a frame of the stroke): the
-    struck ball's place at the stroke plus the path it has run by ``b``'s first moving sample reaches
-    one diameter (plus the contact tolerance) from ``b``, and ``b`` leaves away from it. Returns (the
-    struck ball, the contact time, the contact point, and the stroke time where it can be solved)."""
-    if ex.stroke is None:
+    """A ball resting at ``a`` set moving (its last resting sample at ``t_lo``, its first moving one at ``t_hi``,
+    its path ``new``, leaving at ``t_s``) in the first frames of a shot by the struck ball (``st``), which hit it
+    before it was ever seen moving (at 25 fps a ball one diameter away is hit within a frame of the stroke): the
+    struck ball's place at the stroke plus the path it has run by the ball's first moving sample reaches one
+    diameter (plus the contact tolerance) from it, and the ball leaves away from it. Returns (the struck ball,
+    the contact time, the contact point, and the stroke time where it can be solved)."""
+    if st.ball == ball:
         return None
-    sid, t0, p0 = ex.stroke
-    dt = ex.dt
-    s_ball = ex.balls.get(sid)
-    if s_ball is None or s_ball is b:
-        return None
+    t0, p0 = st.t0, st.p0
     # within frames of the stroke: of its time as solved, or of the struck ball's last sample at its place (a
     # struck ball that barely moves after the hit has its stroke run back too early)
-    left = max(
-        (s_ball.ts[i] for sg in s_ball.segs if sg.kind == "rest" for i in sg.idx if s_ball.ts[i] <= br.t_hi),
-        default=t0,
-    )
-    if br.t_lo > max(t0, left) + 3 * dt:
+    rested = st.rest_ts[st.rest_ts <= t_hi]
+    left = float(rested.max()) if len(rested) else t0
+    if t_lo > max(t0, left) + 3 * dt:
         return None
-    D = ex.table.ball_diameter_mm
+    D = diameter_mm
     away = a - p0
     dist = float(np.linalg.norm(away))
     v_b = new.vel(t_s)
     if dist < 1e-6 or float(away @ v_b) <= 0:
         return None  # it leaves toward the struck ball's place, not away from it
-    # the path the struck ball ran up to b's first moving sample (a polyline through its samples)
-    after = bisect.bisect_right(s_ball.ts, t0)
-    upto = bisect.bisect_right(s_ball.ts, br.t_hi + 1e-9)
-    run = [p0] + [s_ball.xy[i] for i in range(after, upto) if s_ball.sid[i] >= 0]
+    # the path the struck ball ran up to the ball's first moving sample (a polyline through its samples)
+    after = int(np.searchsorted(st.ts, t0, side="right"))
+    upto = int(np.searchsorted(st.ts, t_hi + 1e-9, side="right"))
+    run = [p0] + [st.xy[i] for i in range(after, upto) if st.kept[i]]
     travel = float(sum(np.linalg.norm(run[i + 1] - run[i]) for i in range(len(run) - 1)))
-    if dist - D > travel + ex.s.contacts.contact_tol_mm:
+    if dist - D > travel + s.contact_tol_mm:
         return None
-    # b leaves its place at the contact: the time is where b's outgoing path, run back, is nearest its
-    # place (the struck ball's incoming leg was never seen); the struck ball's centre is then one
-    # diameter behind b along b's new direction (the line of centres)
+    # the ball leaves its place at the contact: the time is where its outgoing path, run back, is nearest its
+    # place (the struck ball's incoming leg was never seen); the struck ball's centre is then one diameter
+    # behind it along its new direction (the line of centres)
     u = v_b / max(float(np.linalg.norm(v_b)), 1e-9)
-    t_c = min(max(t_s, t0, br.t_lo - dt), br.t_hi)
-    return sid, t_c, a - u * (D / 2), stroke_time(ex, s_ball, upto, a - u * D, v_b, t_c)
+    t_c = min(max(t_s, t0, t_lo - dt), t_hi)
+    return st.ball, t_c, a - u * (D / 2), stroke_time(st, upto, a - u * D, v_b, t_c, start_speed_mm_s)
 
 
 def stroke_time(
-    ex: EventExtractor, s_ball: Ball, first: int, c: np.ndarray, v_b: np.ndarray, t_c: float
+    st: StrokeView, first: int, c: np.ndarray, v_b: np.ndarray, t_c: float, start_speed_mm_s: float
 ) -> float | None:
-    """When the struck ball, never seen before its first contact, was struck: its incoming velocity is
+    """When the struck ball (``st``), never seen before its first contact, was struck: its incoming velocity is
     the sum of both balls' outgoing ones (equal masses), run back over its leg from its place to the
     contact centre ``c``; no earlier than its last resting sample. ``first``: its first sample after."""
-    assert ex.stroke is not None
-    p0 = ex.stroke[2]
-    nxt = [i for i in range(max(first - 1, 0), len(s_ball.ts)) if s_ball.sid[i] >= 0]
-    rest = [s_ball.ts[i] for sg in s_ball.segs if sg.kind == "rest" for i in sg.idx if s_ball.ts[i] <= t_c]
-    if len(nxt) < 2 or not rest:
+    nxt = [i for i in range(max(first - 1, 0), len(st.ts)) if st.kept[i]]
+    rest = st.rest_ts[st.rest_ts <= t_c]
+    if len(nxt) < 2 or not len(rest):
         return None
     i, k = nxt[0], nxt[1]
-    v_s = (s_ball.xy[k] - s_ball.xy[i]) / max(s_ball.ts[k] - s_ball.ts[i], 1e-6)
+    v_s = (st.xy[k] - st.xy[i]) / max(float(st.ts[k] - st.ts[i]), 1e-6)
     speed = float(np.linalg.norm(v_s + v_b))
-    if speed < ex.s.shots.start_speed_mm_s:
+    if speed < start_speed_mm_s:
         return None
-    return min(max(t_c - float(np.linalg.norm(c - p0)) / speed, max(rest)), t_c)
+    return min(max(t_c - float(np.linalg.norm(c - st.p0)) / speed, float(rest.max())), t_c)
 
 
 def hit_by_unseen(ex: EventExtractor, s_ball: Ball, b: Ball, t_s: float, out: list[Event]) -> None:

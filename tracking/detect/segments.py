@@ -260,6 +260,20 @@ def last_seen(ex: EventExtractor, ball: str, t: float) -> list[LastSeen]:
     return out
 
 
+def stroke_view(ex: EventExtractor) -> StrokeView | None:
+    """The shot's struck ball (``EventExtractor.stroke``), as ``contacts.hit_at_stroke`` reads it."""
+    if ex.stroke is None:
+        return None
+    ball, t0, p0 = ex.stroke
+    b = ex.balls.get(ball)
+    if b is None:
+        return None
+    n = len(b.ts)
+    rest_ts = np.array([b.ts[i] for sg in b.segs if sg.kind == "rest" for i in sg.idx])
+    kept = np.array(b.sid, dtype=np.int64) >= 0
+    return StrokeView(ball, t0, p0, rest_ts, b.ts_arr[:n].copy(), b.xy_arr[:n].copy(), kept)
+
+
 def stop_of(ex: EventExtractor, b: Ball, rest_p: np.ndarray) -> tuple[float, np.ndarray]:
     """When a moving ball stopped. Under a constant deceleration the distance left to the resting point
     is a/2 (t_stop - t)^2, so its square root falls linearly to zero at t_stop: fit that line to the
@@ -552,6 +566,20 @@ class LastSeen:
     ball: str
     ts: np.ndarray
     xy: np.ndarray
+
+
+@dataclass(frozen=True)
+class StrokeView:
+    """The shot's struck ball as a detector reads it: when and where it was struck (``t0``, ``p0``), the times of
+    its resting samples, and all its samples (times, positions; mm, table frame; which were kept)."""
+
+    ball: str
+    t0: float
+    p0: np.ndarray
+    rest_ts: np.ndarray
+    ts: np.ndarray
+    xy: np.ndarray
+    kept: np.ndarray
 
 
 @dataclass(frozen=True)

@@ -204,7 +204,11 @@ def set_off_unhit(
     its place, hit by a ball lost from sight (faster than a hand sends one), or else touched (``disturbed``)."""
     a = br.new.start_p
     dt = ex.dt
-    hit = contacts.hit_at_stroke(ex, b, br, a, new, t_s)
+    st = segments.stroke_view(ex)
+    D, start_speed = ex.table.ball_diameter_mm, ex.s.shots.start_speed_mm_s
+    hit = None
+    if st is not None:
+        hit = contacts.hit_at_stroke(st, b.id, a, new, t_s, br.t_lo, br.t_hi, D, ex.s.contacts, start_speed, dt)
     if hit is not None:
         striker, t_c, pos, t_stroke = hit
         contacts.give_contact(ex, striker, b.id, t_c, pos, confidence("stroke_hit"), out, evidence="stroke_hit")
@@ -215,7 +219,6 @@ def set_off_unhit(
         return
     lo = t_s - ex.s.shots.nudge_back_s
     runs = segments.moving_samples(ex, lo)
-    D = ex.table.ball_diameter_mm
     reached = contacts.reached_by(runs, b.id, a, new.vel(br.t_hi), lo, br.t_hi + dt, D, ex.s.contacts, dt)
     if reached is not None:
         striker, t_c, q = reached
@@ -229,7 +232,7 @@ def set_off_unhit(
         last = segments.last_seen(ex, b.id, t_s)
         lost = contacts.lost_hitter(last, a - u * D, t_s, D, ex.s.contacts, dt)
         if lost is not None:
-            pos = a - u * (ex.table.ball_diameter_mm / 2)
+            pos = a - u * (D / 2)
             contacts.give_contact(ex, lost, b.id, t_s, pos, confidence("lost_hit"), out, evidence="lost_hit")
         return
     resolve.give(ex, Candidate("disturbed", (b.id,), None, t_s, as_pt(a), 0.0, "unhit", confidence("unhit")), out)

@@ -6,7 +6,16 @@ import numpy as np
 
 from calibration.table import TableModel
 from tracking.detect import contacts
-from tracking.detect.segments import Approach, LastSeen, LeftRest, MovingSamples, RestingBall, RestSpell, SampleWindow
+from tracking.detect.segments import (
+    Approach,
+    LastSeen,
+    LeftRest,
+    MovingSamples,
+    RestingBall,
+    RestSpell,
+    SampleWindow,
+    StrokeView,
+)
 from tracking.detect.settings import ContactSettings
 from tracking.trajectory import PathFit, fit_path
 
@@ -185,3 +194,32 @@ def test_a_ball_lost_from_sight_that_could_have_been_where_the_hitter_was_is_the
     assert contacts.lost_hitter([_last(0.9)], q, 1.0, D, S, DT) == "2"  # 232 mm in 0.1 s at 2 m/s: reachable
     assert contacts.lost_hitter([_last(1.0 - S.unseen_strike_s - 0.1)], q, 1.0, D, S, DT) is None  # lost too long
     assert contacts.lost_hitter([_last(1.0)], q, 1.0, D, S, DT) is None  # still in sight then
+
+
+def _stroke() -> StrokeView:
+    """The cue ball struck at 1 s from x = 900, resting there until then, next seen 20 and 40 mm on."""
+    ts = np.array([0.9, 0.95, 1.0, 1.0 + DT, 1.0 + 2 * DT])
+    xy = np.array([[900.0, 600.0]] * 3 + [[920.0, 600.0], [940.0, 600.0]])
+    return StrokeView("cue", 1.0, np.array([900.0, 600.0]), ts[:3], ts, xy, np.ones(5, bool))
+
+
+def _set_off(x: float, speed: float) -> tuple[np.ndarray, PathFit]:
+    ts = 1.0 + DT * np.arange(1, 5)
+    return np.array([x, 600.0]), fit_path(ts, np.stack([x + speed * (ts - 1.0), np.full(4, 600.0)], axis=1))
+
+
+def test_a_ball_a_few_millimetres_off_the_struck_balls_run_was_hit_by_it_before_either_was_seen_moving() -> None:
+    a, new = _set_off(1000.0, 2000.0)  # 100 mm from the cue ball's place: 32 mm beyond touching, 20 mm run
+    got = contacts.hit_at_stroke(_stroke(), "1", a, new, 1.0, 1.0, 1.0 + DT, D, S, 150.0, DT)
+    assert got is not None
+    ball, t_c, pos, t_stroke = got
+    assert ball == "cue" and t_c == 1.0 and np.allclose(pos, [1000.0 - D / 2, 600.0])
+    assert t_stroke is not None and 0.95 <= t_stroke <= t_c
+
+
+def test_no_stroke_hit_on_a_ball_leaving_toward_the_struck_ball_or_out_of_its_reach() -> None:
+    a, back = _set_off(1000.0, -2000.0)
+    assert contacts.hit_at_stroke(_stroke(), "1", a, back, 1.0, 1.0, 1.0 + DT, D, S, 150.0, DT) is None
+    far, new = _set_off(1200.0, 2000.0)
+    assert contacts.hit_at_stroke(_stroke(), "1", far, new, 1.0, 1.0, 1.0 + DT, D, S, 150.0, DT) is None
+    assert contacts.hit_at_stroke(_stroke(), "cue", a, new, 1.0, 1.0, 1.0 + DT, D, S, 150.0, DT) is None
