@@ -4,7 +4,7 @@ bend either path (kisses), pushes through frozen clusters and nudges the tracker
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -134,31 +134,59 @@ def kink_readings(
     return out
 
 
-def find_pusher(ex: EventExtractor, ball: str, vhat: np.ndarray, t: float) -> str:
+def find_pusher(
+    ball: str,
+    vhat: np.ndarray,
+    places: Mapping[str, np.ndarray],
+    resting: Collection[str],
+    diameter_mm: float,
+    s: ContactSettings,
+) -> str:
     """The ball struck when ``ball``, frozen to others, set off along ``vhat``: a frozen neighbour squarely
-    behind it (``vhat`` along their line of centres, as a push sends it) pushed it, and that one may have
-    been pushed by the one behind it. The struck ball itself barely moves in a push through a frozen ball:
-    it may not yet be seen leaving its place."""
-    D = ex.table.ball_diameter_mm + ex.s.contacts.frozen_tol_mm
-    cos_max = math.cos(math.radians(ex.s.contacts.push_angle_deg))
+    behind it (``vhat`` along their line of centres, within ``push_angle_deg``, as a push sends it) pushed it, and
+    that one may have been pushed by the one behind it. ``places``: where the balls on the table rest;
+    ``resting``: those resting then. The struck ball itself barely moves in a push through a frozen ball: it may
+    not yet be seen leaving its place."""
+    reach = diameter_mm + s.frozen_tol_mm
+    cos_max = math.cos(math.radians(s.push_angle_deg))
     cur, seen = ball, {ball}
     while True:
-        p = ex.balls[cur].rest_pos
+        p = places.get(cur)
         if p is None:
             return cur
         behind = None
-        for k in segments.frozen_cluster(ex, cur, t):
-            q = ex.balls[k].rest_pos
-            if k in seen or q is None:
+        frozen = {k: q for k, q in places.items() if k == cur or k in resting}
+        for k in segments.touching(cur, frozen, reach):
+            if k in seen:
                 continue
+            q = places[k]
             d = float(np.linalg.norm(p - q))
-            if d <= D and float((p - q) @ vhat) > cos_max * d:
+            if d <= reach and float((p - q) @ vhat) > cos_max * d:
                 behind = k
                 break
         if behind is None:
             return cur
         cur = behind
         seen.add(cur)
+
+
+def struck_ball(
+    ball: str,
+    vhat: np.ndarray,
+    places: Mapping[str, np.ndarray],
+    resting: Collection[str],
+    moving: Collection[str],
+    diameter_mm: float,
+    s: ContactSettings,
+) -> str:
+    """The ball struck when ``ball`` set off along ``vhat`` between shots: a struck ball frozen to others sets them
+    off together (``moving``: the balls on a moving path now), so the struck one is the rearmost of them, or the
+    frozen ball behind it that pushed it (``find_pusher``)."""
+    frozen = {k: q for k, q in places.items() if k == ball or k in resting}
+    cluster = segments.touching(ball, frozen, diameter_mm + s.frozen_tol_mm)
+    set_off = [k for k in cluster if k in moving and k in places]
+    first = min(set_off, key=lambda k: float(places[k] @ vhat)) if set_off else ball
+    return find_pusher(first, vhat, places, resting, diameter_mm, s)
 
 
 def hit_at_stroke(

@@ -339,23 +339,35 @@ def sample_windows(ex: EventExtractor, t: float, w: int) -> list[SampleWindow]:
 
 
 def frozen_cluster(ex: EventExtractor, ball: str, t: float) -> list[str]:
-    """The balls resting at ``t`` that touch ``ball`` directly or through other touching balls."""
-    D = ex.table.ball_diameter_mm
+    """The balls resting at ``t`` that touch ``ball`` directly or through other touching balls (``touching``)."""
     rest = {
         k: o.rest_pos
         for k, o in ex.balls.items()
         if o.on_table and o.rest_pos is not None and (k == ball or resting_at(ex, o, t))
     }
-    if ball not in rest:
+    return touching(ball, rest, ex.table.ball_diameter_mm + ex.s.contacts.frozen_tol_mm)
+
+
+def touching(ball: str, places: Mapping[str, np.ndarray], reach: float) -> list[str]:
+    """``ball`` and the balls at ``places`` within ``reach`` of it (centre to centre) directly or through each
+    other, nearer links first; just ``ball`` where it has no place."""
+    if ball not in places:
         return [ball]
     out, frontier = [ball], [ball]
     while frontier:
         cur = frontier.pop()
-        for k, p in rest.items():
-            if k not in out and float(np.linalg.norm(p - rest[cur])) <= D + ex.s.contacts.frozen_tol_mm:
+        for k, p in places.items():
+            if k not in out and float(np.linalg.norm(p - places[cur])) <= reach:
                 out.append(k)
                 frontier.append(k)
     return out
+
+
+def resting_places(ex: EventExtractor, t: float) -> tuple[dict[str, np.ndarray], frozenset[str]]:
+    """Where every ball on the table rests (its anchored place), and which of them were resting just before
+    ``t`` (``resting_at``), as ``contacts.find_pusher`` reads them."""
+    places = {k: o.rest_pos for k, o in ex.balls.items() if o.on_table and o.rest_pos is not None}
+    return places, frozenset(k for k in places if resting_at(ex, ex.balls[k], t))
 
 
 def resting_cluster(ex: EventExtractor, ball: str, t: float) -> tuple[RestingBall, ...]:

@@ -177,13 +177,9 @@ def struck_between_shots(
     if speed >= ex.s.shots.start_speed_mm_s:
         # a struck ball frozen to others sets them off together: the struck one is the rearmost
         vhat = new.vel(t_s) / max(speed, 1e-9)
-        set_off = [
-            k
-            for k in segments.frozen_cluster(ex, b.id, br.t_lo)
-            if ex.balls[k].segs and ex.balls[k].seg.kind == "move" and ex.balls[k].rest_pos is not None
-        ]
-        first = min(set_off, key=lambda k: float(ex.balls[k].rest_pos @ vhat)) if set_off else b.id  # type: ignore[operator]
-        first = contacts.find_pusher(ex, first, vhat, br.t_lo)
+        places, resting = segments.resting_places(ex, br.t_lo)
+        moving = {k for k, o in ex.balls.items() if o.segs and o.seg.kind == "move"}
+        first = contacts.struck_ball(b.id, vhat, places, resting, moving, ex.table.ball_diameter_mm, ex.s.contacts)
         fb = ex.balls[first]
         fpos = fb.rest_pos if fb.rest_pos is not None else a
         conf = confidence("struck", samples=new.n)

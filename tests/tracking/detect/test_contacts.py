@@ -223,3 +223,24 @@ def test_no_stroke_hit_on_a_ball_leaving_toward_the_struck_ball_or_out_of_its_re
     far, new = _set_off(1200.0, 2000.0)
     assert contacts.hit_at_stroke(_stroke(), "1", far, new, 1.0, 1.0, 1.0 + DT, D, S, 150.0, DT) is None
     assert contacts.hit_at_stroke(_stroke(), "cue", a, new, 1.0, 1.0, 1.0 + DT, D, S, 150.0, DT) is None
+
+
+PLACES = {"2": np.array([1000.0, 600.0]), "1": np.array([1000.0 + D + 1.0, 600.0]), "3": np.array([400.0, 600.0])}
+
+
+def test_a_ball_set_off_straight_from_a_frozen_neighbour_behind_it_was_pushed_by_it() -> None:
+    along = np.array([1.0, 0.0])
+    assert contacts.struck_ball("1", along, PLACES, {"2", "3"}, {"1"}, D, S) == "2"
+    assert contacts.find_pusher("1", along, PLACES, {"2", "3"}, D, S) == "2"
+    # the neighbour was no longer resting then (it had been struck and left): nothing pushed the ball
+    assert contacts.struck_ball("1", along, PLACES, {"3"}, {"1"}, D, S) == "1"
+
+
+def test_a_ball_set_off_across_the_line_of_centres_was_struck_itself() -> None:
+    across = np.array([0.0, 1.0])
+    assert contacts.struck_ball("1", across, PLACES, {"2", "3"}, {"1"}, D, S) == "1"
+
+
+def test_of_frozen_balls_set_off_together_the_rearmost_was_struck() -> None:
+    along = np.array([1.0, 0.0])
+    assert contacts.struck_ball("1", along, PLACES, {"2", "3"}, {"1", "2"}, D, S) == "2"
