@@ -89,24 +89,11 @@ def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) ->
             b.breaks.append(br)  # still moving off, slowly: looked at again as it gets farther
         return  # detection jitter (a blurred or half-hidden ball), not a ball set moving (a steady creep is)
     unseen = br.t_hi - br.t_lo > 4 * dt  # it left its place out of sight
-    if unseen and b.last_event_t is not None and b.last_event_t >= br.t_lo - dt:
-        br.new.start_t = b.last_event_t  # it left its place when it was struck, unseen
-        if b.waypoint is not None:
-            br.new.start_t, br.new.start_p = b.waypoint[0], b.waypoint[1].copy()
+    if unseen and back_in_sight(b, br, dt):
         return  # back in sight after moving unseen; its start was already accounted for
     if resolve.set_off_explained(ex, b.id, t_s, crept=crept is not None):
         return  # already explained (a contact found from the hitter's side, or a chain)
-    left = segments.left_rests(ex, b.id)
-    striker = contacts.unseen_striker(left, t_s, a, new.vel(t_s), ex.s.segments.start_min_mm, ex.s.contacts, dt)
-    if (
-        striker is not None
-        and speed >= ex.s.shots.start_speed_mm_s
-        and ex.balls[striker].waypoint is None
-        and not find_hitter(ex, b, br, a, t_s, crept, moving_only=True)
-    ):
-        # struck too fast to be seen (or under the player's arm), it hit this ball's cluster; not where a
-        # ball seen moving reaches it then (what vanished was something else: a hand, the cue's tip)
-        contacts.hit_by_unseen(ex, ex.balls[striker], b, t_s, out)
+    if struck_unseen(ex, b, br, new, t_s, speed, crept, out):
         return
     if unseen and stalled(ex, b, br):
         return  # back in sight far off and at once still: not a ball run from its place (a hand, the cue's tip)
@@ -131,6 +118,45 @@ def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) ->
     q = pb[0].at(t_c) if pb is not None else a
     mid = (np.asarray(q) + a) / 2
     contacts.give_contact(ex, other, b.id, t_c, mid, conf, out)
+
+
+def back_in_sight(b: Ball, br: Break, dt: float) -> bool:
+    """Whether ``b``, back in sight after leaving its place unseen (the break ``br``), was struck as it left (its
+    last touch given out no earlier than a frame before its last sample there): its path starts then (or where it
+    was known to be, its waypoint), and its start is already accounted for."""
+    if b.last_event_t is None or b.last_event_t < br.t_lo - dt:
+        return False
+    br.new.start_t = b.last_event_t  # it left its place when it was struck, unseen
+    if b.waypoint is not None:
+        br.new.start_t, br.new.start_p = b.waypoint[0], b.waypoint[1].copy()
+    return True
+
+
+def struck_unseen(
+    ex: EventExtractor,
+    b: Ball,
+    br: Break,
+    new: PathFit,
+    t_s: float,
+    speed: float,
+    crept: float | None,
+    out: list[Event],
+) -> bool:
+    """Whether a ball that vanished from its place just before (``contacts.unseen_striker``) set ``b`` off: struck
+    too fast to be seen (or under the player's arm), it hit ``b``'s cluster (``contacts.hit_by_unseen``); not where
+    a ball seen moving reaches ``b`` then (what vanished was something else: a hand, the cue's tip)."""
+    a = br.new.start_p
+    left = segments.left_rests(ex, b.id)
+    striker = contacts.unseen_striker(left, t_s, a, new.vel(t_s), ex.s.segments.start_min_mm, ex.s.contacts, ex.dt)
+    if (
+        striker is None
+        or speed < ex.s.shots.start_speed_mm_s
+        or ex.balls[striker].waypoint is not None
+        or find_hitter(ex, b, br, a, t_s, crept, moving_only=True)
+    ):
+        return False
+    contacts.hit_by_unseen(ex, ex.balls[striker], b, t_s, out)
+    return True
 
 
 def find_hitter(
