@@ -274,6 +274,16 @@ def stroke_view(ex: EventExtractor) -> StrokeView | None:
     return StrokeView(ball, t0, p0, rest_ts, b.ts_arr[:n].copy(), b.xy_arr[:n].copy(), kept)
 
 
+def back_in_sight_view(ex: EventExtractor, b: Ball, br: Break) -> tuple[PathView, list[np.ndarray]]:
+    """A ball back in sight on the path of the break ``br``: its first four kept samples from that path's first
+    on (its next paths too), and where every other ball on the table was last seen, as ``shots.stalled`` reads
+    them."""
+    first = next((i for i in br.new.idx if b.sid[i] >= 0), None)
+    good = [] if first is None else [i for i in range(first, len(b.ts)) if b.sid[i] >= 0][:4]
+    view = PathView(b.id, tuple(b.ts[i] for i in good), tuple(b.xy[i] for i in good))
+    return view, [o.xy[-1] for o in ex.balls.values() if o is not b and o.on_table and o.xy]
+
+
 def stop_of(ex: EventExtractor, b: Ball, rest_p: np.ndarray) -> tuple[float, np.ndarray]:
     """When a moving ball stopped. Under a constant deceleration the distance left to the resting point
     is a/2 (t_stop - t)^2, so its square root falls linearly to zero at t_stop: fit that line to the

@@ -3,7 +3,7 @@ nothing seen to hit it, and the shot's end once every ball has rested."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import TYPE_CHECKING, Literal
@@ -95,7 +95,7 @@ def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) ->
         return  # already explained (a contact found from the hitter's side, or a chain)
     if struck_unseen(ex, b, br, new, t_s, speed, crept, out):
         return
-    if unseen and stalled(ex, b, br):
+    if unseen and stalled(*segments.back_in_sight_view(ex, b, br), ex.table.ball_diameter_mm, ex.s.shots):
         return  # back in sight far off and at once still: not a ball run from its place (a hand, the cue's tip)
     if not ex.shot_active and unseen and speed >= ex.s.shots.start_speed_mm_s:
         # it ran unseen from its place and its first contact is not known yet: the shot starts with it, when
@@ -237,7 +237,7 @@ def set_off_unhit(
         if t_stroke is not None:
             retime_shot_start(ex, striker, t_stroke, out)
         return
-    if still_going(ex, b, t_s, speed):
+    if still_going(b.stop_t, ex.stroke[1] if ex.stroke is not None else None, t_s, speed, ex.s.shots):
         return
     lo = t_s - ex.s.shots.nudge_back_s
     runs = segments.moving_samples(ex, lo)
@@ -260,22 +260,19 @@ def set_off_unhit(
     resolve.give(ex, Candidate("disturbed", (b.id,), None, t_s, as_pt(a), 0.0, "unhit", confidence("unhit")), out)
 
 
-def stalled(ex: EventExtractor, b: Ball, br: Break) -> bool:
-    """Whether the path ``b`` came back into sight on stopped dead within two frames of its first step, with
-    no ball near: a rolling ball slows by a few m/s2 at most, so its second and third steps keep most of its
-    first's length unless it hits something (a stun shot into a cluster stops it dead beside a ball)."""
-    first = next((i for i in br.new.idx if b.sid[i] >= 0), None)
-    if first is None:
+def stalled(first: PathView, others: Sequence[np.ndarray], diameter_mm: float, s: ShotSettings) -> bool:
+    """Whether a ball that came back into sight (``first``: its first four kept samples, on whatever paths) stopped
+    dead within two frames of its first step, with no other ball near (``others``: where each other ball on the
+    table was last seen): a rolling ball slows by a few m/s2 at most, so its second and third steps keep most of
+    its first's length unless it hits something (a stun shot into a cluster stops it dead beside a ball)."""
+    if len(first.ts) < 3:
         return False
-    good = [i for i in range(first, len(b.ts)) if b.sid[i] >= 0][:4]  # its next legs too
-    if len(good) < 3:
+    ts, ps = first.ts, first.ps
+    steps = [float(np.linalg.norm(ps[k] - ps[i])) / max(ts[k] - ts[i], 1e-6) for i, k in pairwise(range(len(ts)))]
+    if steps[0] < s.start_speed_mm_s or max(steps[1:]) >= 0.3 * steps[0]:
         return False
-    steps = [float(np.linalg.norm(b.xy[k] - b.xy[i])) / max(b.ts[k] - b.ts[i], 1e-6) for i, k in pairwise(good)]
-    if steps[0] < ex.s.shots.start_speed_mm_s or max(steps[1:]) >= 0.3 * steps[0]:
-        return False
-    p, reach = b.xy[good[1]], 2 * ex.table.ball_diameter_mm
-    near = [o for o in ex.balls.values() if o is not b and o.on_table and o.xy]
-    return not any(float(np.hypot(*(o.xy[-1] - p))) < reach for o in near)
+    p, reach = ps[1], 2 * diameter_mm
+    return not any(float(np.hypot(*(q - p))) < reach for q in others)
 
 
 def creep_start(ex: EventExtractor, b: Ball, br: Break) -> float | None:
@@ -343,15 +340,15 @@ def reappeared(ex: EventExtractor, re: Reappearance, out: list[Event]) -> None:
     resolve.give(ex, c, out)
 
 
-def still_going(ex: EventExtractor, b: Ball, t_s: float, speed: float) -> bool:
-    """A ball seen setting off in a shot with nothing to have set it off, about when it stopped in this shot
-    (within ``regone_stop_s``, slower than a struck ball): the same motion going on (a slow rebound or creep the
-    tracker took for rest), not a ball touched by hand. (One set off within three frames of its last contact is
-    already explained before this is asked.)"""
+def still_going(stop_t: float | None, stroke_t: float | None, t_s: float, speed: float, s: ShotSettings) -> bool:
+    """A ball seen setting off at ``t_s`` in a shot struck at ``stroke_t`` with nothing to have set it off, about
+    when it stopped in this shot (``stop_t``, within ``regone_stop_s``), slower than a struck ball: the same
+    motion going on (a slow rebound or creep the tracker took for rest), not a ball touched by hand. (One set off
+    within three frames of its last contact is already explained before this is asked.)"""
     # (a creep's start, run back from its path, may come before the stop that its rest was dated from)
-    in_shot = ex.stroke is not None and b.stop_t is not None and b.stop_t > ex.stroke[1]
-    stop = in_shot and abs(t_s - b.stop_t) <= ex.s.shots.regone_stop_s  # type: ignore[operator]
-    return stop and speed < ex.s.shots.start_speed_mm_s
+    if stroke_t is None or stop_t is None or stop_t <= stroke_t:
+        return False
+    return abs(t_s - stop_t) <= s.regone_stop_s and speed < s.start_speed_mm_s
 
 
 def quiet_long_enough(quiet_since: float, now: float, s: ShotSettings) -> bool:

@@ -67,3 +67,27 @@ def test_a_slow_ball_is_struck_once_that_is_sure_and_waited_for_until_then() -> 
     assert shots.judge_pending(p, None, busy=False, on_table=True, now=late, force=False, s=S) == "struck"
     rolled = 1.0 + S.push_stop_s + 0.2  # stopped, but later than a hand's push stops
     assert shots.judge_pending(p, rolled, busy=False, on_table=True, now=rolled, force=False, s=S) == "struck"
+
+
+def _back(steps_mm: list[float]) -> PathView:
+    """A ball back in sight at x = 1000, then ``steps_mm`` along +x a frame apart."""
+    xs = np.cumsum([1000.0, *steps_mm])
+    return PathView("6", tuple(1.0 + i * DT for i in range(len(xs))), tuple(np.array([x, 600.0]) for x in xs))
+
+
+def test_a_blob_that_takes_one_long_step_and_stops_dead_with_no_ball_near_is_no_ball_run_from_its_place() -> None:
+    far = [np.array([2500.0, 600.0])]
+    assert shots.stalled(_back([49.0, 1.0, 0.5]), far, 68.0, S)
+    # a rolling ball keeps most of its step from frame to frame
+    assert not shots.stalled(_back([49.0, 48.0, 47.0]), far, 68.0, S)
+    # stopped dead beside another ball: a stun shot into it
+    assert not shots.stalled(_back([49.0, 1.0, 0.5]), [np.array([1100.0, 600.0])], 68.0, S)
+
+
+def test_a_ball_setting_off_just_after_it_stopped_in_this_shot_slowly_is_the_same_motion_going_on() -> None:
+    slow = 0.5 * S.start_speed_mm_s
+    assert shots.still_going(2.0, 1.0, 2.0 + 0.5 * S.regone_stop_s, slow, S)
+    assert not shots.still_going(2.0, 1.0, 2.0 + 2 * S.regone_stop_s, slow, S)  # long after it stopped
+    assert not shots.still_going(2.0, 1.0, 2.1, 2 * S.start_speed_mm_s, S)  # as fast as a struck ball
+    assert not shots.still_going(0.5, 1.0, 1.1, slow, S)  # it stopped before this shot
+    assert not shots.still_going(None, 1.0, 1.1, slow, S)
