@@ -332,19 +332,26 @@ def one_per_frame(idx: np.ndarray, ts: np.ndarray, dt: float) -> tuple[np.ndarra
 
 
 def sample_windows(ex: EventExtractor, t: float, w: int) -> list[SampleWindow]:
-    """The last ``w`` samples of every ball sampled at ``t`` (``contacts.kisses`` reads them)."""
-    out = []
+    """The last ``w`` samples of every ball sampled at ``t`` (``contacts.kisses`` reads them); none where no
+    sample of any of them was kept on a moving path (balls at rest all along never kissed)."""
+    live = []
     for b in ex.balls.values():
         n = len(b.ts)
         if n < w or abs(b.ts[-1] - t) >= 1e-9:
             continue
-        sids = b.sid[n - w :]
-        kept = np.array([sid >= 0 for sid in sids])
-        moving = np.array([sid >= 0 and ex.segs[sid].kind == "move" for sid in sids])
-        unexplained = tuple(br.t_lo for br in b.breaks)
-        out.append(
-            SampleWindow(b.id, b.ts_arr[n - w : n].copy(), b.xy_arr[n - w : n].copy(), kept, moving, unexplained)
-        )
+        move = [sid for sid in set(b.sid[n - w :]) if sid >= 0 and ex.segs[sid].kind == "move"]
+        live.append((b, n, move))
+    if not any(move for _, _, move in live):
+        return []
+    out = []
+    for b, n, move in live:
+        sids = np.array(b.sid[n - w :], dtype=np.int64)
+        moving = np.zeros(w, dtype=bool)
+        for sid in move:  # (a path or two in a window)
+            moving |= sids == sid
+        # (rows below n are never written again: views of them stay as they are)
+        ts, xy = b.ts_arr[n - w : n], b.xy_arr[n - w : n]
+        out.append(SampleWindow(b.id, ts, xy, sids >= 0, moving, tuple(br.t_lo for br in b.breaks)))
     return out
 
 
