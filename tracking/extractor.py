@@ -31,7 +31,9 @@ import numpy as np
 
 from calibration.contract import Event
 from calibration.table import TableModel
-from tracking.detect import breaks, contacts, lines, pots, segments, shots
+from tracking.detect import breaks, contacts, lines, pots, resolve, segments, shots
+from tracking.detect.candidate import confidence
+from tracking.detect.geometry import as_pt
 from tracking.detect.resolve import in_shots
 from tracking.detect.segments import Ball, Seg, Settling
 from tracking.detect.settings import ExtractorSettings
@@ -84,13 +86,88 @@ class EventExtractor:
         for re in tf.reappeared:
             shots.reappeared(self, re, out)
         if self.pending is not None:
-            shots.judge_pending(self, out, force=False)
+            self.judge_pending(out, force=False)
         breaks.explain_breaks(self, out, force=False)
         if self.shot_active:
-            contacts.kisses(self, tf.t, out)
+            windows = segments.sample_windows(self, tf.t, self.s.contacts.kiss_window)
+            for c in contacts.kisses(windows, self.dt, self.table.ball_diameter_mm, self.s.contacts):
+                resolve.give(self, c, out)
         breaks.settle(self, tf.t, out, force=False)
-        shots.check_shot_end(self, tf, out)
+        self._check_shot_end(tf, out)
         return in_shots(out)
+
+    def start_shot(self, ball: str, t: float, place: np.ndarray, conf: float, out: list[Event] | None) -> None:
+        """A new shot, ``ball`` struck at ``t`` from ``place`` (``shots.shot_start``); ``out`` None: its events go
+        out with the next frame's. A ball struck while frozen to others pushes them at once (``contacts.chains``)."""
+        self.shot += 1
+        self.shot_active = True
+        self.quiet_since = None
+        self.shot_last_t = t
+        sink = self.deferred if out is None else out
+        rests = segments.rest_positions(self.balls)
+        c = shots.shot_start(ball, t, as_pt(place), conf, rests, segments.last_places(self.balls))
+        resolve.give(self, c, sink)
+        self.balls[ball].last_event_t = t
+        self.stroke = (ball, t, np.asarray(place, dtype=float).copy())
+        contacts.propagate(self, ball, ball, t, sink)
+
+    def judge_pending(self, out: list[Event], force: bool) -> None:
+        """The ball set off slowly between shots (``pending``): pushed by hand or struck (``shots.judge_pending``),
+        once that is sure; ``force``: now."""
+        p = self.pending
+        assert p is not None
+        b = self.balls[p.ball]
+        others = any(o is not b and (o.breaks or (o.segs and o.seg.kind == "move")) for o in self.balls.values())
+        stopped = b.on_table and b.segs and b.seg.kind == "rest" and b.stop_t is not None and b.stop_t > p.t
+        now = self.times[-1] if self.times else p.t
+        busy = bool(others or b.breaks)
+        verdict = shots.judge_pending(p, b.stop_t if stopped else None, busy, b.on_table, now, force, self.s.shots)
+        if verdict == "wait":
+            return
+        self.pending = None
+        if verdict == "hand_push":
+            resolve.give(self, shots.hand_push(p), out)
+        else:
+            self.start_shot(b.id, p.t, p.pos, p.confidence, out)
+
+    def _check_shot_end(self, tf: TrackerFrame, out: list[Event]) -> None:
+        """The shot ends once every ball has rested ``shot_end_hold_s`` (``shots.quiet_long_enough``): none seen
+        moving (a blob below ``ghost_below`` is no ball) and no break waiting to be explained."""
+        if not self.shot_active:
+            return
+        busy = any((not o.resting) and o.quality >= self.s.ghost_below for o in tf.balls) or any(
+            b.breaks for b in self.balls.values()
+        )
+        if busy:
+            self.quiet_since = None
+            return
+        if self.quiet_since is None:
+            self.quiet_since = tf.t
+        if shots.quiet_long_enough(self.quiet_since, tf.t, self.s.shots):
+            breaks.settle(self, tf.t, out, force=True)
+            self._end_shot(self.shot_last_t, out)
+
+    def _end_shot(self, t: float, out: list[Event]) -> None:
+        """The shot in play ends at ``t``: its nudges are read, then its ``shot_end``."""
+        if self.stroke is not None:
+            t_s = self.stroke[1]
+            touched = {k for k, tt in self.contacts if tt >= t_s - self.dt}
+            s = self.s
+            found = contacts.nudges(
+                segments.rest_spells(self),
+                segments.moving_samples(self, t_s),
+                t_s,
+                touched,
+                self.table.ball_diameter_mm,
+                s.contacts,
+                s.shots.shot_end_hold_s,
+                s.lines.line_settle_s,
+                self.dt,
+            )
+            for c in found:
+                resolve.give(self, c, out)
+        out.append(resolve.event_of(self, shots.shot_end(t, segments.rest_positions(self.balls))))
+        self.shot_active = False
 
     def _observe(self, obs: BallObs, t: float, out: list[Event]) -> None:
         """One ball's observation in the frame at ``t``: a sample of its segments."""
@@ -118,7 +195,7 @@ class EventExtractor:
         self.decision += 1
         out: list[Event] = []
         if self.pending is not None:
-            shots.judge_pending(self, out, force=True)
+            self.judge_pending(out, force=True)
         for loss in losses:
             pots.lost(self, loss, out)
         for b in self.balls.values():
@@ -130,9 +207,7 @@ class EventExtractor:
                 breaks.close_move(self, b, segments.end_of(self, b), out)
         breaks.settle(self, math.inf, out, force=True)
         if self.shot_active and self.times:
-            contacts.nudges(self, out)
-            out.append(shots.shot_end_event(self, self.shot_last_t or self.times[-1]))
-            self.shot_active = False
+            self._end_shot(self.shot_last_t or self.times[-1], out)
         return in_shots(out)
 
     def smoothed(self, ball: str, t: float) -> tuple[float, float] | None:
@@ -199,7 +274,11 @@ class EventExtractor:
             good = [i for i in range(len(b.ts)) if b.sid[i] >= 0]
             if len(good) >= 3:
                 b.checked_unseen_start = True
-                shots.first_seen_moving(self, b, good[:4])
+                first = good[:4]
+                view = segments.PathView(b.id, tuple(b.ts[j] for j in first), tuple(b.xy[j] for j in first))
+                t0 = shots.first_seen_moving(view, self.s.shots)
+                if t0 is not None:
+                    self.start_shot(b.id, t0, b.xy[first[0]], confidence("struck_unseen"), None)
 
     def rename(self, mapping: dict[str, str]) -> None:
         """The balls called by the keys of ``mapping`` are called by its values from now on (an operator's

@@ -49,6 +49,6 @@ def test_a_shot_ends_no_sooner_than_its_last_event() -> None:
     ex = EventExtractor(TableModel())
     ex.shot, ex.shot_active, ex.shot_last_t = 0, True, 10.7407  # the ball's stop
     touch = resolve.record_event(ex, "cushion", 10.7417, ball="1", cushion="right-pyramid", pos=(3500.0, 1744.0))
-    end = shots.shot_end_event(ex, ex.shot_last_t)
+    end = resolve.event_of(ex, shots.shot_end(ex.shot_last_t, {}))
     assert touch.shot == end.shot == 0
     assert (end.t or 0.0) >= (touch.t or 0.0)

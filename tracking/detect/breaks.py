@@ -61,7 +61,7 @@ def explain_breaks(ex: EventExtractor, out: list[Event], force: bool) -> None:
     )
     for _, b, br in ready:
         if ex.pending is not None and ex.pending.ball != b.id:
-            shots.judge_pending(ex, out, force=True)  # another ball set off or bent: the pending one was struck
+            ex.judge_pending(out, force=True)  # another ball set off or bent: the pending one was struck
         if br.kind == "start":
             explain_start(ex, b, br, out)
         else:

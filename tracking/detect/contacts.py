@@ -3,21 +3,35 @@ bend either path (kisses), pushes through frozen clusters and nudges the tracker
 
 from __future__ import annotations
 
-import bisect
 import math
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from calibration.contract import Event
-from tracking.detect import breaks, resolve, segments, shots
+from tracking.detect import breaks, resolve, segments
 from tracking.detect.candidate import Candidate, Evidence, confidence
 from tracking.detect.geometry import (
     as_pt,
     gap_between,
     gap_to_point,
 )
-from tracking.detect.segments import Ball, Break, Kink, KinkReading, Neighbour, Seg, seg_before
+from tracking.detect.segments import (
+    Approach,
+    Ball,
+    Kink,
+    KinkReading,
+    LastSeen,
+    LeftRest,
+    MovingSamples,
+    Neighbour,
+    RestingBall,
+    RestSpell,
+    SampleWindow,
+    Seg,
+    StrokeView,
+)
 from tracking.detect.settings import ContactSettings
 from tracking.trajectory import PathFit, closest_time, fit_path, solve_root
 
@@ -31,31 +45,36 @@ HIT_TOL_FRAMES = 1.5
 
 
 def find_hitter(
-    ex: EventExtractor, b: Ball, br: Break, a: np.ndarray, t_s: float, crept: float | None, moving_only: bool = False
+    others: Sequence[Approach],
+    a: np.ndarray,
+    t_s: float,
+    t_lo: float,
+    t_hi: float,
+    crept: float | None,
+    diameter_mm: float,
+    s: ContactSettings,
+    dt: float,
+    moving_only: bool = False,
 ) -> tuple[float, str, float, float] | None:
-    """The ball that set ``b`` off from ``a`` at about ``t_s``, as (score, its id, contact time, confidence):
-    a moving ball whose incoming path reaches one diameter from ``a`` then, or (unless ``moving_only``) a
-    frozen neighbour just hit or starting. None if no ball explains it."""
-    dt = ex.dt
-    D = ex.table.ball_diameter_mm
+    """The ball that set a ball resting at ``a`` off at about ``t_s`` (its last resting sample at ``t_lo``, its
+    first moving one at ``t_hi``; ``crept``: where a slow creep off its place began), as (score, its id, contact
+    time, confidence): a moving ball whose incoming path (``others``: every other ball's path before then)
+    reaches one diameter from ``a`` then, or (unless ``moving_only``) a frozen neighbour just hit or starting.
+    None if no ball explains it."""
+    D = diameter_mm
     best: tuple[float, str, float, float] | None = None  # (score, other, t, conf)
-    for o in ex.balls.values():
-        if o is b or not o.ts:
-            continue
-        pb = segments.path_before(ex, o, min(br.t_lo, t_s + dt))  # its path before the contact, not after
-        if pb is None:
-            continue
-        path, moving = pb
-        if moving:
-            root = solve_root(gap_to_point(path, a, D), min(br.t_lo, t_s) - 2 * dt, br.t_hi + 0.5 * dt)
+    for o in others:
+        path = o.path
+        if o.moving:
+            root = solve_root(gap_to_point(path, a, D), min(t_lo, t_s) - 2 * dt, t_hi + 0.5 * dt)
             if root is None:
                 gap = abs(float(np.linalg.norm(path.at(t_s) - a)) - D)
-                if gap > ex.s.contacts.contact_tol_mm:
+                if gap > s.contact_tol_mm:
                     continue
-                root, score = t_s, 1.0 + gap / ex.s.contacts.contact_tol_mm
+                root, score = t_s, 1.0 + gap / s.contact_tol_mm
             else:
                 score = abs(root - t_s) / dt
-                slow = abs(root - t_s) * float(np.linalg.norm(path.vel(root))) <= ex.s.contacts.contact_tol_mm
+                slow = abs(root - t_s) * float(np.linalg.norm(path.vel(root))) <= s.contact_tol_mm
                 if score > 3.0 and not (crept is not None and slow):
                     continue  # (a slow ball creeping into another: frames off, but millimetres)
                 score = min(score, 3.0)
@@ -64,17 +83,16 @@ def find_hitter(
                 # two estimates of one instant, each from one ball's path: its arrival and the other's
                 # departure (on the rendered suite's detections the first came a third of a frame late on
                 # average, the second half a frame early: their mean is nearer than either)
-                best = (score, o.id, 0.5 * (root + t_s), conf)
+                best = (score, o.ball, 0.5 * (root + t_s), conf)
         elif not moving_only:
             d = float(np.linalg.norm(path.at(t_s) - a))
             recent = o.last_event_t is not None and abs(o.last_event_t - t_s) <= 2.5 * dt
-            starting = o.seg.kind == "move" and abs(o.seg.start_t - t_s) <= 2.5 * dt
-            if d <= D + ex.s.contacts.frozen_tol_mm and (recent or starting):
+            starting = o.move_start_t is not None and abs(o.move_start_t - t_s) <= 2.5 * dt
+            if d <= D + s.frozen_tol_mm and (recent or starting):
                 te = o.last_event_t if recent and o.last_event_t is not None else t_s
-                score = 2.0 + (d - D) / ex.s.contacts.frozen_tol_mm
+                score = 2.0 + (d - D) / s.frozen_tol_mm
                 if best is None or score < best[0]:
-                    conf = confidence("frozen_hit", score - 2.0)
-                    best = (score, o.id, max(te, br.t_lo - dt), conf)
+                    best = (score, o.ball, max(te, t_lo - dt), confidence("frozen_hit", score - 2.0))
     return best
 
 
@@ -121,25 +139,34 @@ def kink_readings(
     return out
 
 
-def find_pusher(ex: EventExtractor, ball: str, vhat: np.ndarray, t: float) -> str:
+def find_pusher(
+    ball: str,
+    vhat: np.ndarray,
+    places: Mapping[str, np.ndarray],
+    resting: Collection[str],
+    diameter_mm: float,
+    s: ContactSettings,
+) -> str:
     """The ball struck when ``ball``, frozen to others, set off along ``vhat``: a frozen neighbour squarely
-    behind it (``vhat`` along their line of centres, as a push sends it) pushed it, and that one may have
-    been pushed by the one behind it. The struck ball itself barely moves in a push through a frozen ball:
-    it may not yet be seen leaving its place."""
-    D = ex.table.ball_diameter_mm + ex.s.contacts.frozen_tol_mm
-    cos_max = math.cos(math.radians(ex.s.contacts.push_angle_deg))
+    behind it (``vhat`` along their line of centres, within ``push_angle_deg``, as a push sends it) pushed it, and
+    that one may have been pushed by the one behind it. ``places``: where the balls on the table rest;
+    ``resting``: those resting then. The struck ball itself barely moves in a push through a frozen ball: it may
+    not yet be seen leaving its place."""
+    reach = diameter_mm + s.frozen_tol_mm
+    cos_max = math.cos(math.radians(s.push_angle_deg))
     cur, seen = ball, {ball}
     while True:
-        p = ex.balls[cur].rest_pos
+        p = places.get(cur)
         if p is None:
             return cur
         behind = None
-        for k in segments.frozen_cluster(ex, cur, t):
-            q = ex.balls[k].rest_pos
-            if k in seen or q is None:
+        frozen = {k: q for k, q in places.items() if k == cur or k in resting}
+        for k in segments.touching(cur, frozen, reach):
+            if k in seen:
                 continue
+            q = places[k]
             d = float(np.linalg.norm(p - q))
-            if d <= D and float((p - q) @ vhat) > cos_max * d:
+            if d <= reach and float((p - q) @ vhat) > cos_max * d:
                 behind = k
                 break
         if behind is None:
@@ -148,68 +175,90 @@ def find_pusher(ex: EventExtractor, ball: str, vhat: np.ndarray, t: float) -> st
         seen.add(cur)
 
 
+def struck_ball(
+    ball: str,
+    vhat: np.ndarray,
+    places: Mapping[str, np.ndarray],
+    resting: Collection[str],
+    moving: Collection[str],
+    diameter_mm: float,
+    s: ContactSettings,
+) -> str:
+    """The ball struck when ``ball`` set off along ``vhat`` between shots: a struck ball frozen to others sets them
+    off together (``moving``: the balls on a moving path now), so the struck one is the rearmost of them, or the
+    frozen ball behind it that pushed it (``find_pusher``)."""
+    frozen = {k: q for k, q in places.items() if k == ball or k in resting}
+    cluster = segments.touching(ball, frozen, diameter_mm + s.frozen_tol_mm)
+    set_off = [k for k in cluster if k in moving and k in places]
+    first = min(set_off, key=lambda k: float(places[k] @ vhat)) if set_off else ball
+    return find_pusher(first, vhat, places, resting, diameter_mm, s)
+
+
 def hit_at_stroke(
-    ex: EventExtractor, b: Ball, br: Break, a: np.ndarray, new: PathFit, t_s: float
+    st: StrokeView,
+    ball: str,
+    a: np.ndarray,
+    new: PathFit,
+    t_s: float,
+    t_lo: float,
+    t_hi: float,
+    diameter_mm: float,
+    s: ContactSettings,
+    start_speed_mm_s: float,
+    dt: float,
 ) -> tuple[str, float, np.ndarray, float | None] | None:
-    """A resting ball set moving in the first frames of a shot by the struck ball, which hit it before it
-    was ever seen moving (at 25 fps a ball one diameter away is hit within a frame of the stroke): the
-    struck ball's place at the stroke plus the path it has run by ``b``'s first moving sample reaches
-    one diameter (plus the contact tolerance) from ``b``, and ``b`` leaves away from it. Returns (the
-    struck ball, the contact time, the contact point, and the stroke time where it can be solved)."""
-    if ex.stroke is None:
+    """A ball resting at ``a`` set moving (its last resting sample at ``t_lo``, its first moving one at ``t_hi``,
+    its path ``new``, leaving at ``t_s``) in the first frames of a shot by the struck ball (``st``), which hit it
+    before it was ever seen moving (at 25 fps a ball one diameter away is hit within a frame of the stroke): the
+    struck ball's place at the stroke plus the path it has run by the ball's first moving sample reaches one
+    diameter (plus the contact tolerance) from it, and the ball leaves away from it. Returns (the struck ball,
+    the contact time, the contact point, and the stroke time where it can be solved)."""
+    if st.ball == ball:
         return None
-    sid, t0, p0 = ex.stroke
-    dt = ex.dt
-    s_ball = ex.balls.get(sid)
-    if s_ball is None or s_ball is b:
-        return None
+    t0, p0 = st.t0, st.p0
     # within frames of the stroke: of its time as solved, or of the struck ball's last sample at its place (a
     # struck ball that barely moves after the hit has its stroke run back too early)
-    left = max(
-        (s_ball.ts[i] for sg in s_ball.segs if sg.kind == "rest" for i in sg.idx if s_ball.ts[i] <= br.t_hi),
-        default=t0,
-    )
-    if br.t_lo > max(t0, left) + 3 * dt:
+    rested = st.rest_ts[st.rest_ts <= t_hi]
+    left = float(rested.max()) if len(rested) else t0
+    if t_lo > max(t0, left) + 3 * dt:
         return None
-    D = ex.table.ball_diameter_mm
+    D = diameter_mm
     away = a - p0
     dist = float(np.linalg.norm(away))
     v_b = new.vel(t_s)
     if dist < 1e-6 or float(away @ v_b) <= 0:
         return None  # it leaves toward the struck ball's place, not away from it
-    # the path the struck ball ran up to b's first moving sample (a polyline through its samples)
-    after = bisect.bisect_right(s_ball.ts, t0)
-    upto = bisect.bisect_right(s_ball.ts, br.t_hi + 1e-9)
-    run = [p0] + [s_ball.xy[i] for i in range(after, upto) if s_ball.sid[i] >= 0]
+    # the path the struck ball ran up to the ball's first moving sample (a polyline through its samples)
+    after = int(np.searchsorted(st.ts, t0, side="right"))
+    upto = int(np.searchsorted(st.ts, t_hi + 1e-9, side="right"))
+    run = [p0] + [st.xy[i] for i in range(after, upto) if st.kept[i]]
     travel = float(sum(np.linalg.norm(run[i + 1] - run[i]) for i in range(len(run) - 1)))
-    if dist - D > travel + ex.s.contacts.contact_tol_mm:
+    if dist - D > travel + s.contact_tol_mm:
         return None
-    # b leaves its place at the contact: the time is where b's outgoing path, run back, is nearest its
-    # place (the struck ball's incoming leg was never seen); the struck ball's centre is then one
-    # diameter behind b along b's new direction (the line of centres)
+    # the ball leaves its place at the contact: the time is where its outgoing path, run back, is nearest its
+    # place (the struck ball's incoming leg was never seen); the struck ball's centre is then one diameter
+    # behind it along its new direction (the line of centres)
     u = v_b / max(float(np.linalg.norm(v_b)), 1e-9)
-    t_c = min(max(t_s, t0, br.t_lo - dt), br.t_hi)
-    return sid, t_c, a - u * (D / 2), stroke_time(ex, s_ball, upto, a - u * D, v_b, t_c)
+    t_c = min(max(t_s, t0, t_lo - dt), t_hi)
+    return st.ball, t_c, a - u * (D / 2), stroke_time(st, upto, a - u * D, v_b, t_c, start_speed_mm_s)
 
 
 def stroke_time(
-    ex: EventExtractor, s_ball: Ball, first: int, c: np.ndarray, v_b: np.ndarray, t_c: float
+    st: StrokeView, first: int, c: np.ndarray, v_b: np.ndarray, t_c: float, start_speed_mm_s: float
 ) -> float | None:
-    """When the struck ball, never seen before its first contact, was struck: its incoming velocity is
+    """When the struck ball (``st``), never seen before its first contact, was struck: its incoming velocity is
     the sum of both balls' outgoing ones (equal masses), run back over its leg from its place to the
     contact centre ``c``; no earlier than its last resting sample. ``first``: its first sample after."""
-    assert ex.stroke is not None
-    p0 = ex.stroke[2]
-    nxt = [i for i in range(max(first - 1, 0), len(s_ball.ts)) if s_ball.sid[i] >= 0]
-    rest = [s_ball.ts[i] for sg in s_ball.segs if sg.kind == "rest" for i in sg.idx if s_ball.ts[i] <= t_c]
-    if len(nxt) < 2 or not rest:
+    nxt = [i for i in range(max(first - 1, 0), len(st.ts)) if st.kept[i]]
+    rest = st.rest_ts[st.rest_ts <= t_c]
+    if len(nxt) < 2 or not len(rest):
         return None
     i, k = nxt[0], nxt[1]
-    v_s = (s_ball.xy[k] - s_ball.xy[i]) / max(s_ball.ts[k] - s_ball.ts[i], 1e-6)
+    v_s = (st.xy[k] - st.xy[i]) / max(float(st.ts[k] - st.ts[i]), 1e-6)
     speed = float(np.linalg.norm(v_s + v_b))
-    if speed < ex.s.shots.start_speed_mm_s:
+    if speed < start_speed_mm_s:
         return None
-    return min(max(t_c - float(np.linalg.norm(c - p0)) / speed, max(rest)), t_c)
+    return min(max(t_c - float(np.linalg.norm(c - st.p0)) / speed, float(rest.max())), t_c)
 
 
 def hit_by_unseen(ex: EventExtractor, s_ball: Ball, b: Ball, t_s: float, out: list[Event]) -> None:
@@ -222,7 +271,7 @@ def hit_by_unseen(ex: EventExtractor, s_ball: Ball, b: Ball, t_s: float, out: li
     rest = next(sg for sg in reversed(s_ball.segs) if sg.kind == "rest" and sg.idx)
     t_gone = s_ball.ts[rest.idx[-1]] + 0.5 * dt
     if not ex.shot_active:
-        shots.start_shot(ex, s_ball, t_gone, sp, 0.45, out)
+        ex.start_shot(s_ball.id, t_gone, sp, 0.45, out)
     cluster = [k for k in segments.frozen_cluster(ex, b.id, t_s) if k != s_ball.id] or [b.id]
     target = min(cluster, key=lambda k: float(np.linalg.norm(ex.balls[k].rest_pos - sp)))
     q = ex.balls[target].rest_pos
@@ -238,156 +287,169 @@ def hit_by_unseen(ex: EventExtractor, s_ball: Ball, b: Ball, t_s: float, out: li
         s_ball.unseen_seg.start_t, s_ball.unseen_seg.start_p = t_s, centre.copy()
 
 
-def unseen_striker(ex: EventExtractor, b: Ball, t_s: float, a: np.ndarray, v: np.ndarray) -> str | None:
-    """A resting ball that vanished shortly before ``b`` started, from a place behind ``b``'s new
-    direction of travel: the struck ball, unseen while it ran (blur, or under the player's arm)."""
+def unseen_striker(
+    left: Sequence[LeftRest],
+    t_s: float,
+    a: np.ndarray,
+    v: np.ndarray,
+    start_min_mm: float,
+    s: ContactSettings,
+    dt: float,
+) -> str | None:
+    """A resting ball that vanished (``left``: every other ball's last rest and its samples since) within
+    ``unseen_strike_s`` before a ball at ``a`` started along ``v`` at ``t_s``, from a place behind that direction
+    of travel: the struck ball, unseen while it ran (blur, or under the player's arm). The latest to vanish."""
     best, best_t = None, -math.inf
-    for o in ex.balls.values():
-        if o is b or not o.on_table or o.rest_pos is None or not o.ts or not o.segs:
-            continue
-        rest = next((sg for sg in reversed(o.segs) if sg.kind == "rest" and sg.idx), None)
-        if rest is None:
-            continue
-        gone = o.ts[rest.idx[-1]]
+    for o in left:
         # its samples after its rest, but those still within a few millimetres of its place: the first
         # blurred frame of a hard stroke shows it barely moved, then it is gone
-        after = [i for i in range(rest.idx[-1] + 1, len(o.ts)) if o.sid[i] >= 0]
-        away = [float(np.linalg.norm(o.xy[i] - o.rest_pos)) > ex.s.segments.start_min_mm for i in after]
-        later = [o.ts[i] for i, off in zip(after, away, strict=True) if off]
-        if later and later[0] < t_s - 0.5 * ex.dt:
+        away = np.array([float(np.linalg.norm(p - o.rest_pos)) > start_min_mm for p in o.after_xy], dtype=bool)
+        later = o.after_ts[away]
+        if len(later) and later[0] < t_s - 0.5 * dt:
             continue  # it was seen moving before b started: not unseen
-        if any(not off and o.ts[i] > t_s - 1.5 * ex.dt for i, off in zip(after, away, strict=True)):
+        if np.any(~away & (o.after_ts > t_s - 1.5 * dt)):
             continue  # still seen at its place as b started (seen too seldom to make a rest): not the striker
-        if not (t_s - ex.s.contacts.unseen_strike_s <= gone <= t_s - 1.5 * ex.dt):
+        if not (t_s - s.unseen_strike_s <= o.gone_t <= t_s - 1.5 * dt):
             continue
         if float((a - o.rest_pos) @ v) <= 0:
             continue
-        if gone > best_t:
-            best, best_t = o.id, gone
+        if o.gone_t > best_t:
+            best, best_t = o.ball, o.gone_t
     return best
 
 
-def kisses(ex: EventExtractor, t: float, out: list[Event]) -> None:
+def kisses(windows: Sequence[SampleWindow], dt: float, diameter_mm: float, s: ContactSettings) -> list[Candidate]:
     """Touches too thin to bend either path visibly (two balls rolling side by side, a feathered cut): over
-    the last ``kiss_window`` frames the centres came within a diameter (plus the measurement noise) and
-    were farther apart, by ``kiss_rise_mm``, both before and after. Judged on the frames in which both balls
-    were seen, at least one of them moving."""
-    w = ex.s.contacts.kiss_window
-    D = ex.table.ball_diameter_mm
-    near = D + ex.s.contacts.kiss_tol_mm
-    live = [b for b in ex.balls.values() if len(b.ts) >= w and abs(b.ts[-1] - t) < 1e-9]
+    the last ``kiss_window`` frames (``windows``: each ball's) the centres came within a diameter (plus the
+    measurement noise) and were farther apart, by ``kiss_rise_mm``, both before and after. Judged on the frames
+    in which both balls were seen, at least one of them moving."""
+    w = s.kiss_window
+    D = diameter_mm
+    near = D + s.kiss_tol_mm
     # A pair is judged only if one of the two was moving in some kept sample of the window (the last test
-    # below, on the pair's common frames, which are among those): two balls at rest all along are skipped at
-    # once. Nothing in between changes any state, so skipping them early changes no decision.
-    moving = {b.id: segments.moved_in_window(ex, b, w) for b in live}
-    if not any(moving.values()):
-        return
-    # each ball's last w samples: frame numbers and positions of those kept (not rejected outliers)
-    win: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, float]] = {}
+    # of ``kiss_pair``, on the pair's common frames, which are among those): two balls at rest all along are
+    # skipped at once.
+    moving = [bool(v.moving.any()) for v in windows]
+    if not any(moving):
+        return []
+    # each ball's window: its kept samples, one per frame (indices into the window), their frame numbers and
+    # positions, and how far it went over the window
+    win: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, float]] = {}
 
-    def window(b: Ball) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-        got = win.get(b.id)
+    def window(i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+        got = win.get(i)
         if got is None:
-            n = len(b.ts)
-            kept, frames = segments.kept_frames(ex, b, n - w, n)
-            xy = b.xy_arr[n - w : n]
-            keep = kept - (n - w)
-            got = win[b.id] = (frames, xy[keep], keep - w, float(np.linalg.norm(xy[-1] - xy[0])))
+            v = windows[i]
+            kept = np.flatnonzero(v.kept)
+            keep, frames = segments.one_per_frame(kept, v.ts[kept], dt)
+            got = win[i] = (frames, v.xy[keep], keep, float(np.linalg.norm(v.xy[-1] - v.xy[0])))
         return got
 
-    cleared = kiss_screen(ex, live, moving, w, near + 2 * D)
-    for i, a in enumerate(live):
-        for j in range(i + 1, len(live)):
-            c = live[j]
-            if not (moving[a.id] or moving[c.id]) or (i, j) in cleared:
+    cleared = kiss_screen(windows, moving, near + 2 * D, dt, s)
+    out = []
+    for i, a in enumerate(windows):
+        for j in range(i + 1, len(windows)):
+            c = windows[j]
+            if not (moving[i] or moving[j]) or (i, j) in cleared:
                 continue
-            na, xa, ia, travel_a = window(a)
-            nc, xc, ic, travel_c = window(c)
+            na, xa, ia, travel_a = window(i)
+            nc, xc, ic, travel_c = window(j)
             if float(np.linalg.norm(a.xy[-1] - c.xy[-1])) > near + max(w * 20.0, 2 * (travel_a + travel_c)):
                 continue  # too far apart now to have been close in the window
             _, ka, kc = np.intersect1d(na, nc, assume_unique=True, return_indices=True)
-            if len(ka) < ex.s.contacts.kiss_after + 4:
+            if len(ka) < s.kiss_after + 4:
                 continue
             ja, jc = ia[ka].tolist(), ic[kc].tolist()
             diff = xa[ka] - xc[kc]
             dd = np.sqrt(diff[:, 0] * diff[:, 0] + diff[:, 1] * diff[:, 1])
-            kiss_pair(ex, a, c, ja, jc, dd, out)
+            kiss = kiss_pair(a, c, ja, jc, dd, dt, D, s)
+            if kiss is not None:
+                out.append(kiss)
+    return out
 
 
 def kiss_pair(
-    ex: EventExtractor, a: Ball, c: Ball, ja: list[int], jc: list[int], dd: np.ndarray, out: list[Event]
-) -> None:
+    a: SampleWindow,
+    c: SampleWindow,
+    ja: list[int],
+    jc: list[int],
+    dd: np.ndarray,
+    dt: float,
+    diameter_mm: float,
+    s: ContactSettings,
+) -> Candidate | None:
     """Whether ``a`` and ``c`` kissed in the window: ``dd`` their centres' distances in the frames both were
     seen (samples ``ja``, ``jc``). The closest frame must lie ``kiss_after`` frames before the window's end,
     within a diameter plus ``kiss_tol_mm`` (or, met between frames, their approach paths within that), with
     the centres ``kiss_rise_mm`` farther apart before and after, one of them moving, and no bend of either path
-    near then still unexplained."""
-    D = ex.table.ball_diameter_mm
-    near = D + ex.s.contacts.kiss_tol_mm
+    near then still unexplained. The contact, the faster ball first, or None."""
+    D = diameter_mm
+    near = D + s.kiss_tol_mm
     k = int(np.argmin(dd))
-    if dd[k] > near + 2 * D or not (2 <= k <= len(dd) - 1 - ex.s.contacts.kiss_after):
-        return  # decided once the breaks of a visible bend (a ball set off slowly) would be
+    if dd[k] > near + 2 * D or not (2 <= k <= len(dd) - 1 - s.kiss_after):
+        return None  # decided once the breaks of a visible bend (a ball set off slowly) would be
     if dd[k] > near:
         # Not close in any frame: they may have met between frames (the closest frame as far from the
         # touch as they closed in a frame), or their paths bent off just before the closest frame
         # (kiss_bent_mm). On the paths they came in on, did they meet?
         rel = (a.xy[ja[k + 1]] - c.xy[jc[k + 1]]) - (a.xy[ja[k]] - c.xy[jc[k]])
-        reach = max(near + ex.s.contacts.kiss_bent_mm, math.hypot(near, float(np.linalg.norm(rel))))
-        if dd[k] > reach or approach_gap(ex, a, c, ja, jc, k) > near:
-            return
-    rise = dd[k] + ex.s.contacts.kiss_rise_mm
+        reach = max(near + s.kiss_bent_mm, math.hypot(near, float(np.linalg.norm(rel))))
+        if dd[k] > reach or approach_gap(a, c, ja, jc, k) > near:
+            return None
+    rise = dd[k] + s.kiss_rise_mm
     if dd[:k].max() < rise or dd[k + 1 :].max() < rise:
-        return
-    if not any(segments.seg_kind(ex, b, j) == "move" for b, js in ((a, ja), (c, jc)) for j in js):
-        return
-    t_k = a.ts[ja[k]]
-    if any(br.t_lo <= t_k + 3 * ex.dt for b in (a, c) for br in b.breaks):
-        return  # a bend of either path near then is not explained yet: that decides first
+        return None
+    if not (a.moving[ja].any() or c.moving[jc].any()):
+        return None
+    t_k = float(a.ts[ja[k]])
+    if any(t_lo <= t_k + 3 * dt for v in (a, c) for t_lo in v.unexplained):
+        return None  # a bend of either path near then is not explained yet: that decides first
     t_c, fa, fc = kiss_time(a, c, ja, jc, dd, k, near, D)
     first, second = (a, c) if np.linalg.norm(fa.vel(t_c)) >= np.linalg.norm(fc.vel(t_c)) else (c, a)
-    pos = (fa.at(t_c) + fc.at(t_c)) / 2
+    pos = as_pt((fa.at(t_c) + fc.at(t_c)) / 2)
     speed = float(max(np.linalg.norm(fa.vel(t_c)), np.linalg.norm(fc.vel(t_c))))
     conf = confidence("kiss", speed_mm_s=speed)  # the closest frame's gap is no residual: they met between frames
-    give_contact(ex, first.id, second.id, t_c, pos, conf, out, chain=False, evidence="kiss", t_seen=t_k)
+    return Candidate("contact", (first.ball, second.ball), None, t_c, pos, 0.0, "kiss", conf, t_seen=t_k)
 
 
 def kiss_time(
-    a: Ball, c: Ball, ja: list[int], jc: list[int], dd: np.ndarray, k: int, near: float, D: float
+    a: SampleWindow, c: SampleWindow, ja: list[int], jc: list[int], dd: np.ndarray, k: int, near: float, D: float
 ) -> tuple[float, PathFit, PathFit]:
     """When ``a`` and ``c`` kissed, their closest frame the ``k``-th of their common frames: where their approach
     paths (fitted up to that frame) are a diameter apart, and those paths."""
-    t_k = a.ts[ja[k]]
+    t_k = float(a.ts[ja[k]])
     # the approach: both paths up to the closest frame, run on to where the centres are a diameter
     # apart (a kiss that bends a path visibly is timed on the paths before it)
     sel = slice(max(0, k - 5), k + 1)
-    t_arr = np.array([a.ts[x] for x in ja[sel]])
-    fa = fit_path(t_arr, np.array([a.xy[x] for x in ja[sel]]))
-    fc = fit_path(t_arr, np.array([c.xy[y] for y in jc[sel]]))
-    t_c = solve_root(gap_between(fa, fc, D), a.ts[ja[k - 1]], t_k)
+    t_arr = a.ts[ja[sel]]
+    fa = fit_path(t_arr, a.xy[ja[sel]])
+    fc = fit_path(t_arr, c.xy[jc[sel]])
+    t_c = solve_root(gap_between(fa, fc, D), float(a.ts[ja[k - 1]]), t_k)
     if t_c is None and dd[k] > near:  # they met after the closest frame, before the next
-        t_c = solve_root(gap_between(fa, fc, D), t_k, a.ts[ja[k + 1]])
+        t_c = solve_root(gap_between(fa, fc, D), t_k, float(a.ts[ja[k + 1]]))
     if t_c is None:  # never quite a diameter apart (noise): the vertex of the closest three
-        t3 = np.array([a.ts[x] for x in ja[k - 1 : k + 2]])
+        t3 = a.ts[ja[k - 1 : k + 2]]
         c2, c1, _ = np.polyfit(t3 - t_k, dd[k - 1 : k + 2], 2)
         t_c = t_k + (float(np.clip(-c1 / (2 * c2), t3[0] - t_k, t3[2] - t_k)) if c2 > 0 else 0.0)
     return t_c, fa, fc
 
 
 def kiss_screen(
-    ex: EventExtractor, live: list[Ball], moving: dict[str, bool], w: int, far: float
+    windows: Sequence[SampleWindow], moving: list[bool], far: float, dt: float, s: ContactSettings
 ) -> set[tuple[int, int]]:
-    """The pairs (indices into ``live``) that ``_kisses`` would reject on their distances alone, found for
-    all pairs at once: those of two balls with all ``w`` samples kept in the same frames, whose closest
+    """The pairs (indices into ``windows``) that ``kiss_pair`` would reject on their distances alone, found for
+    all pairs at once: those of two balls with all samples of the window kept in the same frames, whose closest
     frame is farther than ``far`` or too near either end of the window. The same arithmetic as the pair
     test (the same frames, differences and square roots), so the same pairs."""
-    k_max = w - 1 - ex.s.contacts.kiss_after
+    w = s.kiss_window
+    k_max = w - 1 - s.kiss_after
     # the balls with no rejected sample in the window (the others are judged pair by pair), grouped by
     # their window's frames (in time order, no two alike)
-    full = [i for i, b in enumerate(live) if min(b.sid[-w:]) >= 0]
+    full = [i for i, v in enumerate(windows) if v.kept.all()]
     if len(full) < 2:
         return set()
-    ts = np.array([live[i].ts_arr[len(live[i].ts) - w : len(live[i].ts)] for i in full])
-    frames = np.rint(ts / ex.dt).astype(np.int64)
+    ts = np.array([windows[i].ts for i in full])
+    frames = np.rint(ts / dt).astype(np.int64)
     rising = np.all(frames[:, 1:] > frames[:, :-1], axis=1)
     groups: dict[bytes, list[int]] = {}
     for r, i in enumerate(full):
@@ -399,11 +461,11 @@ def kiss_screen(
             (members[p], members[q])
             for p in range(len(members))
             for q in range(p + 1, len(members))
-            if moving[live[members[p]].id] or moving[live[members[q]].id]
+            if moving[members[p]] or moving[members[q]]
         ]
         if not pairs:
             continue
-        xy = np.array([live[i].xy_arr[len(live[i].ts) - w : len(live[i].ts)] for i in members])  # (balls, w, 2)
+        xy = np.array([windows[i].xy for i in members])  # (balls, w, 2)
         row = {i: r for r, i in enumerate(members)}
         ra = np.array([row[i] for i, _ in pairs])
         rc = np.array([row[j] for _, j in pairs])
@@ -415,14 +477,14 @@ def kiss_screen(
     return out
 
 
-def approach_gap(ex: EventExtractor, a: Ball, c: Ball, ja: list[int], jc: list[int], k: int) -> float:
+def approach_gap(a: SampleWindow, c: SampleWindow, ja: list[int], jc: list[int], k: int) -> float:
     """The least distance between the centres of ``a`` and ``c`` from the frame before their closest (index
     ``k`` of the common frames ``ja``, ``jc``) to the one after, on straight paths fitted to their approach
     up to the closest frame: a glancing hit between frames leaves no frame with the two close."""
     sel = slice(max(0, k - 5), k + 1)
-    t_arr = np.array([a.ts[x] for x in ja[sel]])
-    fa = fit_path(t_arr, np.array([a.xy[x] for x in ja[sel]]), quadratic_from=7)
-    fc = fit_path(t_arr, np.array([c.xy[y] for y in jc[sel]]), quadratic_from=7)
+    t_arr = a.ts[ja[sel]]
+    fa = fit_path(t_arr, a.xy[ja[sel]], quadratic_from=7)
+    fc = fit_path(t_arr, c.xy[jc[sel]], quadratic_from=7)
     u = np.linspace(a.ts[ja[k - 1]], a.ts[ja[k + 1]], 17)
     return float(min(np.linalg.norm(fa.at(x) - fc.at(x)) for x in u))
 
@@ -482,156 +544,163 @@ def push_direction(ex: EventExtractor, hitter: str, origin: np.ndarray, t: float
 
 
 def propagate(ex: EventExtractor, hitter: str, hit: str, t: float, out: list[Event]) -> None:
-    """A hit on a ball of a frozen cluster passes through the whole cluster: every pair of touching balls
-    in it is in contact at that instant (as the physics resolves it), though most of them do not visibly
-    move, so these contacts are inferred from the rest positions (lower confidence)."""
-    if not segments.resting_at(ex, ex.balls[hit], t):
-        return
-    cluster = segments.frozen_cluster(ex, hit, t)
+    """The pushes through ``hit``'s frozen cluster (``chains``), for the resolver."""
+    cluster = segments.resting_cluster(ex, hit, t)
+    push = push_direction(ex, hitter, cluster[0].pos, t) if cluster else None
+    for c in chains(cluster, t, ex.table.ball_diameter_mm, ex.s.contacts, push):
+        resolve.give(ex, c, out)  # (passed on no further: every pair of the cluster is read here already)
+
+
+def chains(
+    cluster: Sequence[RestingBall], t: float, diameter_mm: float, s: ContactSettings, push: np.ndarray | None = None
+) -> list[Candidate]:
+    """A hit at ``t`` on a ball of a frozen cluster (``cluster``: the ball hit first, then the balls resting
+    against it directly or through each other) passes through the whole cluster: every pair of touching balls
+    in it (centres within a diameter and ``frozen_tol_mm``) is in contact at that instant (as the physics
+    resolves it), though most of them do not visibly move, so these contacts are inferred from the rest
+    positions (lower confidence). Each pair reads (pusher, pushed): the one nearer the ball hit first. A ball
+    hit while moving, or alone, passes nothing on. ``push``: the unit direction of the impulse on the ball hit
+    first (``push_direction``), where known."""
     if len(cluster) < 2:
-        return
-    D = ex.table.ball_diameter_mm
-    origin = ex.balls[hit].rest_pos
-    assert origin is not None
+        return []
+    origin = cluster[0].pos
     # nearer the struck ball first, so each pair reads (pusher, pushed)
-    cluster.sort(key=lambda k: float(np.linalg.norm(ex.balls[k].rest_pos - origin)))
-    push = push_direction(ex, hitter, origin, t)
-    # A cluster's balls leave their places over a few frames, so a later contact in it (its balls seen to
-    # part) may find some of them still resting: the pairs the push already went through are not new (the
-    # resolver's window for a chain, chain_repeat_s).
-    for i, a in enumerate(cluster):
-        pa = ex.balls[a].rest_pos
-        for c in cluster[i + 1 :]:
-            pc = ex.balls[c].rest_pos
-            if pa is None or pc is None or float(np.linalg.norm(pa - pc)) > D + ex.s.contacts.frozen_tol_mm:
+    order = sorted(cluster, key=lambda r: float(np.linalg.norm(r.pos - origin)))
+    out = []
+    for i, a in enumerate(order):
+        for c in order[i + 1 :]:
+            if float(np.linalg.norm(a.pos - c.pos)) > diameter_mm + s.frozen_tol_mm:
                 continue
             # the push passes on along a pair's line of centres in the share cos(angle to the push); the share it
             # does not pass on, in CHAIN_SHARE_TOL, is the reading's misfit
-            u = (pc - pa) / max(float(np.linalg.norm(pc - pa)), 1e-9)
-            conf = confidence("chain", (1.0 - float(u @ push)) / CHAIN_SHARE_TOL if push is not None else 0.0)
-            give_contact(ex, a, c, t, (pa + pc) / 2, conf, out, chain=False, evidence="chain")
+            u = (c.pos - a.pos) / max(float(np.linalg.norm(c.pos - a.pos)), 1e-9)
+            misfit = (1.0 - float(u @ push)) / CHAIN_SHARE_TOL if push is not None else 0.0
+            pos = as_pt((a.pos + c.pos) / 2)
+            out.append(Candidate("contact", (a.ball, c.ball), None, t, pos, 0.0, "chain", confidence("chain", misfit)))
+    return out
 
 
-def nudges(ex: EventExtractor, out: list[Event]) -> None:
-    """Balls the tracker kept resting that end the shot ``nudge_min_mm`` or more from where it found them
-    (the means of their detections over ``shot_end_hold_s``: before the stroke, or once they had settled if
-    they stopped in this shot, and at its end), pushed by a moving ball whose path came to touching
-    distance of that place from the far side: contacts at a nudge's confidence (inferred, never seen), read as
-    the shot ends, before its ``shot_end``."""
-    if ex.stroke is None:
-        return
-    t_s = ex.stroke[1]
-    hold = ex.s.shots.shot_end_hold_s
-    shot_pairs = {k for k, tt in ex.contacts if tt >= t_s - ex.dt}
-    for b in list(ex.balls.values()):
-        if not (b.on_table and b.segs and b.seg.kind == "rest"):
-            continue
-        if b.seg.start_t < t_s:  # resting since before the stroke
+def nudges(
+    rests: Sequence[RestSpell],
+    runs: Sequence[MovingSamples],
+    t_s: float,
+    touched: Collection[frozenset[str]],
+    diameter_mm: float,
+    s: ContactSettings,
+    hold_s: float,
+    settle_s: float,
+    dt: float,
+) -> list[Candidate]:
+    """Balls the tracker kept resting (``rests``: each one's rest at the shot's end) that end the shot struck at
+    ``t_s`` ``nudge_min_mm`` or more from where it found them (the means of their detections over ``hold_s``:
+    before the stroke, or once they had settled (``settle_s``) if they stopped in this shot, and at its end),
+    pushed by a moving ball (``runs``) whose path came to touching distance of that place from the far side, not
+    one already in contact with it in this shot (``touched``: the pairs): contacts at a nudge's confidence
+    (inferred, never seen), read as the shot ends, before its ``shot_end``."""
+    out = []
+    for r in rests:
+        if r.start_t < t_s:  # resting since before the stroke
             since = t_s
-            p0 = segments.rest_mean(ex, b, t_s - hold, t_s)
+            p0 = r.mean(t_s - hold_s, t_s)
         else:  # stopped in this shot: where it settled (it may creep a few millimetres as it does)
-            since = b.seg.start_t + ex.s.lines.line_settle_s + hold
-            p0 = segments.rest_mean(ex, b, since - hold, since)
-        p1 = segments.rest_mean(ex, b, b.ts[-1] - hold, b.ts[-1] + 1.0)
+            since = r.start_t + settle_s + hold_s
+            p0 = r.mean(since - hold_s, since)
+        p1 = r.mean(r.last_t - hold_s, r.last_t + 1.0)
         if p0 is None or p1 is None:
             continue
         move = p1 - p0
-        if float(np.hypot(*move)) < ex.s.contacts.nudge_min_mm:
+        if float(np.hypot(*move)) < s.nudge_min_mm:
             continue
-        met = {k for k in ex.balls if frozenset((k, b.id)) in shot_pairs}
-        pusher = reached_by(ex, b, p0, move, since, math.inf, met)
+        met = {k for pair in touched if r.ball in pair for k in pair}
+        pusher = reached_by(runs, r.ball, p0, move, since, math.inf, diameter_mm, s, dt, skip=met)
         if pusher is not None:
             mid, t_c, q = pusher
-            give_contact(ex, mid, b.id, t_c, (q + p0) / 2, confidence("nudge"), out, chain=False, evidence="nudge")
+            pos = as_pt((q + p0) / 2)
+            out.append(Candidate("contact", (mid, r.ball), None, t_c, pos, 0.0, "nudge", confidence("nudge")))
+    return out
 
 
-def lost_hitter(ex: EventExtractor, b: Ball, q: np.ndarray, t_s: float) -> str | None:
-    """The moving ball, last seen within ``unseen_strike_s`` before ``t_s`` (not since), that could have been
-    at ``q`` then: at its last speed it covers the distance (plus two diameters for a bounce on the way).
-    The nearest, in that measure."""
+def lost_hitter(
+    last: Sequence[LastSeen], q: np.ndarray, t_s: float, diameter_mm: float, s: ContactSettings, dt: float
+) -> str | None:
+    """The moving ball (``last``: every other ball's last samples by ``t_s`` on a moving path), last seen within
+    ``unseen_strike_s`` before ``t_s`` (not since), that could have been at ``q`` then: at its last speed it
+    covers the distance (plus two diameters for a bounce on the way). The nearest, in that measure."""
     best, best_r = None, 1.0
-    for m in ex.balls.values():
-        if m is b or not m.on_table or not m.ts:
+    for m in last:
+        gap = t_s - float(m.ts[-1])
+        if not 0.5 * dt < gap <= s.unseen_strike_s:  # its last sample by t_s: unseen since
             continue
-        i = bisect.bisect_right(m.ts, t_s + 1e-9) - 1
-        if i < 1 or m.sid[i] < 0 or ex.segs[m.sid[i]].kind != "move":
+        if len(m.ts) < 2:
             continue
-        gap = t_s - m.ts[i]
-        if not 0.5 * ex.dt < gap <= ex.s.contacts.unseen_strike_s:  # its last sample by t_s: unseen since
-            continue
-        sel = [j for j in ex.segs[m.sid[i]].idx if j <= i][-4:]
-        if len(sel) < 2:
-            continue
-        v = (m.xy[sel[-1]] - m.xy[sel[0]]) / max(m.ts[sel[-1]] - m.ts[sel[0]], 1e-6)
-        reach = float(np.hypot(*v)) * gap + 2 * ex.table.ball_diameter_mm
-        r = float(np.hypot(*(m.xy[i] - q))) / reach
+        v = (m.xy[-1] - m.xy[0]) / max(float(m.ts[-1] - m.ts[0]), 1e-6)
+        reach = float(np.hypot(*v)) * gap + 2 * diameter_mm
+        r = float(np.hypot(*(m.xy[-1] - q))) / reach
         if r < best_r:
-            best, best_r = m.id, r
+            best, best_r = m.ball, r
     return best
 
 
 def reached_by(
-    ex: EventExtractor, b: Ball, p: np.ndarray, v: np.ndarray, lo: float, hi: float, skip: set[str] | None = None
+    runs: Sequence[MovingSamples],
+    ball: str,
+    p: np.ndarray,
+    v: np.ndarray,
+    lo: float,
+    hi: float,
+    diameter_mm: float,
+    s: ContactSettings,
+    dt: float,
+    skip: Collection[str] = (),
 ) -> tuple[str, float, np.ndarray] | None:
     """The moving ball whose path first came to touching distance (plus ``nudge_touch_mm``) of ``p``, where
-    ``b`` rested, between ``lo`` and ``hi``, from the side ``b`` then left away from (``v``, within
-    ``nudge_angle_deg``): a slow hit, where the start of ``b``'s creep off its place is too uncertain to
-    look for its hitter at one moment, or one the tracker kept resting (``_nudges``). Balls in ``skip`` are
-    not looked at. Its id, the time and where it was (``_first_reach``)."""
-    reach = ex.table.ball_diameter_mm + ex.s.contacts.nudge_touch_mm
+    ``ball`` rested, between ``lo`` and ``hi``, from the side ``ball`` then left away from (``v``, within
+    ``nudge_angle_deg``): a slow hit, where the start of its creep off its place is too uncertain to look for
+    its hitter at one moment, or one the tracker kept resting (``nudges``). ``runs``: every ball's samples on
+    moving paths since ``lo`` or earlier; balls in ``skip`` are not looked at. Its id, the time and where it was
+    (``first_reach``)."""
+    reach = diameter_mm + s.nudge_touch_mm
     best: tuple[float, str, float, np.ndarray] | None = None
     speed = float(np.hypot(*v))
-    for m in ex.balls.values():
-        if m is b or speed < 1e-6 or (skip and m.id in skip):
+    for m in runs:
+        if m.ball == ball or speed < 1e-6 or m.ball in skip:
             continue
-        hit = first_reach(ex, m, p, reach, lo)
+        hit = first_reach(m, p, reach, lo, diameter_mm, s, dt)
         if hit is None or hit[0] > hi:
             continue
         n = p - hit[1]
         cos = float(n @ v) / max(float(np.hypot(*n)) * speed, 1e-9)
-        if cos >= math.cos(math.radians(ex.s.contacts.nudge_angle_deg)) and (best is None or cos > best[0]):
-            best = (cos, m.id, hit[0], hit[1])
+        if cos >= math.cos(math.radians(s.nudge_angle_deg)) and (best is None or cos > best[0]):
+            best = (cos, m.ball, hit[0], hit[1])
     return None if best is None else best[1:]
 
 
 def first_reach(
-    ex: EventExtractor, m: Ball, p: np.ndarray, reach: float, since: float
+    m: MovingSamples, p: np.ndarray, reach: float, since: float, diameter_mm: float, s: ContactSettings, dt: float
 ) -> tuple[float, np.ndarray] | None:
     """When ``m``, moving after ``since``, first came within ``reach`` of point ``p``: the time its fitted path
     was a diameter from ``p`` (the closest point if it never got that near), and where it was then."""
-    clear = ex.table.ball_diameter_mm + ex.s.contacts.nudge_clear_mm
-    i0 = bisect.bisect_left(m.ts, since)
-    idx = [j for j in range(i0, len(m.ts)) if m.sid[j] >= 0 and ex.segs[m.sid[j]].kind == "move"]
+    D = diameter_mm
+    clear = D + s.nudge_clear_mm
+    idx = [j for j in range(len(m.ts)) if m.ts[j] >= since]
     for k, j in enumerate(idx):
         if float(np.hypot(*(m.xy[j] - p))) > reach:
             continue
         # Its straight approach over nudge_fit_s, from samples far enough off the other ball that their images
         # do not touch (touching balls' edges push their measured centres apart, which would time the touch
         # late), run on to where it is a diameter from ``p``.
-        far = [i for i in idx[: k + 1] if m.sid[i] == m.sid[j] and float(np.hypot(*(m.xy[i] - p))) > clear]
-        sel = [i for i in far if m.ts[i] >= m.ts[far[-1]] - ex.s.contacts.nudge_fit_s] if far else []
+        far = [i for i in idx[: k + 1] if m.leg[i] == m.leg[j] and float(np.hypot(*(m.xy[i] - p))) > clear]
+        sel = [i for i in far if m.ts[i] >= m.ts[far[-1]] - s.nudge_fit_s] if far else []
         if len(sel) < 3:
-            # no approach to fit: it met it when first seen there, if it had just set off
-            return (m.ts[j], m.xy[j]) if set_off_beside(ex, m, j, i0) else None
-        f = fit_path(np.array([m.ts[i] for i in sel]), np.array([m.xy[i] for i in sel]), quadratic_from=len(sel) + 1)
-        lo, hi = m.ts[sel[0]], m.ts[j] + ex.s.contacts.nudge_run_frames * ex.dt
-        D = ex.table.ball_diameter_mm
+            # no approach to fit: it met it when first seen there, if it had just set off beside it (among the
+            # first three samples of a path set off from rest or turned by a hit a frame before, since ``since``:
+            # not a ball back in sight after a blur)
+            fresh = bool(m.set_off[j]) and m.leg_t0[j] >= since
+            return (float(m.ts[j]), m.xy[j]) if fresh else None
+        f = fit_path(m.ts[sel], m.xy[sel], quadratic_from=len(sel) + 1)
+        lo, hi = float(m.ts[sel[0]]), float(m.ts[j]) + s.nudge_run_frames * dt
         t_c = solve_root(gap_to_point(f, p, D), lo, hi)
         if t_c is None:
             t_c = closest_time(gap_to_point(f, p, 0.0), lo, hi)
         return t_c, f.at(t_c)
     return None
-
-
-def set_off_beside(ex: EventExtractor, m: Ball, j: int, i0: int) -> bool:
-    """Whether sample ``j`` is among ``m``'s first three on a leg that began at sample ``i0`` or later, set
-    off from rest or turned by a hit a frame before (hit beside a ball, or running on from one hit into the
-    next): not a ball back in sight after a blur."""
-    seg = ex.segs[m.sid[j]]
-    before = seg_before(m, seg)
-    if before is None:
-        return False
-    first = [i for i in seg.idx if m.sid[i] >= 0]
-    seen = [i for i in before.idx if m.sid[i] >= 0]
-    turned = bool(seen) and m.ts[seen[-1]] >= m.ts[first[0]] - 1.5 * ex.dt
-    return first.index(j) < 3 and first[0] >= i0 and (before.kind == "rest" or turned)

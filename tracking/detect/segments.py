@@ -9,11 +9,14 @@ where it leaves the table; each such end is a ``Break`` for the detectors to exp
 from __future__ import annotations
 
 import bisect
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from calibration.contract import Point
+from tracking.detect.geometry import as_pt
 from tracking.trajectory import PathFit, fit_path
 
 if TYPE_CHECKING:
@@ -37,6 +40,17 @@ def samples_between(b: Ball, t0: float, t1: float) -> PathView:
     lo, hi = bisect.bisect_left(b.ts, t0), bisect.bisect_right(b.ts, t1)
     idx = [i for i in range(lo, hi) if b.sid[i] >= 0]
     return PathView(b.id, tuple(b.ts[i] for i in idx), tuple(b.seen.get(i, b.xy[i]) for i in idx))
+
+
+def rest_positions(balls: Mapping[str, Ball]) -> dict[str, Point]:
+    """Where each ball on the table rests (its anchored place), for a shot's start and end."""
+    return {k: as_pt(o.rest_pos) for k, o in balls.items() if o.on_table and o.rest_pos is not None}
+
+
+def last_places(balls: Mapping[str, Ball]) -> dict[str, Point]:
+    """Where each ball on the table never seen still (no resting place: half hidden, its detections unsteady)
+    was last seen, for a shot's start."""
+    return {k: as_pt(o.xy[-1]) for k, o in balls.items() if o.on_table and o.rest_pos is None and o.xy}
 
 
 def new_seg(ex: EventExtractor, b: Ball, kind: str, t: float, p: np.ndarray) -> Seg:
@@ -200,6 +214,76 @@ def path_before(ex: EventExtractor, b: Ball, t: float) -> tuple[PathFit, bool] |
     return f, float(np.linalg.norm(f.vel(t))) > 5.0
 
 
+def approaches(ex: EventExtractor, ball: str, t: float) -> list[Approach]:
+    """Every other ball's path just before ``t`` (``path_before``), as ``contacts.find_hitter`` reads them."""
+    out = []
+    for o in ex.balls.values():
+        if o.id == ball or not o.ts:
+            continue
+        pb = path_before(ex, o, t)
+        if pb is None:
+            continue
+        start = o.seg.start_t if o.seg.kind == "move" else None
+        out.append(Approach(o.id, pb[0], pb[1], o.last_event_t, start))
+    return out
+
+
+def left_rests(ex: EventExtractor, ball: str) -> list[LeftRest]:
+    """Every other ball on the table that has rested: its last rest and its kept samples since, as
+    ``contacts.unseen_striker`` reads them."""
+    out = []
+    for o in ex.balls.values():
+        if o.id == ball or not o.on_table or o.rest_pos is None or not o.ts or not o.segs:
+            continue
+        rest = next((sg for sg in reversed(o.segs) if sg.kind == "rest" and sg.idx), None)
+        if rest is None:
+            continue
+        after = [i for i in range(rest.idx[-1] + 1, len(o.ts)) if o.sid[i] >= 0]
+        ts = np.array([o.ts[i] for i in after])
+        xy = np.array([o.xy[i] for i in after]).reshape(-1, 2)
+        out.append(LeftRest(o.id, o.rest_pos, o.ts[rest.idx[-1]], ts, xy))
+    return out
+
+
+def last_seen(ex: EventExtractor, ball: str, t: float) -> list[LastSeen]:
+    """Every other ball on the table whose last sample by ``t`` was kept on a moving path: that sample and up
+    to three before it on the path, as ``contacts.lost_hitter`` reads them."""
+    out = []
+    for m in ex.balls.values():
+        if m.id == ball or not m.on_table or not m.ts:
+            continue
+        i = bisect.bisect_right(m.ts, t + 1e-9) - 1
+        if i < 1 or m.sid[i] < 0 or ex.segs[m.sid[i]].kind != "move":
+            continue
+        sel = [j for j in ex.segs[m.sid[i]].idx if j <= i][-4:]
+        out.append(LastSeen(m.id, np.array([m.ts[j] for j in sel]), np.array([m.xy[j] for j in sel])))
+    return out
+
+
+def stroke_view(ex: EventExtractor) -> StrokeView | None:
+    """The shot's struck ball (``EventExtractor.stroke``), as ``contacts.hit_at_stroke`` reads it."""
+    if ex.stroke is None:
+        return None
+    ball, t0, p0 = ex.stroke
+    b = ex.balls.get(ball)
+    if b is None:
+        return None
+    n = len(b.ts)
+    rest_ts = np.array([b.ts[i] for sg in b.segs if sg.kind == "rest" for i in sg.idx])
+    kept = np.array(b.sid, dtype=np.int64) >= 0
+    return StrokeView(ball, t0, p0, rest_ts, b.ts_arr[:n].copy(), b.xy_arr[:n].copy(), kept)
+
+
+def back_in_sight_view(ex: EventExtractor, b: Ball, br: Break) -> tuple[PathView, list[np.ndarray]]:
+    """A ball back in sight on the path of the break ``br``: its first four kept samples from that path's first
+    on (its next paths too), and where every other ball on the table was last seen, as ``shots.stalled`` reads
+    them."""
+    first = next((i for i in br.new.idx if b.sid[i] >= 0), None)
+    good = [] if first is None else [i for i in range(first, len(b.ts)) if b.sid[i] >= 0][:4]
+    view = PathView(b.id, tuple(b.ts[i] for i in good), tuple(b.xy[i] for i in good))
+    return view, [o.xy[-1] for o in ex.balls.values() if o is not b and o.on_table and o.xy]
+
+
 def stop_of(ex: EventExtractor, b: Ball, rest_p: np.ndarray) -> tuple[float, np.ndarray]:
     """When a moving ball stopped. Under a constant deceleration the distance left to the resting point
     is a/2 (t_stop - t)^2, so its square root falls linearly to zero at t_stop: fit that line to the
@@ -231,48 +315,89 @@ def end_of(ex: EventExtractor, b: Ball) -> tuple[float, np.ndarray]:
     return b.ts[good[-1]], b.xy[good[-1]]
 
 
-def moved_in_window(ex: EventExtractor, b: Ball, w: int) -> bool:
-    """Is any kept sample (not a rejected outlier) of the ball's last ``w`` in a moving segment?"""
-    sids = {sid for sid in b.sid[-w:] if sid >= 0}
-    return any(seg_kind_of(ex, b, sid) == "move" for sid in sids)
-
-
-def seg_kind(ex: EventExtractor, b: Ball, j: int) -> str:
-    return seg_kind_of(ex, b, b.sid[j])
-
-
-def seg_kind_of(ex: EventExtractor, b: Ball, sid: int) -> str:
-    return ex.segs[sid].kind
-
-
 def kept_frames(ex: EventExtractor, b: Ball, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
     """The ball's samples ``lo`` to ``hi`` (not rejected outliers), one per frame, as (sample indices, frame
-    numbers): two samples a jittery clock rounds to one frame, the first stands for it."""
+    numbers): ``one_per_frame``."""
     kept = lo + np.flatnonzero(np.array(b.sid[lo:hi], dtype=np.int64) >= 0)
-    frames = np.rint(b.ts_arr[kept] / ex.dt).astype(np.int64)
+    return one_per_frame(kept, b.ts_arr[kept], dt=ex.dt)
+
+
+def one_per_frame(idx: np.ndarray, ts: np.ndarray, dt: float) -> tuple[np.ndarray, np.ndarray]:
+    """The samples ``idx`` (taken at ``ts``), one per frame, as (sample indices, frame numbers): two samples a
+    jittery clock rounds to one frame, the first stands for it."""
+    frames = np.rint(ts / dt).astype(np.int64)
     # (a window may hold no kept sample at all: a ball hidden, or shaken off its fit, all that time)
     first = np.diff(frames, prepend=frames[:1] - 1) != 0
-    return kept[first], frames[first]
+    return idx[first], frames[first]
+
+
+def sample_windows(ex: EventExtractor, t: float, w: int) -> list[SampleWindow]:
+    """The last ``w`` samples of every ball sampled at ``t`` (``contacts.kisses`` reads them); none where no
+    sample of any of them was kept on a moving path (balls at rest all along never kissed)."""
+    live = []
+    for b in ex.balls.values():
+        n = len(b.ts)
+        if n < w or abs(b.ts[-1] - t) >= 1e-9:
+            continue
+        move = [sid for sid in set(b.sid[n - w :]) if sid >= 0 and ex.segs[sid].kind == "move"]
+        live.append((b, n, move))
+    if not any(move for _, _, move in live):
+        return []
+    out = []
+    for b, n, move in live:
+        sids = np.array(b.sid[n - w :], dtype=np.int64)
+        moving = np.zeros(w, dtype=bool)
+        for sid in move:  # (a path or two in a window)
+            moving |= sids == sid
+        # (rows below n are never written again: views of them stay as they are)
+        ts, xy = b.ts_arr[n - w : n], b.xy_arr[n - w : n]
+        out.append(SampleWindow(b.id, ts, xy, sids >= 0, moving, tuple(br.t_lo for br in b.breaks)))
+    return out
 
 
 def frozen_cluster(ex: EventExtractor, ball: str, t: float) -> list[str]:
-    """The balls resting at ``t`` that touch ``ball`` directly or through other touching balls."""
-    D = ex.table.ball_diameter_mm
+    """The balls resting at ``t`` that touch ``ball`` directly or through other touching balls (``touching``)."""
     rest = {
         k: o.rest_pos
         for k, o in ex.balls.items()
         if o.on_table and o.rest_pos is not None and (k == ball or resting_at(ex, o, t))
     }
-    if ball not in rest:
+    return touching(ball, rest, ex.table.ball_diameter_mm + ex.s.contacts.frozen_tol_mm)
+
+
+def touching(ball: str, places: Mapping[str, np.ndarray], reach: float) -> list[str]:
+    """``ball`` and the balls at ``places`` within ``reach`` of it (centre to centre) directly or through each
+    other, nearer links first; just ``ball`` where it has no place."""
+    if ball not in places:
         return [ball]
     out, frontier = [ball], [ball]
     while frontier:
         cur = frontier.pop()
-        for k, p in rest.items():
-            if k not in out and float(np.linalg.norm(p - rest[cur])) <= D + ex.s.contacts.frozen_tol_mm:
+        for k, p in places.items():
+            if k not in out and float(np.linalg.norm(p - places[cur])) <= reach:
                 out.append(k)
                 frontier.append(k)
     return out
+
+
+def resting_places(ex: EventExtractor, t: float) -> tuple[dict[str, np.ndarray], frozenset[str]]:
+    """Where every ball on the table rests (its anchored place), and which of them were resting just before
+    ``t`` (``resting_at``), as ``contacts.find_pusher`` reads them."""
+    places = {k: o.rest_pos for k, o in ex.balls.items() if o.on_table and o.rest_pos is not None}
+    return places, frozenset(k for k in places if resting_at(ex, ex.balls[k], t))
+
+
+def resting_cluster(ex: EventExtractor, ball: str, t: float) -> tuple[RestingBall, ...]:
+    """``ball`` and the balls resting against it at ``t`` (``frozen_cluster``), as ``contacts.chains`` reads them:
+    empty where ``ball`` was not resting then (a moving ball hit passes nothing on)."""
+    if not resting_at(ex, ex.balls[ball], t):
+        return ()
+    out = []
+    for k in frozen_cluster(ex, ball, t):
+        p = ex.balls[k].rest_pos
+        assert p is not None  # (the cluster is made of resting balls)
+        out.append(RestingBall(k, p))
+    return tuple(out)
 
 
 def resting_at(ex: EventExtractor, b: Ball, t: float) -> bool:
@@ -281,10 +406,48 @@ def resting_at(ex: EventExtractor, b: Ball, t: float) -> bool:
     return pb is not None and not pb[1] and b.rest_pos is not None
 
 
-def rest_mean(ex: EventExtractor, b: Ball, lo: float, hi: float) -> np.ndarray | None:
-    """The mean of a resting ball's detections between ``lo`` and ``hi`` (its current rest segment)."""
-    pts = [b.seen[j] for j in b.seg.idx if lo <= b.ts[j] <= hi and j in b.seen]
-    return np.mean(pts, axis=0) if len(pts) >= 3 else None
+def rest_spells(ex: EventExtractor) -> list[RestSpell]:
+    """Every ball on the table resting now: its current rest, as ``contacts.nudges`` reads it."""
+    out = []
+    for b in ex.balls.values():
+        if not (b.on_table and b.segs and b.seg.kind == "rest"):
+            continue
+        idx = [j for j in b.seg.idx if j in b.seen]
+        ts = np.array([b.ts[j] for j in idx])
+        seen = np.array([b.seen[j] for j in idx]).reshape(-1, 2)
+        out.append(RestSpell(b.id, b.seg.start_t, b.ts[-1], ts, seen))
+    return out
+
+
+def moving_samples(ex: EventExtractor, since: float) -> list[MovingSamples]:
+    """Every ball's samples kept on moving paths from ``since`` on, as ``contacts.reached_by`` reads them."""
+    out = []
+    for m in ex.balls.values():
+        i0 = bisect.bisect_left(m.ts, since)
+        idx = [j for j in range(i0, len(m.ts)) if m.sid[j] >= 0 and ex.segs[m.sid[j]].kind == "move"]
+        legs: dict[int, tuple[list[int], bool]] = {}  # sid -> its kept samples, set off from rest or turned
+        for j in idx:
+            if m.sid[j] not in legs:
+                legs[m.sid[j]] = leg_start(ex, m, ex.segs[m.sid[j]])
+        set_off = [legs[m.sid[j]][1] and legs[m.sid[j]][0].index(j) < 3 for j in idx]
+        leg_t0 = [m.ts[legs[m.sid[j]][0][0]] for j in idx]
+        ts = np.array([m.ts[j] for j in idx])
+        xy = np.array([m.xy[j] for j in idx]).reshape(-1, 2)
+        leg = np.array([m.sid[j] for j in idx], dtype=np.int64)
+        out.append(MovingSamples(m.id, ts, xy, leg, np.array(leg_t0), np.array(set_off, dtype=bool)))
+    return out
+
+
+def leg_start(ex: EventExtractor, m: Ball, seg: Seg) -> tuple[list[int], bool]:
+    """The kept samples of the moving path ``seg``, and whether it set off from rest or was turned a frame after
+    the path before it was last seen (by a hit, or running on from one hit into the next)."""
+    first = [i for i in seg.idx if m.sid[i] >= 0]
+    before = seg_before(m, seg)
+    if before is None:
+        return first, False
+    seen = [i for i in before.idx if m.sid[i] >= 0]
+    turned = bool(seen) and m.ts[seen[-1]] >= m.ts[first[0]] - 1.5 * ex.dt
+    return first, before.kind == "rest" or turned
 
 
 @dataclass
@@ -345,6 +508,107 @@ class Ball:
     @property
     def seg(ex) -> Seg:
         return ex.segs[-1]
+
+
+@dataclass(frozen=True)
+class RestingBall:
+    """A ball at rest as a detector reads it: its id and its anchored place (mm, table frame)."""
+
+    ball: str
+    pos: np.ndarray
+
+
+@dataclass(frozen=True)
+class SampleWindow:
+    """A ball's last samples as a detector reads them: times, positions (mm, table frame; a resting ball's
+    anchored place), which were kept (not rejected outliers), which were kept on a moving path, and the last
+    sample times before the breaks of its paths not explained yet (``Break.t_lo``)."""
+
+    ball: str
+    ts: np.ndarray
+    xy: np.ndarray
+    kept: np.ndarray
+    moving: np.ndarray
+    unexplained: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class RestSpell:
+    """A resting ball's current rest as a detector reads it: when it began, the ball's last sample time, and its
+    detections in it (times, positions; mm, table frame)."""
+
+    ball: str
+    start_t: float
+    last_t: float
+    ts: np.ndarray
+    seen: np.ndarray
+
+    def mean(self, lo: float, hi: float) -> np.ndarray | None:
+        """The mean of its detections between ``lo`` and ``hi``; None with fewer than three."""
+        pts = self.seen[(self.ts >= lo) & (self.ts <= hi)]
+        return np.mean(pts, axis=0) if len(pts) >= 3 else None
+
+
+@dataclass(frozen=True)
+class MovingSamples:
+    """A ball's samples kept on moving paths as a detector reads them: times, positions (mm, table frame), the
+    path of each (``leg``: its segment's id), when that path was first seen (``leg_t0``), and whether the sample
+    is among the first three of a path set off from rest or turned by a hit a frame before (``set_off``)."""
+
+    ball: str
+    ts: np.ndarray
+    xy: np.ndarray
+    leg: np.ndarray
+    leg_t0: np.ndarray
+    set_off: np.ndarray
+
+
+@dataclass(frozen=True)
+class Approach:
+    """Another ball as the hitter of a ball set off reads it: its path just before then (``moving``: a moving
+    path, not a rest), its last touch given out, and when its current path began, if it is moving now."""
+
+    ball: str
+    path: PathFit
+    moving: bool
+    last_event_t: float | None
+    move_start_t: float | None
+
+
+@dataclass(frozen=True)
+class LeftRest:
+    """A ball as a detector reads its leaving its place: where it rested, its last sample there (``gone_t``), and
+    its kept samples since (times, positions; mm, table frame)."""
+
+    ball: str
+    rest_pos: np.ndarray
+    gone_t: float
+    after_ts: np.ndarray
+    after_xy: np.ndarray
+
+
+@dataclass(frozen=True)
+class LastSeen:
+    """A moving ball as a detector reads it when it is lost from sight: its last samples (up to four) on the
+    path it was last seen on, by some time."""
+
+    ball: str
+    ts: np.ndarray
+    xy: np.ndarray
+
+
+@dataclass(frozen=True)
+class StrokeView:
+    """The shot's struck ball as a detector reads it: when and where it was struck (``t0``, ``p0``), the times of
+    its resting samples, and all its samples (times, positions; mm, table frame; which were kept)."""
+
+    ball: str
+    t0: float
+    p0: np.ndarray
+    rest_ts: np.ndarray
+    ts: np.ndarray
+    xy: np.ndarray
+    kept: np.ndarray
 
 
 @dataclass(frozen=True)

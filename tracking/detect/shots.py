@@ -3,72 +3,75 @@ nothing seen to hit it, and the shot's end once every ball has rested."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from calibration.contract import Event
-from tracking.detect import breaks, contacts, resolve, segments
+from calibration.contract import Event, Point
+from tracking.detect import contacts, resolve, segments
 from tracking.detect.candidate import Candidate, confidence
 from tracking.detect.geometry import (
     as_pt,
 )
-from tracking.detect.segments import Ball, Break
-from tracking.tracker import Reappearance, TrackerFrame
+from tracking.detect.segments import Ball, Break, PathView
+from tracking.detect.settings import ShotSettings
+from tracking.tracker import Reappearance
 from tracking.trajectory import PathFit, closest_time, fit_hinge, fit_path
 
 if TYPE_CHECKING:
     from tracking.extractor import EventExtractor
 
 
-def first_seen_moving(ex: EventExtractor, b: Ball, idx: list[int]) -> None:
-    """A ball first seen already moving with no shot in play was struck out of sight (under the
-    player's arm): the shot starts with it, timed at its first sighting (flagged for review)."""
-    f = fit_path(np.array([b.ts[j] for j in idx]), np.array([b.xy[j] for j in idx]))
-    if float(np.linalg.norm(f.vel(f.t0))) < 2 * ex.s.shots.start_speed_mm_s:
-        return
-    start_shot(ex, b, f.t0, b.xy[idx[0]], confidence("struck_unseen"), None)
+def first_seen_moving(first: PathView, s: ShotSettings) -> float | None:
+    """A ball first seen already moving (``first``: its first samples) with no shot in play was struck out of
+    sight (under the player's arm), where it is faster than twice ``start_speed_mm_s`` (no hand sends a ball so
+    fast): the shot starts with it, timed at its first sighting (flagged for review). That time, or None."""
+    f = fit_path(np.array(first.ts), np.array(first.ps))
+    if float(np.linalg.norm(f.vel(f.t0))) < 2 * s.start_speed_mm_s:
+        return None
+    return f.t0
 
 
-def start_shot(ex: EventExtractor, b: Ball, t_s: float, p: np.ndarray, conf: float, out: list[Event] | None) -> None:
-    ex.shot += 1
-    ex.shot_active = True
-    ex.quiet_since = None
-    ex.shot_last_t = t_s
-    positions = {k: as_pt(o.rest_pos) for k, o in ex.balls.items() if o.on_table and o.rest_pos is not None}
-    positions.setdefault(b.id, as_pt(p))
-    for k, o in ex.balls.items():
-        if o.on_table and k not in positions and o.xy:
-            positions[k] = as_pt(o.xy[-1])  # never seen still (half hidden, its detections unsteady): where last seen
-    c = Candidate("shot_start", (b.id,), None, t_s, None, 0.0, "struck", conf, positions=positions)
-    resolve.give(ex, c, ex.deferred if out is None else out)
-    b.last_event_t = t_s
-    ex.stroke = (b.id, t_s, np.asarray(p, dtype=float).copy())
-    # struck while frozen to other balls: the stroke's push passes through them at once
-    contacts.propagate(ex, b.id, b.id, t_s, ex.deferred if out is None else out)
+def shot_start(
+    ball: str, t: float, place: Point, conf: float, rests: Mapping[str, Point], last_places: Mapping[str, Point]
+) -> Candidate:
+    """The shot's start: ``ball`` struck at ``t`` from ``place``, with where every ball on the table rests
+    (``rests``) or, never seen still (half hidden, its detections unsteady), where it was last seen
+    (``last_places``)."""
+    positions = dict(rests)
+    positions.setdefault(ball, place)
+    for k, p in last_places.items():
+        positions.setdefault(k, p)
+    return Candidate("shot_start", (ball,), None, t, None, 0.0, "struck", conf, positions=positions)
 
 
-def judge_pending(ex: EventExtractor, out: list[Event], force: bool) -> None:
-    """A ball set off slowly between shots (``_pending``): pushed by hand if it stopped too soon for a struck
-    ball (``push_*`` settings), else the shot it started, from when it left its place, once that is sure."""
-    p = ex.pending
-    assert p is not None
-    b = ex.balls[p.ball]
-    others = any(o is not b and (o.breaks or (o.segs and o.seg.kind == "move")) for o in ex.balls.values())
-    stopped = b.on_table and b.segs and b.seg.kind == "rest" and b.stop_t is not None and b.stop_t > p.t
-    if stopped and not others and not b.breaks:
-        took = max(float(b.stop_t) - p.t, 1e-3)  # type: ignore[arg-type]
-        if took <= ex.s.shots.push_stop_s and p.speed / took >= ex.s.shots.push_decel_mm_s2:
-            ex.pending = None
-            c = Candidate("disturbed", (b.id,), None, p.t, as_pt(p.pos), 0.0, "hand_push", confidence("hand_push"))
-            resolve.give(ex, c, out)
-            return
-    now = ex.times[-1] if ex.times else p.t
-    if force or stopped or others or b.breaks or not b.on_table or now - p.t > 2 * ex.s.shots.push_stop_s:
-        ex.pending = None
-        start_shot(ex, b, p.t, p.pos, p.confidence, out)
+PendingVerdict = Literal["hand_push", "struck", "wait"]
+
+
+def judge_pending(
+    p: PendingStart, stop_t: float | None, busy: bool, on_table: bool, now: float, force: bool, s: ShotSettings
+) -> PendingVerdict:
+    """A ball set off slowly between shots (``p``), pushed by hand or struck? ``stop_t``: when it stopped, if it
+    rests now after stopping since it set off; ``busy``: any ball's path bent or another ball moving. Pushed by
+    hand if it stopped, alone, too soon for a struck ball (within ``push_stop_s``, slowing by
+    ``push_decel_mm_s2`` or more on average: a struck ball rolls on, the cloth slowing it by only 0.1-0.3
+    m/s2); struck once that is sure (it stopped later, another ball moves, it left the table, ``2 *
+    push_stop_s`` passed, or ``force``: the stream ends or another ball's break is explained); else wait."""
+    if stop_t is not None and not busy:
+        took = max(stop_t - p.t, 1e-3)
+        if took <= s.push_stop_s and p.speed / took >= s.push_decel_mm_s2:
+            return "hand_push"
+    if force or stop_t is not None or busy or not on_table or now - p.t > 2 * s.push_stop_s:
+        return "struck"
+    return "wait"
+
+
+def hand_push(p: PendingStart) -> Candidate:
+    """The ``disturbed`` of a ball pushed by hand between shots (``judge_pending``)."""
+    return Candidate("disturbed", (p.ball,), None, p.t, as_pt(p.pos), 0.0, "hand_push", confidence("hand_push"))
 
 
 def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> None:
@@ -86,38 +89,26 @@ def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) ->
             b.breaks.append(br)  # still moving off, slowly: looked at again as it gets farther
         return  # detection jitter (a blurred or half-hidden ball), not a ball set moving (a steady creep is)
     unseen = br.t_hi - br.t_lo > 4 * dt  # it left its place out of sight
-    if unseen and b.last_event_t is not None and b.last_event_t >= br.t_lo - dt:
-        br.new.start_t = b.last_event_t  # it left its place when it was struck, unseen
-        if b.waypoint is not None:
-            br.new.start_t, br.new.start_p = b.waypoint[0], b.waypoint[1].copy()
+    if unseen and back_in_sight(b, br, dt):
         return  # back in sight after moving unseen; its start was already accounted for
     if resolve.set_off_explained(ex, b.id, t_s, crept=crept is not None):
         return  # already explained (a contact found from the hitter's side, or a chain)
-    striker = contacts.unseen_striker(ex, b, t_s, a, new.vel(t_s))
-    if (
-        striker is not None
-        and speed >= ex.s.shots.start_speed_mm_s
-        and ex.balls[striker].waypoint is None
-        and not contacts.find_hitter(ex, b, br, a, t_s, crept, moving_only=True)
-    ):
-        # struck too fast to be seen (or under the player's arm), it hit this ball's cluster; not where a
-        # ball seen moving reaches it then (what vanished was something else: a hand, the cue's tip)
-        contacts.hit_by_unseen(ex, ex.balls[striker], b, t_s, out)
+    if struck_unseen(ex, b, br, new, t_s, speed, crept, out):
         return
-    if unseen and stalled(ex, b, br):
+    if unseen and stalled(*segments.back_in_sight_view(ex, b, br), ex.table.ball_diameter_mm, ex.s.shots):
         return  # back in sight far off and at once still: not a ball run from its place (a hand, the cue's tip)
     if not ex.shot_active and unseen and speed >= ex.s.shots.start_speed_mm_s:
         # it ran unseen from its place and its first contact is not known yet: the shot starts with it, when
         # its path run back passes its place (within a diameter: it ran straight from there; a few degrees
         # off over half a metre is that far), else at its last sight there
         straight = br.t_lo <= t_s and float(np.linalg.norm(new.at(t_s) - a)) <= ex.table.ball_diameter_mm
-        start_shot(ex, b, t_s if straight else br.t_lo + 0.5 * dt, a, confidence("struck_unseen"), out)
+        ex.start_shot(b.id, t_s if straight else br.t_lo + 0.5 * dt, a, confidence("struck_unseen"), out)
         b.unseen_seg = br.new  # its path starts where it hits something, once that is known
         return
     if not ex.shot_active:
         struck_between_shots(ex, b, br, new, t_s, speed, out)
         return
-    best = contacts.find_hitter(ex, b, br, a, t_s, crept)
+    best = find_hitter(ex, b, br, a, t_s, crept)
     if best is None:
         set_off_unhit(ex, b, br, new, t_s, speed, out)
         return
@@ -127,6 +118,54 @@ def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) ->
     q = pb[0].at(t_c) if pb is not None else a
     mid = (np.asarray(q) + a) / 2
     contacts.give_contact(ex, other, b.id, t_c, mid, conf, out)
+
+
+def back_in_sight(b: Ball, br: Break, dt: float) -> bool:
+    """Whether ``b``, back in sight after leaving its place unseen (the break ``br``), was struck as it left (its
+    last touch given out no earlier than a frame before its last sample there): its path starts then (or where it
+    was known to be, its waypoint), and its start is already accounted for."""
+    if b.last_event_t is None or b.last_event_t < br.t_lo - dt:
+        return False
+    br.new.start_t = b.last_event_t  # it left its place when it was struck, unseen
+    if b.waypoint is not None:
+        br.new.start_t, br.new.start_p = b.waypoint[0], b.waypoint[1].copy()
+    return True
+
+
+def struck_unseen(
+    ex: EventExtractor,
+    b: Ball,
+    br: Break,
+    new: PathFit,
+    t_s: float,
+    speed: float,
+    crept: float | None,
+    out: list[Event],
+) -> bool:
+    """Whether a ball that vanished from its place just before (``contacts.unseen_striker``) set ``b`` off: struck
+    too fast to be seen (or under the player's arm), it hit ``b``'s cluster (``contacts.hit_by_unseen``); not where
+    a ball seen moving reaches ``b`` then (what vanished was something else: a hand, the cue's tip)."""
+    a = br.new.start_p
+    left = segments.left_rests(ex, b.id)
+    striker = contacts.unseen_striker(left, t_s, a, new.vel(t_s), ex.s.segments.start_min_mm, ex.s.contacts, ex.dt)
+    if (
+        striker is None
+        or speed < ex.s.shots.start_speed_mm_s
+        or ex.balls[striker].waypoint is not None
+        or find_hitter(ex, b, br, a, t_s, crept, moving_only=True)
+    ):
+        return False
+    contacts.hit_by_unseen(ex, ex.balls[striker], b, t_s, out)
+    return True
+
+
+def find_hitter(
+    ex: EventExtractor, b: Ball, br: Break, a: np.ndarray, t_s: float, crept: float | None, moving_only: bool = False
+) -> tuple[float, str, float, float] | None:
+    """``contacts.find_hitter`` on the other balls' paths before the contact (not after)."""
+    others = segments.approaches(ex, b.id, min(br.t_lo, t_s + ex.dt))
+    D, s = ex.table.ball_diameter_mm, ex.s.contacts
+    return contacts.find_hitter(others, a, t_s, br.t_lo, br.t_hi, crept, D, s, ex.dt, moving_only=moving_only)
 
 
 def left_place(ex: EventExtractor, b: Ball, br: Break, new: PathFit) -> tuple[float, float | None]:
@@ -164,20 +203,16 @@ def struck_between_shots(
     if speed >= ex.s.shots.start_speed_mm_s:
         # a struck ball frozen to others sets them off together: the struck one is the rearmost
         vhat = new.vel(t_s) / max(speed, 1e-9)
-        set_off = [
-            k
-            for k in segments.frozen_cluster(ex, b.id, br.t_lo)
-            if ex.balls[k].segs and ex.balls[k].seg.kind == "move" and ex.balls[k].rest_pos is not None
-        ]
-        first = min(set_off, key=lambda k: float(ex.balls[k].rest_pos @ vhat)) if set_off else b.id  # type: ignore[operator]
-        first = contacts.find_pusher(ex, first, vhat, br.t_lo)
+        places, resting = segments.resting_places(ex, br.t_lo)
+        moving = {k for k, o in ex.balls.items() if o.segs and o.seg.kind == "move"}
+        first = contacts.struck_ball(b.id, vhat, places, resting, moving, ex.table.ball_diameter_mm, ex.s.contacts)
         fb = ex.balls[first]
         fpos = fb.rest_pos if fb.rest_pos is not None else a
         conf = confidence("struck", samples=new.n, speed_mm_s=speed)
         if first == b.id and speed < ex.s.shots.push_max_speed_mm_s and ex.pending is None:
             ex.pending = PendingStart(b.id, t_s, np.array(fpos, dtype=float), conf, speed)
         else:
-            start_shot(ex, fb, t_s, fpos, conf, out)
+            ex.start_shot(fb.id, t_s, fpos, conf, out)
     else:
         c = Candidate("disturbed", (b.id,), None, t_s, as_pt(a), 0.0, "slow_set_off", confidence("slow_set_off"))
         resolve.give(ex, c, out)
@@ -191,16 +226,22 @@ def set_off_unhit(
     its place, hit by a ball lost from sight (faster than a hand sends one), or else touched (``disturbed``)."""
     a = br.new.start_p
     dt = ex.dt
-    hit = contacts.hit_at_stroke(ex, b, br, a, new, t_s)
+    st = segments.stroke_view(ex)
+    D, start_speed = ex.table.ball_diameter_mm, ex.s.shots.start_speed_mm_s
+    hit = None
+    if st is not None:
+        hit = contacts.hit_at_stroke(st, b.id, a, new, t_s, br.t_lo, br.t_hi, D, ex.s.contacts, start_speed, dt)
     if hit is not None:
         striker, t_c, pos, t_stroke = hit
         contacts.give_contact(ex, striker, b.id, t_c, pos, confidence("stroke_hit"), out, evidence="stroke_hit")
         if t_stroke is not None:
             retime_shot_start(ex, striker, t_stroke, out)
         return
-    if still_going(ex, b, t_s, speed):
+    if still_going(b.stop_t, ex.stroke[1] if ex.stroke is not None else None, t_s, speed, ex.s.shots):
         return
-    reached = contacts.reached_by(ex, b, a, new.vel(br.t_hi), t_s - ex.s.shots.nudge_back_s, br.t_hi + dt)
+    lo = t_s - ex.s.shots.nudge_back_s
+    runs = segments.moving_samples(ex, lo)
+    reached = contacts.reached_by(runs, b.id, a, new.vel(br.t_hi), lo, br.t_hi + dt, D, ex.s.contacts, dt)
     if reached is not None:
         striker, t_c, q = reached
         mid = (q + a) / 2
@@ -210,30 +251,28 @@ def set_off_unhit(
         # faster than a hand sends a ball: a ball lost from sight hit it (at 30 fps a 4 m/s ball may
         # go unseen for 7 frames after a cushion), the one that could have been where its hitter was
         u = new.vel(t_s) / speed
-        lost = contacts.lost_hitter(ex, b, a - u * ex.table.ball_diameter_mm, t_s)
+        last = segments.last_seen(ex, b.id, t_s)
+        lost = contacts.lost_hitter(last, a - u * D, t_s, D, ex.s.contacts, dt)
         if lost is not None:
-            pos = a - u * (ex.table.ball_diameter_mm / 2)
+            pos = a - u * (D / 2)
             contacts.give_contact(ex, lost, b.id, t_s, pos, confidence("lost_hit"), out, evidence="lost_hit")
         return
     resolve.give(ex, Candidate("disturbed", (b.id,), None, t_s, as_pt(a), 0.0, "unhit", confidence("unhit")), out)
 
 
-def stalled(ex: EventExtractor, b: Ball, br: Break) -> bool:
-    """Whether the path ``b`` came back into sight on stopped dead within two frames of its first step, with
-    no ball near: a rolling ball slows by a few m/s2 at most, so its second and third steps keep most of its
-    first's length unless it hits something (a stun shot into a cluster stops it dead beside a ball)."""
-    first = next((i for i in br.new.idx if b.sid[i] >= 0), None)
-    if first is None:
+def stalled(first: PathView, others: Sequence[np.ndarray], diameter_mm: float, s: ShotSettings) -> bool:
+    """Whether a ball that came back into sight (``first``: its first four kept samples, on whatever paths) stopped
+    dead within two frames of its first step, with no other ball near (``others``: where each other ball on the
+    table was last seen): a rolling ball slows by a few m/s2 at most, so its second and third steps keep most of
+    its first's length unless it hits something (a stun shot into a cluster stops it dead beside a ball)."""
+    if len(first.ts) < 3:
         return False
-    good = [i for i in range(first, len(b.ts)) if b.sid[i] >= 0][:4]  # its next legs too
-    if len(good) < 3:
+    ts, ps = first.ts, first.ps
+    steps = [float(np.linalg.norm(ps[k] - ps[i])) / max(ts[k] - ts[i], 1e-6) for i, k in pairwise(range(len(ts)))]
+    if steps[0] < s.start_speed_mm_s or max(steps[1:]) >= 0.3 * steps[0]:
         return False
-    steps = [float(np.linalg.norm(b.xy[k] - b.xy[i])) / max(b.ts[k] - b.ts[i], 1e-6) for i, k in pairwise(good)]
-    if steps[0] < ex.s.shots.start_speed_mm_s or max(steps[1:]) >= 0.3 * steps[0]:
-        return False
-    p, reach = b.xy[good[1]], 2 * ex.table.ball_diameter_mm
-    near = [o for o in ex.balls.values() if o is not b and o.on_table and o.xy]
-    return not any(float(np.hypot(*(o.xy[-1] - p))) < reach for o in near)
+    p, reach = ps[1], 2 * diameter_mm
+    return not any(float(np.hypot(*(q - p))) < reach for q in others)
 
 
 def creep_start(ex: EventExtractor, b: Ball, br: Break) -> float | None:
@@ -301,40 +340,27 @@ def reappeared(ex: EventExtractor, re: Reappearance, out: list[Event]) -> None:
     resolve.give(ex, c, out)
 
 
-def check_shot_end(ex: EventExtractor, tf: TrackerFrame, out: list[Event]) -> None:
-    if not ex.shot_active:
-        return
-    busy = any((not o.resting) and o.quality >= ex.s.ghost_below for o in tf.balls) or any(
-        b.breaks for b in ex.balls.values()
-    )
-    if busy:
-        ex.quiet_since = None
-        return
-    if ex.quiet_since is None:
-        ex.quiet_since = tf.t
-    if tf.t - ex.quiet_since >= ex.s.shots.shot_end_hold_s:
-        breaks.settle(ex, tf.t, out, force=True)
-        contacts.nudges(ex, out)
-        out.append(shot_end_event(ex, ex.shot_last_t))
-        ex.shot_active = False
-
-
-def still_going(ex: EventExtractor, b: Ball, t_s: float, speed: float) -> bool:
-    """A ball seen setting off in a shot with nothing to have set it off, about when it stopped in this shot
-    (within ``regone_stop_s``, slower than a struck ball): the same motion going on (a slow rebound or creep the
-    tracker took for rest), not a ball touched by hand. (One set off within three frames of its last contact is
-    already explained before this is asked.)"""
+def still_going(stop_t: float | None, stroke_t: float | None, t_s: float, speed: float, s: ShotSettings) -> bool:
+    """A ball seen setting off at ``t_s`` in a shot struck at ``stroke_t`` with nothing to have set it off, about
+    when it stopped in this shot (``stop_t``, within ``regone_stop_s``), slower than a struck ball: the same
+    motion going on (a slow rebound or creep the tracker took for rest), not a ball touched by hand. (One set off
+    within three frames of its last contact is already explained before this is asked.)"""
     # (a creep's start, run back from its path, may come before the stop that its rest was dated from)
-    in_shot = ex.stroke is not None and b.stop_t is not None and b.stop_t > ex.stroke[1]
-    stop = in_shot and abs(t_s - b.stop_t) <= ex.s.shots.regone_stop_s  # type: ignore[operator]
-    return stop and speed < ex.s.shots.start_speed_mm_s
+    if stroke_t is None or stop_t is None or stop_t <= stroke_t:
+        return False
+    return abs(t_s - stop_t) <= s.regone_stop_s and speed < s.start_speed_mm_s
 
 
-def shot_end_event(ex: EventExtractor, t: float) -> Event:
-    positions = {k: as_pt(o.rest_pos) for k, o in ex.balls.items() if o.on_table and o.rest_pos is not None}
-    return resolve.event_of(
-        ex, Candidate("shot_end", (), None, t, None, 0.0, "all_rest", confidence("all_rest"), positions=positions)
-    )
+def quiet_long_enough(quiet_since: float, now: float, s: ShotSettings) -> bool:
+    """Whether every ball has rested (none moving, no break waiting to be explained) since ``quiet_since`` for
+    ``shot_end_hold_s`` at ``now``: a rolling ball never stands still that long, so the shot is over."""
+    return now - quiet_since >= s.shot_end_hold_s
+
+
+def shot_end(t: float, rests: Mapping[str, Point]) -> Candidate:
+    """The shot's end at ``t`` (when its last ball stopped, dropped or touched something), with where every ball on
+    the table rests (``rests``)."""
+    return Candidate("shot_end", (), None, t, None, 0.0, "all_rest", confidence("all_rest"), positions=dict(rests))
 
 
 @dataclass

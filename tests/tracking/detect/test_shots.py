@@ -1,0 +1,93 @@
+"""The shot detectors as pure functions, fed hand-built records (no tracker, no extractor)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tracking.detect import shots
+from tracking.detect.segments import PathView
+from tracking.detect.settings import ShotSettings
+from tracking.detect.shots import PendingStart
+
+S = ShotSettings()
+
+
+def test_a_shot_ends_once_every_ball_has_rested_the_hold() -> None:
+    assert not shots.quiet_long_enough(2.0, 2.0 + 0.5 * S.shot_end_hold_s, S)
+    assert shots.quiet_long_enough(2.0, 2.0 + S.shot_end_hold_s, S)
+
+
+def test_the_shot_end_carries_the_last_stop_and_the_resting_places() -> None:
+    rests = {"cue": (900.0, 600.0), "1": (2000.0, 600.0)}
+    c = shots.shot_end(3.25, rests)
+    assert (c.kind, c.evidence, c.t, c.balls) == ("shot_end", "all_rest", 3.25, ())
+    assert c.positions == rests and c.positions is not rests  # a copy: the extractor's record may change later
+
+
+DT = 1 / 60
+
+
+def _first(speed_mm_s: float) -> PathView:
+    ts = tuple(1.0 + i * DT for i in range(4))
+    return PathView("cue", ts, tuple(np.array([900.0 + speed_mm_s * (t - 1.0), 600.0]) for t in ts))
+
+
+def test_a_ball_first_seen_moving_faster_than_a_hand_sends_one_was_struck_out_of_sight() -> None:
+    t0 = shots.first_seen_moving(_first(4 * S.start_speed_mm_s), S)
+    assert t0 is not None and abs(t0 - 1.0) < 1e-9
+    assert shots.first_seen_moving(_first(1.5 * S.start_speed_mm_s), S) is None
+
+
+def test_the_shot_start_places_every_ball_resting_or_last_seen() -> None:
+    rests = {"1": (2000.0, 600.0)}
+    c = shots.shot_start("cue", 1.0, (900.0, 600.0), 0.95, rests, {"2": (1500.0, 700.0), "cue": (950.0, 600.0)})
+    assert (c.kind, c.evidence, c.balls, c.t) == ("shot_start", "struck", ("cue",), 1.0)
+    # the struck ball at the place it was struck from, not where it was last seen
+    assert c.positions == {"1": (2000.0, 600.0), "cue": (900.0, 600.0), "2": (1500.0, 700.0)}
+
+
+def _pending(speed: float) -> PendingStart:
+    return PendingStart("cue", 1.0, np.array([900.0, 600.0]), 0.95, speed)
+
+
+def test_a_slow_ball_that_stopped_alone_too_soon_for_a_struck_one_was_pushed_by_hand() -> None:
+    p = _pending(400.0)  # stops 0.2 s later: 2 m/s2 on average, far more than cloth takes off a rolling ball
+    assert shots.judge_pending(p, 1.2, busy=False, on_table=True, now=1.5, force=False, s=S) == "hand_push"
+    c = shots.hand_push(p)
+    assert (c.kind, c.evidence, c.balls, c.pos) == ("disturbed", "hand_push", ("cue",), (900.0, 600.0))
+
+
+def test_a_slow_ball_is_struck_once_that_is_sure_and_waited_for_until_then() -> None:
+    p = _pending(400.0)
+    assert shots.judge_pending(p, None, busy=False, on_table=True, now=1.2, force=False, s=S) == "wait"
+    assert shots.judge_pending(p, None, busy=True, on_table=True, now=1.2, force=False, s=S) == "struck"
+    assert shots.judge_pending(p, 1.2, busy=True, on_table=True, now=1.2, force=False, s=S) == "struck"
+    assert shots.judge_pending(p, None, busy=False, on_table=True, now=1.2, force=True, s=S) == "struck"
+    late = 1.0 + 2 * S.push_stop_s + 0.1
+    assert shots.judge_pending(p, None, busy=False, on_table=True, now=late, force=False, s=S) == "struck"
+    rolled = 1.0 + S.push_stop_s + 0.2  # stopped, but later than a hand's push stops
+    assert shots.judge_pending(p, rolled, busy=False, on_table=True, now=rolled, force=False, s=S) == "struck"
+
+
+def _back(steps_mm: list[float]) -> PathView:
+    """A ball back in sight at x = 1000, then ``steps_mm`` along +x a frame apart."""
+    xs = np.cumsum([1000.0, *steps_mm])
+    return PathView("6", tuple(1.0 + i * DT for i in range(len(xs))), tuple(np.array([x, 600.0]) for x in xs))
+
+
+def test_a_blob_that_takes_one_long_step_and_stops_dead_with_no_ball_near_is_no_ball_run_from_its_place() -> None:
+    far = [np.array([2500.0, 600.0])]
+    assert shots.stalled(_back([49.0, 1.0, 0.5]), far, 68.0, S)
+    # a rolling ball keeps most of its step from frame to frame
+    assert not shots.stalled(_back([49.0, 48.0, 47.0]), far, 68.0, S)
+    # stopped dead beside another ball: a stun shot into it
+    assert not shots.stalled(_back([49.0, 1.0, 0.5]), [np.array([1100.0, 600.0])], 68.0, S)
+
+
+def test_a_ball_setting_off_just_after_it_stopped_in_this_shot_slowly_is_the_same_motion_going_on() -> None:
+    slow = 0.5 * S.start_speed_mm_s
+    assert shots.still_going(2.0, 1.0, 2.0 + 0.5 * S.regone_stop_s, slow, S)
+    assert not shots.still_going(2.0, 1.0, 2.0 + 2 * S.regone_stop_s, slow, S)  # long after it stopped
+    assert not shots.still_going(2.0, 1.0, 2.1, 2 * S.start_speed_mm_s, S)  # as fast as a struck ball
+    assert not shots.still_going(0.5, 1.0, 1.1, slow, S)  # it stopped before this shot
+    assert not shots.still_going(None, 1.0, 1.1, slow, S)
