@@ -55,14 +55,13 @@ class ShotSettings:
     # a ball set moving between shots faster than this was struck (slower: disturbed by hand); also the speed
     # below which a path is too slow to have bounced off anything. Lower: hand moves start shots
     start_speed_mm_s: float = 150.0
-    # A struck ball leaves at its top speed and rolls on (the cloth slows a rolling ball by 0.1-0.3 m/s2); a
-    # pushed one stops almost as soon as the hand lets go. A ball set off between shots slower than
-    # push_max_speed_mm_s that stops within push_stop_s, slowing by push_decel_mm_s2 or more on average, with no
+    # A struck ball leaves at its top speed and rolls on (the cloth slows a rolling ball by 0.1-0.3 m/s2, so even
+    # one at start_speed_mm_s rolls half a second or more); a pushed one stops almost as soon as the hand lets
+    # go. A ball set off between shots slower than push_max_speed_mm_s that stops within push_stop_s, with no
     # other ball moving, was pushed: ``disturbed``. Its shot start waits push_stop_s to be sure. Wider limits
     # take soft strokes for hand moves; narrower take hand moves for shots
     push_max_speed_mm_s: float = 800.0
     push_stop_s: float = 0.4
-    push_decel_mm_s2: float = 500.0
     # how far before its last resting sample a slow ball's start is looked for (it keeps its place, the
     # tracker's anchor, for a few frames before it breaks its rest)
     slow_start_frames: float = 4.0

@@ -60,7 +60,7 @@ def judge_pending(ex: EventExtractor, out: list[Event], force: bool) -> None:
     stopped = b.on_table and b.segs and b.seg.kind == "rest" and b.stop_t is not None and b.stop_t > p.t
     if stopped and not others and not b.breaks:
         took = max(float(b.stop_t) - p.t, 1e-3)  # type: ignore[arg-type]
-        if took <= ex.s.shots.push_stop_s and p.speed / took >= ex.s.shots.push_decel_mm_s2:
+        if took <= ex.s.shots.push_stop_s:
             ex.pending = None
             c = Candidate("disturbed", (b.id,), None, p.t, as_pt(p.pos), 0.0, "hand_push", confidence("hand_push"))
             resolve.give(ex, c, out)
