@@ -67,10 +67,10 @@ class ShotSettings:
     slow_start_frames: float = 4.0
     # a ball that crept off its place (its detections drifting) is looked at this far back; a detection within
     # creep_still_mm of where it sat has not left yet; it was hit where its speed along its new path jumps
-    # (a hinge over creep_hinge_samples of the path) by creep_speedup_mm_s or more
+    # (a hinge over the path's samples so far, the few it has when its start is explained) by
+    # creep_speedup_mm_s or more
     creep_back_s: float = 0.5
     creep_still_mm: float = 1.5
-    creep_hinge_samples: int = 6
     creep_speedup_mm_s: float = 20.0
     slow_start_wait_s: float = 0.5  # a ball set off too slowly to have left its place yet is watched this long
     # A ball set off in a shot with nothing seen to set it off is no touched ball if it stopped this near that

@@ -266,7 +266,7 @@ def creep_hinge(ex: EventExtractor, b: Ball, br: Break, idx: list[int]) -> float
     then the first samples of its path) sped up: the corner of a hinge fitted to how far along its new path
     it was, the old speed before (none, or a creep already under way) and the new one after. None unless
     the new speed is clearly more (twice the old, and ``creep_speedup_mm_s`` over it)."""
-    new = [i for i in br.new.idx if b.sid[i] >= 0][: ex.s.shots.creep_hinge_samples]
+    new = [i for i in br.new.idx if b.sid[i] >= 0]
     if len(new) < 3:
         return None
     ts = np.array([b.ts[i] for i in idx + new])
