@@ -1053,7 +1053,7 @@ class Tracker:
             if outside or (near_edge and speed > 1500.0):
                 return self._lose(tr, "off_table", None, v, 0.7)
         mouth = tb.in_pocket_mouth(_pt(p))
-        if mouth is not None and (gap >= self.s.late_pot_confirm_s or final):
+        if mouth is not None and (gap >= self.s.pot_confirm_s or final):
             # A ball hanging in the mouth that drops later (001 2.1.15): less certain than a running pot,
             # since a hand could hide it; flagged for review by the extractor.
             return self._lose(tr, "pot", mouth, v, 0.6)

@@ -40,8 +40,8 @@ class TrackerSettings:
     anchor_gate_mm: float = 5.0
     # a ball gone this long after vanishing in a pocket's path is potted (a ball behind the player's arm
     # reappears sooner). Shorter: a hidden ball near a pocket is called potted; longer: pots come late
+    # (a ball resting in the mouth that vanishes likewise: a hanging ball falls, 2.1.15)
     pot_confirm_s: float = 0.35
-    late_pot_confirm_s: float = 1.0  # a ball resting in the mouth that vanishes (a hanging ball falls, 2.1.15)
     # a hidden resting ball reappearing within this keeps its id (between shots a hand may move it). Larger: a
     # different ball reappearing nearby takes the id
     reacquire_radius_mm: float = 150.0
