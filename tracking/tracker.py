@@ -427,8 +427,7 @@ class Tracker:
         """Each ball of the burst seen in this frame and the one before (both after it): its path run back to
         the burst's moment (searched over the frame interval it happened in) against where the burst's balls
         rested, assigned one to one (least total distance); ids change where that assignment beats the present
-        one by ``burst_margin_mm`` for each ball it changes, and each changed ball's path leads back to within a
-        radius of its new place."""
+        one and each changed ball's path leads back to within a radius of its new place."""
         dt = self._frame_dt
         members = [
             tr
@@ -457,9 +456,6 @@ class Tracker:
         _, c, cost = best
         changed = np.flatnonzero(c != np.arange(len(members)))
         if not len(changed):
-            return None
-        now = float(np.trace(cost))
-        if now - float(cost[np.arange(len(members)), c].sum()) < self.s.burst_margin_mm * len(changed):
             return None
         if float(cost[changed, c[changed]].max()) > self.table.ball_radius_mm:
             return None  # a changed ball's path does not lead back to its new place: noise, not an answer

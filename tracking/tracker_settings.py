@@ -110,10 +110,10 @@ class TrackerSettings:
     # this many resting balls set moving in one frame: a rack or cluster broken up, whose ids are checked
     # (two balls swapping places in a pack look alike) for balls set moving burst_join_frames after the first,
     # burst_check_frames after (two clear frames of each path) and in every frame up to burst_last_frames
-    # (later, the balls collide), and changed only where each changed ball's path leads back burst_margin_mm
-    # better. Fewer balls: every two-ball hit is checked; a smaller margin: noise swaps ids
+    # (later, the balls collide), and changed where the changed balls' paths lead back better, each to within
+    # a radius of its new place. Fewer balls: every two-ball hit is checked; more frames: balls that collided
+    # after the burst are checked as if they had not
     burst_min_balls: int = 3
     burst_join_frames: float = 2.0
     burst_check_frames: float = 3.0
     burst_last_frames: float = 4.0
-    burst_margin_mm: float = 15.0
