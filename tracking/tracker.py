@@ -937,12 +937,12 @@ class Tracker:
 
     def _vanished_at_stroke(self, o: _Track) -> bool:
         """Did ``o`` vanish around this shot's stroke: at most ``blur_adopt_s`` before the shot was seen to
-        start, and no later than a few frames after (a ball hidden later in the shot is under the player's arm,
-        not lost in the stroke's blur)?"""
+        start, and no later (a ball hidden later in the shot is under the player's arm, not lost in the
+        stroke's blur)?"""
         flip = self._shot_flip_t
         if flip is None:
             return False
-        return flip - self.s.blur_adopt_s <= o.last_t <= flip + self.s.blur_adopt_late_s
+        return flip - self.s.blur_adopt_s <= o.last_t <= flip
 
     def _vanished_at_rest(self, o: _Track) -> bool:
         """Resting when it vanished, or seen set moving but gone before it got a radius from its place (the

@@ -93,11 +93,10 @@ class TrackerSettings:
     # a ball classed cue (or not) this many more times than not is firmly that class: fewer lets a few
     # misclassed frames fix a wrong class
     colour_class_votes: int = 5
-    # a ball that vanished from rest this long before a shot may come back anywhere in it (lost in the stroke's
-    # blur) or blur_adopt_late_s after the shot was seen to start. Longer: a ball hidden under an arm before the
-    # stroke is adopted by another's track
+    # a ball that vanished from rest up to this long before a shot was seen to start may come back anywhere in
+    # it (lost in the stroke's blur). Longer: a ball hidden under an arm before the stroke is adopted by
+    # another's track
     blur_adopt_s: float = 3.0
-    blur_adopt_late_s: float = 0.1
     # a kink after this many frames unseen: the ball's velocity is unknown (reseeded, not carried over). Fewer:
     # a ball hidden a frame loses its speed; more: a stale velocity predicts past a touch
     unseen_kink_frames: float = 2.5
