@@ -107,10 +107,11 @@ def _lone_rest_weak(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndar
 
 def resumes_weakly(sc: Scene, tier: np.ndarray) -> np.ndarray:
     """The pairs in which a hidden moving ball may come back on a weak detection: missed for a frame or two
-    (blurred), and seen inside its statistical gate, or
+    (moving fast enough to be blurred, or with its speed unknown), and seen inside its statistical gate, or
     within reach where its path ran into a resting ball or one just set moving (it hit it and bent off)."""
     s = sc.s
     brief = sc.occluded & ~sc.resting & (sc.t - sc.last_t <= s.weak_resume_s)
+    brief &= sc.speed_bound >= s.weak_resume_speed_mm_s
     touched = np.zeros(len(brief), bool)
     touch_q = np.vstack([sc.rest_q, sc.left_q])
     reach = sc.ball_diameter_mm + s.touch_reach_mm

@@ -74,8 +74,11 @@ class TrackerSettings:
     # other's): larger suspects more passes, smaller lets ids swap on a graze
     touch_reach_mm: float = 5.0
     # a moving ball hidden this briefly resumes on a weak detection where it is predicted (a blurred ball seen
-    # again behind a cue): longer lets a hand near its path take it, shorter loses a fast ball blurred weak
+    # again behind a cue) if it was moving at least weak_resume_speed_mm_s (fast enough to blur, or its speed
+    # unknown: not a slow ball, whose weak detection may be the hand that struck it). Longer or slower lets a
+    # hand near its path take it; shorter or faster loses a fast ball blurred weak
     weak_resume_s: float = 0.1
+    weak_resume_speed_mm_s: float = 200.0
     # detections this far outside the cushion noses still count (noise, a ball's edge on a cushion): larger
     # lets the rail's highlights in
     cloth_slack_mm: float = 12.0
