@@ -158,10 +158,6 @@ class CushionSettings:
     # More: a touch soon before or after (a ball, the next cushion) bends the fit; fewer: the timing follows noise
     hinge_side: int = 8
     hinge_reach: int = 3
-    # a ball whose samples after a dip stay against the cushion this long arrived at it (an L, not a V): longer
-    # reads a ball that rolled along after touching as a bounce timed at its corner, shorter a slow bounce as
-    # an arrival
-    arrive_s: float = 0.1
     # a V whose sides fall and rise at least bounce_min_mm_s is a bounce, not noise; or whose side falls at
     # least steep_fall_mm_s and rises at least steep_rise_mm_s (a ball coming this fast cannot stop short of
     # the cushion, so one that turns away however slowly touched it). Lower: noise read as touches
