@@ -38,10 +38,8 @@ OFF: dict[str, float] = {
     # shots
     "shots.slow_start_frames": 0.0,  # a slow ball's start looked for at its last resting sample only
     "shots.push_max_speed_mm_s": 0.0,  # no ball is pushed by hand
-    "shots.push_decel_mm_s2": 0.0,  # a push needs no hard stop
     "shots.creep_speedup_mm_s": BIG,  # no creep read as a hit
     "shots.creep_still_mm": 0.0,
-    "shots.creep_hinge_samples": 1000,
     "shots.slow_start_wait_s": 0.0,
     "shots.regone_stop_s": 0.0,
     "shots.touch_max_speed_mm_s": BIG,
@@ -62,7 +60,6 @@ OFF: dict[str, float] = {
     "cushions.tip_past_mm": 0.0,  # no flat's-end margin before the jaw's tip
     "cushions.hug_mm": -1.0,  # no ball hugs a cushion
     "cushions.hinge_reach": 0,  # a touch's corner at the lowest sample
-    "cushions.arrive_s": 0.0,  # no arrival (L) read
     "cushions.steep_fall_mm_s": BIG,  # no steep-approach bounce
     "cushions.rest_touch_plateau_mm": 0.0,
     "cushions.jaw_touch_mm": -1.0,  # no touch of a stopping ball
@@ -84,11 +81,9 @@ OFF: dict[str, float] = {
     "tracker.warmup_s": 0.0,  # no balls confirmed at once at the start
     "tracker.min_confidence": 0.0,  # no detection ignored
     "tracker.new_track_confidence": 0.25,  # a new ball on any kept detection (min_confidence)
-    "tracker.late_pot_confirm_s": 0.35,  # a hanging ball's fall confirmed as any pot (pot_confirm_s)
     "tracker.inplay_hidden_s": BIG,  # in play as between shots
     "tracker.moving_reacquire_s": 0.0,  # no hidden moving ball looked for along its path
     "tracker.bounce_sigma_mm_s": 0.0,  # a predicted bounce as sure as the motion before it
-    "tracker.hidden_speedup": BIG,  # a hidden rolling ball's reach not bounded by its run
     "tracker.backward_kick": 1.0,  # no step back vetoed
     "tracker.weak_resume_s": 0.0,  # no resume on a weak detection
     "tracker.weak_resume_speed_mm_s": 0.0,
@@ -97,10 +92,8 @@ OFF: dict[str, float] = {
     "tracker.colour_gate_sigma": BIG,  # no colour gate
     "tracker.colour_class_votes": 1000000,  # no ball firmly of a class
     "tracker.blur_adopt_s": 0.0,
-    "tracker.blur_adopt_late_s": 0.0,
     "tracker.unseen_kink_frames": BIG,  # no kink after frames unseen
     "tracker.burst_min_balls": 1000,  # no burst's ids checked
-    "tracker.burst_margin_mm": 0.0,
 }
 
 

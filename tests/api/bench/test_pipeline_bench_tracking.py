@@ -189,3 +189,21 @@ def test_verdicts_on_found_events_are_compared_with_those_on_the_truth(tmp_path:
     # a folder that names no game is not refereed
     (tmp_path / "truth" / "scenario.json").write_text(json.dumps({"scenario": "x", "seed": 0}))
     assert verdict_difference(tmp_path, touched, truth, TABLE) is None
+
+
+def test_tracker_overrides_reach_the_tracker_settings_and_every_screened_name_is_a_field() -> None:
+    from api.bench._settings_screen import OFF
+    from api.bench.tracking import SceneRun
+
+    run = SceneRun(
+        feed="replay", overrides=("kiss_tol_mm=3", "tracker.colour_cost=0", "tracker.filter.meas_sigma_mm=2")
+    )
+    assert run.extractor_settings().contacts.kiss_tol_mm == 3.0
+    tr = run.tracker_settings()
+    assert tr.colour_cost == 0.0 and tr.filter.meas_sigma_mm == 2.0
+    with pytest.raises(ValueError, match="TrackerSettings"):
+        SceneRun(overrides=("tracker.kiss_tol_mm=3",)).tracker_settings()
+    # the screen's off values name live fields, typed as the fields are
+    for name, value in OFF.items():
+        s = SceneRun(overrides=(f"{name}={value}",))
+        s.extractor_settings(), s.tracker_settings()
