@@ -743,8 +743,7 @@ class Tracker:
             # ball unseen for frames before its kink (struck into a blur, it hit the rack), with its velocity
             # unknown: the one between its last two sightings runs through the collision.
             base = tr.anchor if (tr.resting and tr.anchor is not None) else tr.last_meas
-            unseen = tier == 1 and dt > self.s.unseen_kink_frames * self._frame_dt
-            reseed(tr.kf, zc, None if unseen else (zc - base) / dt, self.s.filter, self._frame_dt)
+            reseed(tr.kf, zc, (zc - base) / dt, self.s.filter, self._frame_dt)
             if tr.resting and tr.anchor is not None:
                 tr.left_anchor = tr.anchor.copy()
                 tr.left_t = t

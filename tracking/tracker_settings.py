@@ -96,9 +96,6 @@ class TrackerSettings:
     # it (lost in the stroke's blur). Longer: a ball hidden under an arm before the stroke is adopted by
     # another's track
     blur_adopt_s: float = 3.0
-    # a kink after this many frames unseen: the ball's velocity is unknown (reseeded, not carried over). Fewer:
-    # a ball hidden a frame loses its speed; more: a stale velocity predicts past a touch
-    unseen_kink_frames: float = 2.5
     # a ball placed between shots is seen clearly (a bridge hand at rest is not): higher leaves a shadowed ball
     # unconfirmed, lower confirms a still hand
     placed_confidence: float = 0.75
