@@ -640,7 +640,9 @@ class Tracker:
 
     def _reach(self, tracks: list[_Track], t: float) -> np.ndarray:
         """How far from where it was last seen each track's ball can be now: at top speed since then; a ball
-        hidden for a while only as far as it may be looked for again."""
+        hidden for a while only as far as it may be looked for again; one hidden for frames while rolling no
+        faster than it went (a ball only slows between collisions), give or take a collision's kick, and not
+        across the table to a blob (the player's hand)."""
         s = self.s
         reach = np.empty(len(tracks))
         for i, tr in enumerate(tracks):
@@ -649,6 +651,9 @@ class Tracker:
             hidden = tr.state == TrackState.OCCLUDED
             if hidden and t - tr.last_t > 0.2:
                 reach[i] = min(reach[i], self._reacquire_radius(tr, t))
+            if hidden and not tr.resting and gap > 1.5 * self._frame_dt:
+                speed = float(np.hypot(*tr.kf.x[2:4]))
+                reach[i] = min(reach[i], s.hidden_speedup * speed * gap + 2.0 * self.table.ball_diameter_mm)
         return reach
 
     @property

@@ -64,6 +64,9 @@ class TrackerSettings:
     # the bounced velocity's added uncertainty (restitution's spread, spin): smaller gates a rebound too tightly,
     # larger lets a neighbour take it
     bounce_sigma_mm_s: float = 300.0
+    # a ball hidden for frames while rolling is found within this times its run (it only slows between
+    # collisions; a collision's kick at most doubles it). Larger: a blob across the table takes it
+    hidden_speedup: float = 2.0
     # a struck ball takes no step back along its hitter's run (cosine below -this): smaller vetoes real
     # rebounds off a frozen ball, larger lets the hitter's detection pass to the ball it hit
     backward_kick: float = 0.3

@@ -84,6 +84,7 @@ OFF: dict[str, float] = {
     "tracker.inplay_hidden_s": BIG,  # in play as between shots
     "tracker.moving_reacquire_s": 0.0,  # no hidden moving ball looked for along its path
     "tracker.bounce_sigma_mm_s": 0.0,  # a predicted bounce as sure as the motion before it
+    "tracker.hidden_speedup": BIG,  # a hidden rolling ball's reach not bounded by its run
     "tracker.backward_kick": 1.0,  # no step back vetoed
     "tracker.weak_resume_s": 0.0,  # no resume on a weak detection
     "tracker.weak_resume_speed_mm_s": 0.0,
@@ -92,7 +93,6 @@ OFF: dict[str, float] = {
     "tracker.colour_gate_sigma": BIG,  # no colour gate
     "tracker.colour_class_votes": 1000000,  # no ball firmly of a class
     "tracker.blur_adopt_s": 0.0,
-    "tracker.unseen_kink_frames": BIG,  # no kink after frames unseen
     "tracker.burst_min_balls": 1000,  # no burst's ids checked
 }
 
