@@ -71,8 +71,7 @@ OFF: dict[str, float] = {
     "cushions.rattle.better_than_straight": 0.0,  # no rattle
     # pots, lines, tracks
     "pots.slow_drop_mm_s": 0.0,
-    "lines.line_rest_margin_mm": 0.75,  # from rest as from motion (line_margin_mm)
-    "lines.line_packed_margin_mm": 1.5,  # packed as lone (line_rest_margin_mm)
+    "lines.line_packed_margin_mm": 0.75,  # from a pack as from motion (line_margin_mm)
     "lines.line_excursion_mm": 0.0,
     "lines.line_settle_s": 0.0,  # a resting ball judged where the tracker first called it resting
     "ghost_below": 0.0,  # every track a ball

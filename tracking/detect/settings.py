@@ -213,9 +213,9 @@ class LineSettings:
     # a path must start and end this far off a line to cross it (a ball on a line is not over it): larger
     # loses crossings of balls that stop just over, smaller reads noise about the line as crossings
     line_margin_mm: float = 0.75
-    line_rest_margin_mm: float = 1.5  # ... and start this far off it from rest (a ball resting on the line)
-    # ... from rest against other balls (a rack's row on the long line), whose edges pull a resting ball's
-    # measured centre further: the p95 of such balls' position error. Larger: real crossings from the rack lost
+    # ... and start this far off it from rest against other balls (a rack's row on the long line), whose edges
+    # pull a resting ball's measured centre off: the p95 of such balls' position error. Larger: real crossings
+    # from the rack lost
     line_packed_margin_mm: float = 2.5
     # over a line and back inside one path (a curving ball): this far past it each way. Smaller: a ball
     # running along the line crosses it with every wobble; larger: a shallow excursion lost
