@@ -147,9 +147,7 @@ def _tunnel(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarray:
         return out
     q = sc.anchor[still].reshape(-1, 2)  # a still ball rests, so it is never the moving track itself
     width = D - sc.s.tunnel_tol_mm
-    # the others were unseen for frames: their paths since may have bent
-    fresh = ~sc.resting & (sc.t - sc.last_t <= (sc.s.unseen_kink_frames + 1.0) * sc.frame_dt)
-    rows = np.flatnonzero(fresh)
+    rows = np.flatnonzero(~sc.resting)
     if not len(rows):
         return out
     a = sc.last[rows]

@@ -428,8 +428,7 @@ class Tracker:
         """Each ball of the burst seen in this frame and the one before (both after it): its path run back to
         the burst's moment (searched over the frame interval it happened in) against where the burst's balls
         rested, assigned one to one (least total distance); ids change where that assignment beats the present
-        one by ``burst_margin_mm`` for each ball it changes, and each changed ball's path leads back to within a
-        radius of its new place."""
+        one and each changed ball's path leads back to within a radius of its new place."""
         dt = self._frame_dt
         members = [
             tr
@@ -458,9 +457,6 @@ class Tracker:
         _, c, cost = best
         changed = np.flatnonzero(c != np.arange(len(members)))
         if not len(changed):
-            return None
-        now = float(np.trace(cost))
-        if now - float(cost[np.arange(len(members)), c].sum()) < self.s.burst_margin_mm * len(changed):
             return None
         if float(cost[changed, c[changed]].max()) > self.table.ball_radius_mm:
             return None  # a changed ball's path does not lead back to its new place: noise, not an answer
@@ -757,8 +753,7 @@ class Tracker:
             # ball unseen for frames before its kink (struck into a blur, it hit the rack), with its velocity
             # unknown: the one between its last two sightings runs through the collision.
             base = tr.anchor if (tr.resting and tr.anchor is not None) else tr.last_meas
-            unseen = tier == 1 and dt > self.s.unseen_kink_frames * self._frame_dt
-            reseed(tr.kf, zc, None if unseen else (zc - base) / dt, self.s.filter, self._frame_dt)
+            reseed(tr.kf, zc, (zc - base) / dt, self.s.filter, self._frame_dt)
             if tr.resting and tr.anchor is not None:
                 tr.left_anchor = tr.anchor.copy()
                 tr.left_t = t
@@ -958,12 +953,12 @@ class Tracker:
 
     def _vanished_at_stroke(self, o: _Track) -> bool:
         """Did ``o`` vanish around this shot's stroke: at most ``blur_adopt_s`` before the shot was seen to
-        start, and no later than a few frames after (a ball hidden later in the shot is under the player's arm,
-        not lost in the stroke's blur)?"""
+        start, and no later (a ball hidden later in the shot is under the player's arm, not lost in the
+        stroke's blur)?"""
         flip = self._shot_flip_t
         if flip is None:
             return False
-        return flip - self.s.blur_adopt_s <= o.last_t <= flip + self.s.blur_adopt_late_s
+        return flip - self.s.blur_adopt_s <= o.last_t <= flip
 
     def _vanished_at_rest(self, o: _Track) -> bool:
         """Resting when it vanished, or seen set moving but gone before it got a radius from its place (the
@@ -1070,7 +1065,7 @@ class Tracker:
             if outside or (near_edge and speed > 1500.0):
                 return self._lose(tr, "off_table", None, v, 0.7)
         mouth = tb.in_pocket_mouth(_pt(p))
-        if mouth is not None and (gap >= self.s.late_pot_confirm_s or final):
+        if mouth is not None and (gap >= self.s.pot_confirm_s or final):
             # A ball hanging in the mouth that drops later (001 2.1.15): less certain than a running pot,
             # since a hand could hide it; flagged for review by the extractor.
             return self._lose(tr, "pot", mouth, v, 0.6)

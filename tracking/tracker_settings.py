@@ -1,4 +1,5 @@
-"""The tracker's settings: each field a physical quantity of balls, cloth or camera, with what it stands for."""
+"""The tracker's settings: each field a physical quantity of balls, cloth or camera, with what it stands for
+and what moving it costs."""
 
 from __future__ import annotations
 
@@ -10,50 +11,110 @@ from tracking.kalman import FilterSettings
 @dataclass(frozen=True)
 class TrackerSettings:
     filter: FilterSettings = field(default_factory=FilterSettings)
-    max_speed_mm_s: float = 11000.0  # a break reaches ~10 m/s
-    gate_chi2: float = 25.0  # 5 sigma: the statistical gate
-    kink_cost: float = 200.0  # base cost of an association outside the statistical gate
+    # a break sends the cue ball at about 10 m/s: no ball is farther from where it was seen than this speed times
+    # the time since. Lower: a break's ball outruns its gate and is lost; higher: a far blob may be taken
+    max_speed_mm_s: float = 11000.0
+    # the statistical gate on a detection's squared distance from the prediction, in its own sigmas (5 sigma).
+    # Narrower: a ball that bends (a touch) falls out of it into the kink tier; wider: neighbours swap
+    gate_chi2: float = 25.0
+    # base cost of matching outside the statistical gate (a kink: a touch bent the path), above any in-gate
+    # cost. Lower: a kink competes with a straight match and neighbours swap; higher: nothing (it only orders)
+    kink_cost: float = 200.0
+    # detections a new ball needs before it is public: more keeps a flickering hand out longer and delays
+    # a placed ball
     confirm_hits: int = 2
-    warmup_s: float = 0.5  # balls seen in the first moments are confirmed at once
+    warmup_s: float = 0.5  # balls seen in the first moments are confirmed at once (the table as the video opens)
+    # a new ball missed more frames than this is dropped (a hand, the cue tip). More: a blob lingers as a
+    # candidate; fewer: a ball seen through a gap in the player's arm is dropped before it is confirmed
     tentative_max_misses: int = 2
-    min_confidence: float = 0.25  # weaker detections are ignored
-    new_track_confidence: float = 0.55  # weaker ones may update a known ball but never start a new one
-    rest_window_s: float = 0.25  # a ball whose detections stay within rest_radius for this long rests
+    min_confidence: float = 0.25  # weaker detections are ignored: lower takes in shadows, higher loses blurred balls
+    # weaker ones may update a known ball but never start a new one (a ball half under the player's arm scores
+    # 0.3-0.5; a hand 0.5): higher keeps more blobs out and is slower to take a ball placed back
+    new_track_confidence: float = 0.55
+    # a ball whose detections stay within rest_radius_mm for rest_window_s rests (its anchor is their mean).
+    # Longer or tighter: a stop is called late; shorter or looser: a slow roll is called rest
+    rest_window_s: float = 0.25
     rest_radius_mm: float = 2.5
-    anchor_gate_mm: float = 5.0  # a resting ball's detection farther than this sets it moving
-    pot_confirm_s: float = 0.35  # gone this long after vanishing in a pocket mouth -> potted
-    late_pot_confirm_s: float = 1.0  # a ball resting in the mouth that vanishes (hanging ball falls)
-    reacquire_radius_mm: float = 150.0  # a hidden resting ball reappearing within this keeps its id
-    frozen_tol_mm: float = 5.0  # resting balls this close to touching are frozen together (a chain)
-    inplay_reacquire_mm: float = 40.0  # ... but in play, hidden at rest longer than inplay_hidden_s, this near
+    # a resting ball's detection farther than this from its anchor sets it moving: at four sigmas of the noise.
+    # Smaller: jitter reads as starts; larger: a soft hit's first millimetres are lost
+    anchor_gate_mm: float = 5.0
+    # a ball gone this long after vanishing in a pocket's path is potted (a ball behind the player's arm
+    # reappears sooner). Shorter: a hidden ball near a pocket is called potted; longer: pots come late
+    # (a ball resting in the mouth that vanishes likewise: a hanging ball falls, 2.1.15)
+    pot_confirm_s: float = 0.35
+    # a hidden resting ball reappearing within this keeps its id (between shots a hand may move it). Larger: a
+    # different ball reappearing nearby takes the id
+    reacquire_radius_mm: float = 150.0
+    # resting balls this close to touching are frozen together (a hit passes through the chain): larger
+    # takes balls a few millimetres apart into chains
+    frozen_tol_mm: float = 5.0
+    # in play, a ball hidden at rest longer than inplay_hidden_s (under the player's arm) comes back only this
+    # near its place: a hand coming out from over it is not it. Larger: the hand takes its id
+    inplay_reacquire_mm: float = 40.0
     inplay_hidden_s: float = 0.1
-    moving_reacquire_s: float = 1.5  # a hidden moving ball is looked for this long along its path
-    coast_s: float = 0.25  # a hidden moving ball is extrapolated this long, then held where last seen
+    # a hidden moving ball is looked for this long along its path (a ball rolls on under an arm). Longer: a far
+    # blob takes its id; shorter: a ball reappearing beyond an arm is a new, unnamed ball
+    moving_reacquire_s: float = 1.5
+    # a hidden moving ball is extrapolated this long, then held where last seen: longer follows it further,
+    # but a ball that stopped unseen is placed where it never went
+    coast_s: float = 0.25
     # of a hidden ball's normal speed where its prediction bounces off a cushion (the rendered suites' physics:
     # median 0.69, 0.56-0.75 from the 10th to the 90th percentile)
     cushion_restitution: float = 0.7
-    bounce_sigma_mm_s: float = 300.0  # the bounced velocity's added uncertainty (restitution's spread, spin)
-    hidden_speedup: float = 2.0  # a ball hidden for frames while rolling is found within this times its run
-    backward_kick: float = 0.3  # a struck ball takes no step back along its hitter's run (cosine below -this)
-    touch_reach_mm: float = 5.0  # a path passing a resting ball within a diameter plus this may have touched it
-    weak_resume_s: float = 0.1  # a moving ball hidden this briefly resumes on a weak detection where it is predicted
-    weak_resume_speed_mm_s: float = 200.0  # ... if it was moving at least this fast (not a ball just seen again)
-    cloth_slack_mm: float = 12.0  # detections this far outside the cushion noses still count (noise)
-    dropped_depth_mm: float = 25.0  # a detection this far past a pocket's mouth line is a dropped ball
-    colour_sigma: float = 25.0  # colour difference (grey levels) of one ball between frames: blur, light
-    colour_cost: float = 80.0  # most a colour mismatch adds to an association's cost
-    colour_gate_sigma: float = 4.0  # a detection of the other class this far off a ball's colour is another ball
+    # the bounced velocity's added uncertainty (restitution's spread, spin): smaller gates a rebound too tightly,
+    # larger lets a neighbour take it
+    bounce_sigma_mm_s: float = 300.0
+    # a ball hidden for frames while rolling is found within this times its run (it only slows between
+    # collisions; a collision's kick at most doubles it). Larger: a blob across the table takes it
+    hidden_speedup: float = 2.0
+    # a struck ball takes no step back along its hitter's run (cosine below -this): smaller vetoes real
+    # rebounds off a frozen ball, larger lets the hitter's detection pass to the ball it hit
+    backward_kick: float = 0.3
+    # a path passing a resting ball within a diameter plus this may have touched it (its detection may be the
+    # other's): larger suspects more passes, smaller lets ids swap on a graze
+    touch_reach_mm: float = 5.0
+    # a moving ball hidden this briefly resumes on a weak detection where it is predicted (a blurred ball seen
+    # again behind a cue) if it was moving at least weak_resume_speed_mm_s (fast enough to blur, or its speed
+    # unknown: not a slow ball, whose weak detection may be the hand that struck it). Longer or slower lets a
+    # hand near its path take it; shorter or faster loses a fast ball blurred weak
+    weak_resume_s: float = 0.1
+    weak_resume_speed_mm_s: float = 200.0
+    # detections this far outside the cushion noses still count (noise, a ball's edge on a cushion): larger
+    # lets the rail's highlights in
+    cloth_slack_mm: float = 12.0
+    # a detection this far past a pocket's mouth line is a dropped ball (or the rail): smaller loses a ball
+    # rattling deep in a mouth, larger lets a dropped ball come back
+    dropped_depth_mm: float = 25.0
+    # a ball's colour difference (grey levels) from frame to frame: blur and light. Smaller: a blurred ball's
+    # colour reads as another ball's; larger: colour tells balls apart less
+    colour_sigma: float = 25.0
+    colour_cost: float = 80.0  # most a colour mismatch adds to an association's cost (colour decides ties only)
+    # a detection of the other class this far off a ball's colour is another ball: smaller vetoes a blurred
+    # ball's own detection, larger lets the cue ball's id pass to an object ball
+    colour_gate_sigma: float = 4.0
     # a kink to a detection this far off a ball's colour is to another ball (a white ball half blurred into the
     # cloth moves about 6 sigma off its resting colour; a red ball or a dark sleeve is 11-13 sigma off a white one)
     colour_kink_sigma: float = 8.0
-    colour_class_votes: int = 5  # a ball classed cue (or not) this many more times than not is firmly that class
-    blur_adopt_s: float = 3.0  # a ball that vanished from rest this long before a shot may come back anywhere in it
-    blur_adopt_late_s: float = 0.1  # ... or this long after the shot was seen to start
-    unseen_kink_frames: float = 2.5  # a kink after this many frames unseen: the ball's velocity is unknown
-    placed_confidence: float = 0.75  # a ball placed between shots is seen clearly (a bridge hand at rest is not)
-    tunnel_tol_mm: float = 10.0  # a path passing this much less than a diameter from a still ball goes through it
-    burst_min_balls: int = 3  # this many resting balls set moving in one frame: a rack or cluster broken up
-    burst_join_frames: float = 2.0  # balls set moving this soon after are part of it
-    burst_check_frames: float = 3.0  # their ids are checked this long after (two clear frames of each path)
-    burst_last_frames: float = 4.0  # ... and in every frame up to this long after (later, the balls collide)
-    burst_margin_mm: float = 15.0  # ids change only if each changed ball's path leads back this much better
+    # a ball classed cue (or not) this many more times than not is firmly that class: fewer lets a few
+    # misclassed frames fix a wrong class
+    colour_class_votes: int = 5
+    # a ball that vanished from rest up to this long before a shot was seen to start may come back anywhere in
+    # it (lost in the stroke's blur). Longer: a ball hidden under an arm before the stroke is adopted by
+    # another's track
+    blur_adopt_s: float = 3.0
+    # a ball placed between shots is seen clearly (a bridge hand at rest is not): higher leaves a shadowed ball
+    # unconfirmed, lower confirms a still hand
+    placed_confidence: float = 0.75
+    # a path passing this much less than a diameter from a still ball goes through it (it hit it): larger takes
+    # a hit for a pass, smaller a pass for a hit
+    tunnel_tol_mm: float = 10.0
+    # this many resting balls set moving in one frame: a rack or cluster broken up, whose ids are checked
+    # (two balls swapping places in a pack look alike) for balls set moving burst_join_frames after the first,
+    # burst_check_frames after (two clear frames of each path) and in every frame up to burst_last_frames
+    # (later, the balls collide), and changed where the changed balls' paths lead back better, each to within
+    # a radius of its new place. Fewer balls: every two-ball hit is checked; more frames: balls that collided
+    # after the burst are checked as if they had not
+    burst_min_balls: int = 3
+    burst_join_frames: float = 2.0
+    burst_check_frames: float = 3.0
+    burst_last_frames: float = 4.0

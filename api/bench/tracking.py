@@ -29,7 +29,9 @@ detecting the video, in a tenth of the time. A replay gives the recorded run's f
 detector and the streak measurements are unchanged (they read the tracker's predictions, so a change to the
 tracker or the events can move what a fresh run measures: confirm a replayed gain on the video). ``--set
 NAME=VALUE`` (or ``GROUP.NAME=VALUE``) overrides an ``ExtractorSettings`` field for the run, to try a setting
-without editing it.
+without editing it; ``--set tracker.NAME=VALUE`` a ``TrackerSettings`` field. ``--screen NAMES`` (``all``, or
+comma separated) replays the suites given as ``--suite A,B --heldout C,D`` once per named setting with that
+setting switched off (``api.bench._settings_screen``) and prints what each switch moves.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -59,6 +61,7 @@ from tracking.evaluation import Judged, confidence_split, judged_events
 from tracking.extractor import ExtractorSettings
 from tracking.kinematic_sim import SCENARIOS, detections_from_truth, make_setup, simulate_shot
 from tracking.metrics import SCORED, Scores
+from tracking.tracker_settings import TrackerSettings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -77,7 +80,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     feed.add_argument("--record", action="store_true", help="with --suite: keep each scene's tracker input")
     feed.add_argument("--replay", action="store_true", help="with --suite: feed the recorded tracker input")
     parser.add_argument(
-        "--set", action="append", default=[], metavar="NAME=VALUE", help="override an ExtractorSettings field"
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="override an ExtractorSettings field (tracker.NAME: a TrackerSettings field)",
+    )
+    parser.add_argument("--screen", metavar="NAMES", help="with --suite A,B: each setting switched off in turn ('all')")
+    parser.add_argument("--heldout", default="", metavar="DIRS", help="with --screen: held-out suites, comma separated")
+    parser.add_argument(
+        "--every-suite", action="store_true", help="with --screen: replay every suite, not stop at the first moved"
     )
 
 
@@ -273,10 +285,18 @@ class SceneRun:
     overrides: tuple[str, ...] = ()
 
     def extractor_settings(self) -> ExtractorSettings:
-        return settings_with(ExtractorSettings(), self.overrides)
+        return settings_with(ExtractorSettings(), [o for o in self.overrides if not o.startswith(TRACKER)])
+
+    def tracker_settings(self) -> TrackerSettings:
+        mine = [o.removeprefix(TRACKER) for o in self.overrides if o.startswith(TRACKER)]
+        return settings_with(TrackerSettings(), mine, TRACKER)
 
 
-def settings_with(settings: ExtractorSettings, overrides: tuple[str, ...] | list[str]) -> ExtractorSettings:
+S = TypeVar("S")
+TRACKER = "tracker."  # the prefix of a --set that names a TrackerSettings field
+
+
+def settings_with(settings: S, overrides: tuple[str, ...] | list[str], prefix: str = "") -> S:
     """``settings`` with ``NAME=VALUE`` overrides, each value read as its field's default is typed."""
     changes: dict[str, Any] = {}
     for item in overrides:
@@ -287,7 +307,8 @@ def settings_with(settings: ExtractorSettings, overrides: tuple[str, ...] | list
         except ValueError:
             path = []
         if not path:
-            raise ValueError(f"--set {item!r}: not NAME=VALUE with an ExtractorSettings field (NAME or GROUP.NAME)")
+            record = type(settings).__name__
+            raise ValueError(f"--set {prefix}{item!r}: not NAME=VALUE with a {record} field (NAME or GROUP.NAME)")
         current: Any = settings
         for part in path:
             current = getattr(current, part)
@@ -391,7 +412,7 @@ def score_scene(folder: Path, run: SceneRun | None = None) -> SceneResult:
     cal = scenario_calibration(folder / "video.mp4", table, size)
     pipe = Pipeline(
         cal, game=None, detector_name=run.detector, known_ids=known, streaks=run.streaks and run.feed != "replay",
-        extractor_settings=run.extractor_settings(),
+        tracker_settings=run.tracker_settings(), extractor_settings=run.extractor_settings(),
     )  # fmt: skip
     recorder = _Recorder() if run.feed == "record" else None
     if recorder is not None:
@@ -614,7 +635,13 @@ def _run(args: argparse.Namespace) -> int:
         jobs = max(1, int(args.jobs))
         feed = "record" if args.record else "replay" if args.replay else "video"
         run = SceneRun(args.detector, not args.no_streaks, feed, tuple(args.set))
-        run.extractor_settings()  # a wrong --set fails here, before any scene
+        run.extractor_settings(), run.tracker_settings()  # a wrong --set fails here, before any scene
+        if args.screen:
+            from api.bench._settings_screen import screen
+
+            tuning = [Path(p) for p in str(args.suite).split(",") if p]
+            held = [Path(p) for p in str(args.heldout).split(",") if p]
+            return screen(args.screen, tuning, held, run, args.every_suite)
         results = run_suite(Path(args.suite), run, args.verbose, jobs)
         for fps in sorted({r.fps for r in results}, reverse=True):
             at = [r for r in results if r.fps == fps]

@@ -1,9 +1,10 @@
 """A slow ball that comes to a cushion and rolls on along it touched it when it came.
 
-Its distance to the nose line is an L, not a V: it falls (faster than noise makes it seem to) from well off the
-cushion to touching, and stays there. A V is a graze; an L was read as a ball rolling along the cushion that
-never came to it. frame-s4's ball 14 comes to the right-pyramid cushion at 0.2 m/s at 2.9477 s and rolls on
-against it (the truth's touch; its touches of that cushion while it rolls along it do not count).
+Its distance to the nose line is an L, not a V: it falls steeply from well off the cushion to touching, and
+stays there (noise gives its flat after-side a rise); a ball coming that fast cannot stop short of the cushion,
+so it touched it (the steep-fall rule). frame-s4's ball 14 comes to the right-pyramid cushion at 0.2 m/s at
+2.9477 s and rolls on against it (the truth's touch; its touches of that cushion while it rolls along it do
+not count).
 """
 
 from __future__ import annotations
@@ -31,9 +32,8 @@ def test_a_ball_that_came_to_a_cushion_and_rolls_along_it_touched_it() -> None:
     assert abs((found[0].t or 0.0) - d["truth_touch_t"]) <= 0.5 / 60
 
 
-def test_without_the_arrival_only_a_v_is_a_touch(monkeypatch: pytest.MonkeyPatch) -> None:
-    # (its fall is steep, and noise gives its flat after-side a rise: the steep-fall rule is off here too)
-    monkeypatch.setattr(extractor.ExtractorSettings, "__init__", settings_with(arrive_s=0.0, steep_fall_mm_s=1e3))
+def test_without_the_steep_fall_rule_the_arrival_is_lost(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(extractor.ExtractorSettings, "__init__", settings_with(steep_fall_mm_s=1e3))
     d, events = replay(FIXTURE)
     assert _arrivals(events, d["truth_touch_t"]) == []
 

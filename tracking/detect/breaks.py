@@ -180,8 +180,8 @@ def close_move_seg(
         resolve.give(ex, c, out)
     # a ball resting on a line (a rack's middle row on the long line) is measured a millimetre or so off it
     before = seg_before(b, seg)
-    rest_margin = ex.s.lines.line_packed_margin_mm if seg.packed else ex.s.lines.line_rest_margin_mm
-    from_rest = rest_margin - ex.s.lines.line_margin_mm if before is not None and before.kind == "rest" else 0.0
+    packed = seg.packed and before is not None and before.kind == "rest"
+    from_rest = ex.s.lines.line_packed_margin_mm - ex.s.lines.line_margin_mm if packed else 0.0
     if settle and len(ts) > 2:
         return ts[:-1], ps[:-1], from_rest
     path_lines(ex, PathView(b.id, tuple(ts), tuple(ps), from_rest), out)

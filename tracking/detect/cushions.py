@@ -279,7 +279,7 @@ def grazes(path: PathView, samples: PathView, table: TableModel, s: CushionSetti
                 continue
             hinge = touch_hinge(s, ts, off, k, beside)
             rolled = min(before, after) < off[k] + 10.0 and not bounced(s, hinge)
-            if rolled and not arrived(s, dt, hinge, before - off[k], off[k + 1 : k + 1 + arrive_n(s, dt)]):
+            if rolled:
                 continue  # rolling along the cushion, not touching it once (a V: off it before and after)
             c = graze(path.ball, samples, cu, ts, arr, k, hinge, table, s, dt)
             if c is not None:
@@ -394,24 +394,6 @@ def touch_hinge(
     t_lo, t_hi = ts[max(0, k - r)], ts[min(len(ts) - 1, k + r)]
     sel = np.arange(lo, hi) if keep is None else lo + np.flatnonzero(keep[lo:hi])
     return fit_hinge(np.asarray(ts)[sel], np.asarray(off)[sel], t_lo, t_hi)
-
-
-def arrived(s: CushionSettings, dt: float, hinge: Hinge | None, rise_before: float, after: np.ndarray) -> bool:
-    """A ball that came to a cushion and rolls on along it (an L of its distance to the nose line, not a V):
-    it came from at least 10 mm off, falling faster than noise (``bounce_min_mm_s``), and its samples over
-    the next ``arrive_s`` (``after``, three at least) stay within ``hug_mm`` of touching it."""
-    return (
-        s.arrive_s > 0
-        and hinge is not None
-        and rise_before >= 10.0
-        and hinge.before <= -s.bounce_min_mm_s
-        and len(after) == arrive_n(s, dt)
-        and float(np.max(np.abs(after))) <= s.hug_mm
-    )
-
-
-def arrive_n(s: CushionSettings, dt: float) -> int:
-    return max(3, round(s.arrive_s / dt))
 
 
 def bounced(s: CushionSettings, hinge: Hinge | None) -> bool:

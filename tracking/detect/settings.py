@@ -40,7 +40,8 @@ class SegmentSettings:
     # Fewer: effects explained before their causes; more: every decision later
     order_wait_frames: int = 6
     # a path this short between two unexplained kinks is a stray measurement (the blurred frame of a fast
-    # bounce), explained as one bounce from the paths either side
+    # bounce), explained as one bounce from the paths either side. More: a real short run between two touches
+    # (a ball between two close balls) merged into one bounce
     short_path_samples: int = 2
     # a resting ball must get this far from its place to have moved (detection jitter stays within it): larger
     # misses slow starts, smaller reads a blurred, half-hidden ball's jitter as a start
@@ -55,31 +56,36 @@ class ShotSettings:
     # a ball set moving between shots faster than this was struck (slower: disturbed by hand); also the speed
     # below which a path is too slow to have bounced off anything. Lower: hand moves start shots
     start_speed_mm_s: float = 150.0
-    # A struck ball leaves at its top speed and rolls on (the cloth slows a rolling ball by 0.1-0.3 m/s2); a
-    # pushed one stops almost as soon as the hand lets go. A ball set off between shots slower than
-    # push_max_speed_mm_s that stops within push_stop_s, slowing by push_decel_mm_s2 or more on average, with no
+    # A struck ball leaves at its top speed and rolls on (the cloth slows a rolling ball by 0.1-0.3 m/s2, so even
+    # one at start_speed_mm_s rolls half a second or more); a pushed one stops almost as soon as the hand lets
+    # go. A ball set off between shots slower than push_max_speed_mm_s that stops within push_stop_s, with no
     # other ball moving, was pushed: ``disturbed``. Its shot start waits push_stop_s to be sure. Wider limits
     # take soft strokes for hand moves; narrower take hand moves for shots
     push_max_speed_mm_s: float = 800.0
     push_stop_s: float = 0.4
-    push_decel_mm_s2: float = 500.0
     # how far before its last resting sample a slow ball's start is looked for (it keeps its place, the
-    # tracker's anchor, for a few frames before it breaks its rest)
+    # tracker's anchor, for a few frames before it breaks its rest). Fewer: slow starts timed late; more: a
+    # start read from resting jitter
     slow_start_frames: float = 4.0
     # a ball that crept off its place (its detections drifting) is looked at this far back; a detection within
     # creep_still_mm of where it sat has not left yet; it was hit where its speed along its new path jumps
-    # (a hinge over creep_hinge_samples of the path) by creep_speedup_mm_s or more
+    # (a hinge over the path's samples so far, the few it has when its start is explained) by
+    # creep_speedup_mm_s or more. A smaller still distance or speed-up reads noise as a creep's start, larger
+    # ones time a creeping ball's start at its first clear sample, late
     creep_back_s: float = 0.5
     creep_still_mm: float = 1.5
-    creep_hinge_samples: int = 6
     creep_speedup_mm_s: float = 20.0
-    slow_start_wait_s: float = 0.5  # a ball set off too slowly to have left its place yet is watched this long
+    # a ball set off too slowly to have left its place yet is watched this long: shorter explains it before it
+    # has left (its start timed early), longer holds every slow start's decision back
+    slow_start_wait_s: float = 0.5
     # A ball set off in a shot with nothing seen to set it off is no touched ball if it stopped this near that
     # time (a creep the tracker took for rest), or if it leaves faster than a hand sends one (then a ball lost
     # from sight hit it). Shorter: such balls read as touched by hand (a foul)
     regone_stop_s: float = 0.6
     touch_max_speed_mm_s: float = 1500.0
-    nudge_back_s: float = 0.15  # ... and a ball reaching its place from this long before its start hit it
+    # ... and a ball reaching its place from this long before its start hit it: longer takes a ball that passed
+    # by earlier for its hitter
+    nudge_back_s: float = 0.15
 
 
 @dataclass(frozen=True)
@@ -95,8 +101,12 @@ class ContactSettings:
     # two balls that touched touch anew only once seen this far apart (beyond a diameter): one ball pushing
     # another is one contact. Smaller: a push read as many contacts; larger: a quick second touch lost
     parted_mm: float = 2.5
-    chain_repeat_s: float = 0.15  # a pair a push through a cluster went through is not hit again within this
-    push_angle_deg: float = 20.0  # a ball pushed by a frozen neighbour leaves within this of their line of centres
+    # a pair a push through a cluster went through is not hit again within this (the push is one touch):
+    # longer loses a quick second hit of the same pair
+    chain_repeat_s: float = 0.15
+    # a ball pushed by a frozen neighbour leaves within this of their line of centres (throw and spin turn it a
+    # few degrees): wider credits a neighbour that only sat beside it
+    push_angle_deg: float = 20.0
     # a striker may be out of sight this long before its first contact (blur, the player's arm): longer finds
     # more hidden hitters and more wrong ones
     unseen_strike_s: float = 1.0
@@ -135,7 +145,7 @@ class CushionSettings:
     graze_tol_mm: float = 5.0  # a straight path this close to a nose line (then away) touched it: larger finds
     # near misses, smaller loses glancing touches
     # a centre this far past a cushion's flat nose touched the jaw's rounded tip there (within the noise of the
-    # flat's end it is the cushion)
+    # flat's end it is the cushion): larger names tip touches as the cushion's, smaller the other way round
     tip_past_mm: float = 0.8
     # a ball whose samples over the last hug_s before a touch all lie within hug_mm of touching the cushion
     # rolled along it (or rested frozen to it): no new touch (the truth's rule). Larger: real touches of a ball
@@ -144,11 +154,10 @@ class CushionSettings:
     hug_mm: float = 2.0
     # samples either side of a touch fitted to time it (a V of the distance to the nose line), its corner
     # looked for up to hinge_reach samples either side of the lowest one: a ball glancing off at a shallow
-    # angle draws away more slowly than it came, so over noise its lowest sample may come two frames late
+    # angle draws away more slowly than it came, so over noise its lowest sample may come two frames late.
+    # More: a touch soon before or after (a ball, the next cushion) bends the fit; fewer: the timing follows noise
     hinge_side: int = 8
     hinge_reach: int = 3
-    # a ball whose samples after a dip stay against the cushion this long arrived at it (an L, not a V)
-    arrive_s: float = 0.1
     # a V whose sides fall and rise at least bounce_min_mm_s is a bounce, not noise; or whose side falls at
     # least steep_fall_mm_s and rises at least steep_rise_mm_s (a ball coming this fast cannot stop short of
     # the cushion, so one that turns away however slowly touched it). Lower: noise read as touches
@@ -156,21 +165,27 @@ class CushionSettings:
     steep_fall_mm_s: float = 25.0
     steep_rise_mm_s: float = 5.0
     # a stopping ball is against the cushion within rest_touch_plateau_mm of where it rests, and touched it if
-    # that is within jaw_touch_mm of one radius from the nose line
+    # that is within jaw_touch_mm of one radius from the nose line. Larger: a ball stopping just short of a
+    # cushion (or a jaw) touched it; smaller: a ball rolling to rest against it did not
     rest_touch_plateau_mm: float = 1.0
     jaw_touch_mm: float = 2.0
     # a hit ball's rebound off a cushion it touched before it was seen moving leaves within this of the hit's
-    # direction mirrored in the cushion (the cushion takes normal speed away; spin bends the rebound)
+    # direction mirrored in the cushion (the cushion takes normal speed away; spin bends the rebound). Wider:
+    # a ball set off from near a cushion is given a touch it never made
     bounce_angle_deg: float = 30.0
     # a potted ball whose fitted path passes within a radius plus jaw_gap_mm of a jaw touched it: the corner
-    # mouths are only 5 mm wider than a ball, so a ball running in straight passes 2.5 mm off both jaws
+    # mouths are only 5 mm wider than a ball, so a ball running in straight passes 2.5 mm off both jaws; at 2.5
+    # every corner pot touches both
     jaw_gap_mm: float = 0.5
     # a V of the distance to a jaw's surface, looked for within jaw_graze_reach_mm of its pocket's mouth,
     # touched it where its bottom comes within jaw_graze_tol_mm (at graze_tol_mm a ball passing a middle
-    # pocket's right-angled tips a few millimetres off was taken to touch them)
+    # pocket's right-angled tips a few millimetres off was taken to touch them). A shorter reach loses grazes
+    # of a jaw's far end; a larger tolerance reads near passes as touches
     jaw_graze_reach_mm: float = 136.0
     jaw_graze_tol_mm: float = 2.0
-    jaw_kink_mm: float = 6.0  # a potted ball's last turn within this of a jaw's touching distance was that touch
+    # a potted ball's last turn within this of a jaw's touching distance was that touch: larger credits a jaw
+    # with a turn a ball neighbour caused, smaller leaves a blurred jaw bounce unexplained
+    jaw_kink_mm: float = 6.0
     # a bounce off a jaw whose outgoing path, run back, leaves the jaws jaw_exit_frames or more after the
     # incoming path reached them touched twice: the rounded tip, then the face. Smaller: one bounce's timing
     # noise read as a second touch; larger: the tip-then-face double touch of a ball along a cushion lost
@@ -182,10 +197,12 @@ class CushionSettings:
 class PotSettings:
     """Balls leaving the table (``tracking.detect.pots``)."""
 
-    # a ball falls when its centre is this many radii past the mouth line (the near edge of the hole)
+    # a ball falls when its centre is this many radii past the mouth line (the near edge of the hole): its
+    # centre over the hole's edge. Larger: pots timed late; smaller: early
     pot_depth_fraction: float = 0.5
     # a ball slower than this in the mouth fell by the frame it is first missing from (a rattling ball drops
-    # from near rest, whenever its creep run on would reach the hole)
+    # from near rest, whenever its creep run on would reach the hole). Higher: a fast pot timed at its
+    # disappearance, which blur makes early
     slow_drop_mm_s: float = 300.0
 
 
@@ -193,14 +210,19 @@ class PotSettings:
 class LineSettings:
     """Line crossings (``tracking.detect.lines``). A ball on a line is not over it (rule 2.1.6)."""
 
-    line_margin_mm: float = 0.75  # a path must start and end this far off a line to cross it
-    line_rest_margin_mm: float = 1.5  # ... and start this far off it from rest (a ball resting on the line)
-    # ... from rest against other balls (a rack's row on the long line), whose edges pull a resting ball's
-    # measured centre further: the p95 of such balls' position error. Larger: real crossings from the rack lost
+    # a path must start and end this far off a line to cross it (a ball on a line is not over it): larger
+    # loses crossings of balls that stop just over, smaller reads noise about the line as crossings
+    line_margin_mm: float = 0.75
+    # ... and start this far off it from rest against other balls (a rack's row on the long line), whose edges
+    # pull a resting ball's measured centre off: the p95 of such balls' position error. Larger: real crossings
+    # from the rack lost
     line_packed_margin_mm: float = 2.5
-    line_excursion_mm: float = 2.0  # over a line and back inside one path: this far past it each way
+    # over a line and back inside one path (a curving ball): this far past it each way. Smaller: a ball
+    # running along the line crosses it with every wobble; larger: a shallow excursion lost
+    line_excursion_mm: float = 2.0
     # a path that ends in rest is judged from where the ball settled: its detections this long after the
-    # tracker called it resting (it may still creep a few millimetres, over a line)
+    # tracker called it resting (it may still creep a few millimetres, over a line). Longer: the crossing
+    # is decided later, and a ball moved by hand after it stopped is judged where the hand left it
     line_settle_s: float = 0.3
 
 
@@ -214,10 +236,13 @@ class ExtractorSettings:
     cushions: CushionSettings = field(default_factory=CushionSettings)
     pots: PotSettings = field(default_factory=PotSettings)
     lines: LineSettings = field(default_factory=LineSettings)
-    review_below: float = 0.5  # an event less confident than this is flagged for review (not dropped)
+    # an event less confident than this is flagged for review (not dropped; scores do not see it): higher
+    # asks the referee about more events
+    review_below: float = 0.5
     # a track whose detections average a lower confidence is not a ball: the cue's tip and the player's hand
     # average 0.53-0.59 in the rendered suites, a ball at least 0.61 (half hidden); a ball known at its place
-    # (rack, operator) is vouched for at 0.75 whatever its detections
+    # (rack, operator) is vouched for at 0.75 whatever its detections. Higher: half-hidden balls' events lost;
+    # lower: the cue's tip makes contacts
     ghost_below: float = 0.6
 
 

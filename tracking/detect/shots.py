@@ -56,13 +56,13 @@ def judge_pending(
 ) -> PendingVerdict:
     """A ball set off slowly between shots (``p``), pushed by hand or struck? ``stop_t``: when it stopped, if it
     rests now after stopping since it set off; ``busy``: any ball's path bent or another ball moving. Pushed by
-    hand if it stopped, alone, too soon for a struck ball (within ``push_stop_s``, slowing by
-    ``push_decel_mm_s2`` or more on average: a struck ball rolls on, the cloth slowing it by only 0.1-0.3
-    m/s2); struck once that is sure (it stopped later, another ball moves, it left the table, ``2 *
-    push_stop_s`` passed, or ``force``: the stream ends or another ball's break is explained); else wait."""
+    hand if it stopped, alone, too soon for a struck ball (within ``push_stop_s``: a struck ball rolls on, the
+    cloth slowing it by only 0.1-0.3 m/s2); struck once that is sure (it stopped later, another ball moves, it
+    left the table, ``2 * push_stop_s`` passed, or ``force``: the stream ends or another ball's break is
+    explained); else wait."""
     if stop_t is not None and not busy:
         took = max(stop_t - p.t, 1e-3)
-        if took <= s.push_stop_s and p.speed / took >= s.push_decel_mm_s2:
+        if took <= s.push_stop_s:
             return "hand_push"
     if force or stop_t is not None or busy or not on_table or now - p.t > 2 * s.push_stop_s:
         return "struck"
@@ -305,7 +305,7 @@ def creep_hinge(ex: EventExtractor, b: Ball, br: Break, idx: list[int]) -> float
     then the first samples of its path) sped up: the corner of a hinge fitted to how far along its new path
     it was, the old speed before (none, or a creep already under way) and the new one after. None unless
     the new speed is clearly more (twice the old, and ``creep_speedup_mm_s`` over it)."""
-    new = [i for i in br.new.idx if b.sid[i] >= 0][: ex.s.shots.creep_hinge_samples]
+    new = [i for i in br.new.idx if b.sid[i] >= 0]
     if len(new) < 3:
         return None
     ts = np.array([b.ts[i] for i in idx + new])

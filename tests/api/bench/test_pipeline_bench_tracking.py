@@ -209,3 +209,21 @@ def test_confidence_table_splits_right_and_wrong_events_per_type(capsys: pytest.
     # over all: the wrong contact (0.45) ties one right cushion and is below the other two right events
     assert table["all"] == ["3", "1", "0.833", "1.000", "0.333", "0.500"]
     assert "line_cross" not in table
+
+
+def test_tracker_overrides_reach_the_tracker_settings_and_every_screened_name_is_a_field() -> None:
+    from api.bench._settings_screen import OFF
+    from api.bench.tracking import SceneRun
+
+    run = SceneRun(
+        feed="replay", overrides=("kiss_tol_mm=3", "tracker.colour_cost=0", "tracker.filter.meas_sigma_mm=2")
+    )
+    assert run.extractor_settings().contacts.kiss_tol_mm == 3.0
+    tr = run.tracker_settings()
+    assert tr.colour_cost == 0.0 and tr.filter.meas_sigma_mm == 2.0
+    with pytest.raises(ValueError, match="TrackerSettings"):
+        SceneRun(overrides=("tracker.kiss_tol_mm=3",)).tracker_settings()
+    # the screen's off values name live fields, typed as the fields are
+    for name, value in OFF.items():
+        s = SceneRun(overrides=(f"{name}={value}",))
+        s.extractor_settings(), s.tracker_settings()
