@@ -2,30 +2,11 @@
 
 from __future__ import annotations
 
-import pytest
-
-from calibration.contract import Event
 from tests.tracking.detect.scenes import TABLE, Leg, frames, path, run
-from tracking.detect import resolve
 from tracking.detect.candidate import Candidate
 from tracking.detect.settings import ExtractorSettings
-from tracking.extractor import EventExtractor
 
 D = TABLE.ball_diameter_mm
-
-
-@pytest.fixture
-def candidates(monkeypatch: pytest.MonkeyPatch) -> list[Candidate]:
-    """Every candidate the detectors hand the resolver (the real resolver still decides)."""
-    seen: list[Candidate] = []
-    give = resolve.give
-
-    def recording(ex: EventExtractor, c: Candidate, out: list[Event]) -> bool:
-        seen.append(c)
-        return give(ex, c, out)
-
-    monkeypatch.setattr(resolve, "give", recording)
-    return seen
 
 
 def test_a_pair_across_the_push_is_flagged_and_one_along_it_is_not(candidates: list[Candidate]) -> None:

@@ -6,28 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from calibration.contract import Event
 from tests.tracking.detect.scenes import FPS, TABLE, Leg, frames, path, run
-from tracking.detect import resolve
 from tracking.detect.candidate import Candidate
-from tracking.extractor import EventExtractor
 
 DT = 1 / FPS
 R = TABLE.ball_radius_mm
-
-
-@pytest.fixture
-def candidates(monkeypatch: pytest.MonkeyPatch) -> list[Candidate]:
-    """Every candidate the detectors hand the resolver (the real resolver still decides)."""
-    seen: list[Candidate] = []
-    give = resolve.give
-
-    def recording(ex: EventExtractor, c: Candidate, out: list[Event]) -> bool:
-        seen.append(c)
-        return give(ex, c, out)
-
-    monkeypatch.setattr(resolve, "give", recording)
-    return seen
 
 
 def _struck_into_ball_1():
