@@ -69,12 +69,13 @@ class _Measured:
 
 
 def _no_start(dets: Any) -> np.ndarray | None:
-    """Detections no new track may start on: vision's ``in_pocket`` or ``covered`` (None where neither is given)."""
+    """Detections no new track may start on: vision's ``in_pocket``, ``covered`` or ``unlike_ball`` (None where
+    none is given)."""
     if isinstance(dets, _Measured):
         return dets.no_start
     flags = [
         np.asarray(f, dtype=bool).reshape(-1)
-        for f in (getattr(dets, "in_pocket", None), getattr(dets, "covered", None))
+        for f in (getattr(dets, name, None) for name in ("in_pocket", "covered", "unlike_ball"))
         if f is not None
     ]
     return np.logical_or.reduce(flags) if flags else None
@@ -263,6 +264,7 @@ class Pipeline:
             shot_active=self.extractor.shot_active,
             may_start=None if no_start is None else ~no_start,
             pocket=None if no_start is None else self.pockets.which(dets.pos_mm),
+            look=getattr(dets, "p_ball", None),
         )
         self.last = tf
         if tf.relabel:

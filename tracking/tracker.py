@@ -52,6 +52,7 @@ from tracking.kalman import (
 from tracking.paths import distances as _distances
 from tracking.states import Change, Phase
 from tracking.tracker_settings import TrackerSettings
+from vision.ball_classifier import combine
 from vision.detections import CUE, Detections
 from vision.packing import MIN_NEIGHBOURS, frozen_neighbours
 
@@ -216,6 +217,7 @@ class Tracker:
         self._shot_flip_t: float | None = None  # when shot_active last turned on (this tracker's clock)
         self._burst: _Burst | None = None
         self._colour: np.ndarray | None = None  # this frame's detections' colours (None where not measured)
+        self._kept = np.zeros(0, bool)  # which of this frame's detections ``_admit`` kept
         self._cue = np.zeros(0, bool)  # this frame's detections classed as the cue ball
         self._recovered: list[Reappearance] = []  # hidden resting balls found elsewhere in this frame
         self._pocket = np.zeros(0, np.int64)  # this frame's detections' pockets (``step``'s ``pocket``)
@@ -245,16 +247,19 @@ class Tracker:
         shot_active: bool = False,
         may_start: np.ndarray | None = None,
         pocket: np.ndarray | None = None,
+        look: np.ndarray | None = None,
     ) -> TrackerFrame:
         """One frame's detections: table positions (N x 2), and optionally their confidence, whether each is
         the distinguishable cue ball, and their mean colour (N x 3, any colour space), which keeps two balls
         of different colours from trading ids where their paths meet. ``shot_active``: is a shot in play (the
         event extractor decides it)? A respotted ball appears only between shots, and a ball lost in a stroke's
-        blur is looked for only around a shot's start."""
+        blur is looked for only around a shot's start. ``look``: each detection's p(ball) by its look (NaN where
+        not judged), which lets a ball the geometry finds poorly start a track (``vision.ball_classifier.combine``)."""
         if shot_active and not self._shot_active:
             self._shot_flip_t = self._t  # the last frame before the shot was seen in play
         self._shot_active = shot_active
         z, conf, cue, col, start = self._admit(pos_mm, confidence, is_cue, colour, may_start, pocket)
+        born_conf = conf if look is None else combine(conf, np.asarray(look, dtype=float).reshape(-1)[self._kept])
         t_prev = self._t
         active = self._predict(t)
         rows, cols, tiers = self._associate(active, z, t, conf)
@@ -275,7 +280,7 @@ class Tracker:
         self._recovered = []
 
         losses = self._miss([tr for i, tr in enumerate(active) if i not in matched_t], t)
-        self._start_tracks(z, conf, cue, col, start, matched_d, t)
+        self._start_tracks(z, born_conf, cue, col, start, matched_d, t)
         relabel = self._watch_burst(t, t_prev)
         balls = tuple(self._observe(tr, t, tr.key in kinked) for tr in self._tracks if self._public(tr))
         since = relabel[0] if relabel is not None else 0.0
@@ -367,6 +372,7 @@ class Tracker:
         self._pocket = np.full(len(z), -1) if pocket is None else np.asarray(pocket).reshape(-1)
         self._pocket = self._pocket[keep]
         z, conf, cue, start = z[keep], conf[keep], cue[keep], start[keep]
+        self._kept = keep
         col = None if col is None or len(col) != len(keep) else col[keep]
         self._colour, self._cue = col, cue
         return z, conf, cue, col, start

@@ -97,10 +97,11 @@ def load_ball_classifier(path: str | Path = DEFAULT_MODEL) -> BallClassifier | N
 
 
 def combine(confidence: np.ndarray, p_ball: np.ndarray) -> np.ndarray:
-    """A kept proposal's confidence: the mean of the detector's (geometry: vote peak and rim) and the
-    classifier's (appearance). A dark ball on blue cloth that the rim finds poorly but that looks like a ball
-    rises to where the tracker starts a track; a round glove that does not look like one falls."""
-    return np.clip(0.5 * (np.asarray(confidence, dtype=float) + np.asarray(p_ball, dtype=float)), 0.0, 1.0)
+    """A proposal's confidence as a new ball: the mean of the detector's (geometry: vote peak and rim) and the
+    classifier's (appearance) where that is the higher, else the detector's own (NaN p: not judged). A dark ball
+    on blue cloth that the rim finds poorly but that looks like a ball rises to where a track may start."""
+    conf = np.asarray(confidence, dtype=float)
+    return np.clip(np.fmax(conf, 0.5 * (conf + np.asarray(p_ball, dtype=float))), 0.0, 1.0)
 
 
 def packed(pos_mm: np.ndarray, diameter_mm: float) -> np.ndarray:
@@ -112,22 +113,20 @@ def packed(pos_mm: np.ndarray, diameter_mm: float) -> np.ndarray:
 
 def judge(
     classifier: BallClassifier, frame_bgr: np.ndarray, px: np.ndarray, radius_px: np.ndarray,
-    confidence: np.ndarray, min_p: float, sure: np.ndarray, unjudged: np.ndarray,
+    min_p: float, sure: np.ndarray, unjudged: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """Which proposals to keep (p(ball) >= ``min_p``, or ``sure`` by their geometry: frozen in a packing, see
-    ``packed``, or a clean ball's vote peak and rim, see ``vision.classical``) and every proposal's confidence
-    (combined with p(ball); a sure one's never lowered). Proposals marked ``unjudged`` (inside a pocket's mouth)
-    are not shown to the network: kept, their confidence the detector's own."""
-    conf = np.asarray(confidence, dtype=float).copy()
-    keep = np.ones(len(conf), bool)
+    """Which proposals look unlike a ball (p(ball) < ``min_p``, unless ``sure`` by their geometry: frozen in a
+    packing, see ``packed``, or a clean ball's vote peak and rim, see ``vision.classical``) and every proposal's
+    p(ball) (NaN where not judged). Nothing is dropped and no confidence changed: a ball in the cue's shadow
+    can look unlike one and must still continue its track; what its look decides is whether a new ball may
+    start there (``Detections.unlike_ball``, ``p_ball``). Proposals marked ``unjudged`` (inside a pocket's
+    mouth) are not shown to the network."""
+    n = len(np.asarray(px).reshape(-1, 2))
+    unlike, p_ball = np.zeros(n, bool), np.full(n, np.nan)
     ask = np.flatnonzero(~np.asarray(unjudged, dtype=bool))
     if len(ask) == 0:
-        return keep, conf
+        return unlike, p_ball
     p = classifier.predict(frame_bgr, np.asarray(px)[ask], np.asarray(radius_px)[ask])
-    own = conf[ask]
-    c = combine(own, p)
-    firm = np.asarray(sure, dtype=bool)[ask]
-    c[firm] = np.maximum(c[firm], own[firm])
-    conf[ask] = c
-    keep[ask] = (p >= min_p) | firm
-    return keep, conf
+    p_ball[ask] = p
+    unlike[ask] = (p < min_p) & ~np.asarray(sure, dtype=bool)[ask]
+    return unlike, p_ball

@@ -144,11 +144,11 @@ class ClassicalSettings:
     adapt_every: int = 8  # frames between cloth-model updates
     coarse_step: int = 2  # the coarse grid (where blobs are looked for) has this many fine cells per cell
     # The learned judge of each proposal's look (vision.ball_classifier): a proposal it gives less p(ball) than
-    # ``ball_min_p`` (chosen on the tuning footage: models/ball_classifier/threshold.json) is dropped unless
-    # frozen in a packing or as confident as ``ball_sure_confidence``, a kept one's confidence is the mean of
-    # both. Off by default: a ball under the cue stick or the player's arm does not look like a ball to it
-    # (p(ball) 0.0-0.4 on renders), and a ball dropped or weakened there is lost by the tracker
-    # (models/ball_classifier/README.md: what it gains and loses on real footage and renders).
+    # ``ball_min_p`` (chosen on the tuning footage: models/ball_classifier/threshold.json) is flagged
+    # ``unlike_ball`` unless frozen in a packing or as confident as ``ball_sure_confidence``: no new ball starts
+    # on it, but it may continue a known ball's track (a ball under the cue stick or the player's arm does not
+    # look like one to it: p(ball) 0.0-0.4 on renders). Its p(ball) goes with it (``Detections.p_ball``): the
+    # tracker may start a dark ball on blue cloth that looks like a ball (models/ball_classifier/README.md).
     ball_classifier: bool = False
     ball_min_p: float = 0.5
     # A proposal with a clean ball's full rim and vote peak is not overruled by its look: no non-ball proposal on
@@ -498,15 +498,13 @@ class ClassicalDetector:
         px, colour = px[sel], colour[sel]
         neighbours = frozen_neighbours(pos[sel], t.ball_diameter_mm)
         confidence = packed_confidence(support[sel], confidence[sel], neighbours)
+        unlike = p_ball = None
         if self._ball_judge is not None and len(px):
             sure = (neighbours >= MIN_NEIGHBOURS) | (confidence >= s.ball_sure_confidence)
             in_pocket = self._pocket_inside.contains(pos[sel])
-            keep, confidence = judge(
-                self._ball_judge, frame, px, radius_px[sel], confidence, s.ball_min_p, sure, in_pocket
-            )
-            sel = np.asarray(sel)[keep]
-            px, colour, confidence = px[keep], colour[keep], confidence[keep]
-        return Detections(px, pos[sel], radius_px[sel], confidence, self._classify(colour), colour)
+            unlike, p_ball = judge(self._ball_judge, frame, px, radius_px[sel], s.ball_min_p, sure, in_pocket)
+        cls = self._classify(colour)
+        return Detections(px, pos[sel], radius_px[sel], confidence, cls, colour, unlike_ball=unlike, p_ball=p_ball)
 
     def _refine(
         self,

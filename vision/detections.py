@@ -5,11 +5,13 @@ Rows are balls. ``px`` is the ball centre's image in the frame as recorded (dist
 ``pos_mm`` is the point of the cloth directly below the ball centre in table millimetres (parallax
 corrected, CONTRACT.md section 1); ``cls`` holds integer codes into ``CLASS_NAMES``.
 
-Two flags say where on the table model a detection lies, for the tracker's births (all False unless set,
-see ``with_flags``): ``in_pocket``, past a pocket's mouth line between its jaws (``vision.pockets``: a
-ball there is dropping or has dropped, never one to start a track on), and ``covered``, inside what covers
-the cloth in this frame (``vision.cover``: a player's body, arm or a graphic, where a glove or a watch
-looks like a ball).
+Three flags say why a detection may not be a new ball, for the tracker's births (all False unless set, see
+``with_flags``): ``in_pocket``, past a pocket's mouth line between its jaws (``vision.pockets``: a ball there
+is dropping or has dropped, never one to start a track on); ``covered``, inside what covers the cloth in this
+frame (``vision.cover``: a player's body, arm or a graphic, where a glove or a watch looks like a ball); and
+``unlike_ball``, a proposal whose look the learned classifier judges not a ball's (``vision.ball_classifier``).
+``p_ball`` holds that judgement (p(ball) of the proposal's look, NaN where it was not judged): a dark ball that
+the geometry finds poorly but that looks like a ball may start a track on it.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ _FIELDS: tuple[tuple[str, type, tuple[int, ...]], ...] = (
     ("cls", np.int64, ()),
     ("colour", np.float64, (3,)),
 )
-_FLAGS = ("in_pocket", "covered")  # (N,) bool each, False where not given
+_FLAGS = ("in_pocket", "covered", "unlike_ball")  # (N,) bool each, False where not given
 
 
 def _as(a: Any, dtype: type, shape_tail: tuple[int, ...]) -> np.ndarray:
@@ -52,6 +54,8 @@ class Detections:
     colour: np.ndarray  # (N, 3) float64: mean BGR (0..255) of the ball's inner disc, an appearance cue
     in_pocket: np.ndarray | None = None  # (N,) bool: past a pocket's mouth line, between its jaws
     covered: np.ndarray | None = None  # (N,) bool: inside what covers the cloth in this frame
+    unlike_ball: np.ndarray | None = None  # (N,) bool: its look is not a ball's (a glove, a watch, a hole)
+    p_ball: np.ndarray | None = None  # (N,) float64: p(ball) of its look, NaN where not judged
 
     def __post_init__(self) -> None:
         self._set_flags()
@@ -78,9 +82,13 @@ class Detections:
             v = getattr(self, name)
             if v is not None:
                 object.__setattr__(self, name, np.asarray(v, dtype=bool).reshape(-1))
+        if self.p_ball is not None:
+            object.__setattr__(self, "p_ball", np.asarray(self.p_ball, dtype=np.float64).reshape(-1))
 
     def _check_flags(self, n: int) -> None:
-        for name in _FLAGS:
+        if self.p_ball is None:
+            object.__setattr__(self, "p_ball", np.full(n, np.nan))
+        for name in (*_FLAGS, "p_ball"):
             v = getattr(self, name)
             if v is None:
                 object.__setattr__(self, name, np.zeros(n, bool))
@@ -129,6 +137,8 @@ class Detections:
             np.concatenate([p.colour for p in parts]),
             np.concatenate([p.in_pocket for p in parts]),
             np.concatenate([p.covered for p in parts]),
+            np.concatenate([p.unlike_ball for p in parts]),
+            np.concatenate([p.p_ball for p in parts]),
         )
 
     # ---- access -----------------------------------------------------------------------------------------
@@ -139,7 +149,7 @@ class Detections:
         """Rows selected by a boolean mask, an index array, a slice or one index (kept 2-D)."""
         if isinstance(index, int | np.integer):
             index = [int(index)]
-        flags = [np.asarray(getattr(self, name))[index] for name in _FLAGS]  # set (N,) arrays once constructed
+        flags = [np.asarray(getattr(self, name))[index] for name in (*_FLAGS, "p_ball")]  # (N,) once constructed
         return Detections(
             self.px[index], self.pos_mm[index], self.radius_px[index], self.confidence[index], self.cls[index],
             self.colour[index], *flags,
@@ -152,12 +162,18 @@ class Detections:
     def with_cls(self, cls: np.ndarray) -> Detections:
         return replace(self, cls=cls)
 
-    def with_flags(self, in_pocket: np.ndarray | None = None, covered: np.ndarray | None = None) -> Detections:
-        """The same rows with ``in_pocket`` and/or ``covered`` set (the others kept)."""
+    def with_flags(
+        self,
+        in_pocket: np.ndarray | None = None,
+        covered: np.ndarray | None = None,
+        unlike_ball: np.ndarray | None = None,
+    ) -> Detections:
+        """The same rows with ``in_pocket``, ``covered`` and/or ``unlike_ball`` set (the others kept)."""
         return replace(
             self,
             in_pocket=self.in_pocket if in_pocket is None else in_pocket,
             covered=self.covered if covered is None else covered,
+            unlike_ball=self.unlike_ball if unlike_ball is None else unlike_ball,
         )
 
     def to_records(self) -> list[dict[str, Any]]:
