@@ -217,7 +217,6 @@ class Tracker:
         self._shot_flip_t: float | None = None  # when shot_active last turned on (this tracker's clock)
         self._burst: _Burst | None = None
         self._colour: np.ndarray | None = None  # this frame's detections' colours (None where not measured)
-        self._kept = np.zeros(0, bool)  # which of this frame's detections ``_admit`` kept
         self._cue = np.zeros(0, bool)  # this frame's detections classed as the cue ball
         self._recovered: list[Reappearance] = []  # hidden resting balls found elsewhere in this frame
         self._pocket = np.zeros(0, np.int64)  # this frame's detections' pockets (``step``'s ``pocket``)
@@ -258,8 +257,7 @@ class Tracker:
         if shot_active and not self._shot_active:
             self._shot_flip_t = self._t  # the last frame before the shot was seen in play
         self._shot_active = shot_active
-        z, conf, cue, col, start = self._admit(pos_mm, confidence, is_cue, colour, may_start, pocket)
-        born_conf = conf if look is None else combine(conf, np.asarray(look, dtype=float).reshape(-1)[self._kept])
+        z, conf, cue, col, start, born_conf = self._admit(pos_mm, confidence, is_cue, colour, may_start, pocket, look)
         t_prev = self._t
         active = self._predict(t)
         rows, cols, tiers = self._associate(active, z, t, conf)
@@ -346,7 +344,7 @@ class Tracker:
         the tracker admits, in order; ``pocket`` as ``step`` takes it), with the tracker left as it was: to
         inspect or test the cost and gates."""
         probe = copy.deepcopy(self)
-        z, conf, *_ = probe._admit(dets.pos_mm, dets.confidence, dets.cls == CUE, dets.colour, None, pocket)
+        z, conf, *_ = probe._admit(dets.pos_mm, dets.confidence, dets.cls == CUE, dets.colour, None, pocket, None)
         active = probe._predict(t)
         return probe._scene(active, z, t, conf)
 
@@ -358,8 +356,10 @@ class Tracker:
         colour: np.ndarray | None,
         may_start: np.ndarray | None,
         pocket: np.ndarray | None,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
-        """The detections a ball on the cloth can make: confident enough, on the cloth, one per ball."""
+        look: np.ndarray | None,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray, np.ndarray]:
+        """The detections a ball on the cloth can make: confident enough, on the cloth, one per ball; last, each
+        one's confidence as a new ball (raised where its ``look`` is a ball's, ``vision.ball_classifier.combine``)."""
         z = np.asarray(pos_mm, dtype=float).reshape(-1, 2)
         conf = np.ones(len(z)) if confidence is None else np.asarray(confidence, dtype=float).reshape(-1)
         cue = np.zeros(len(z), bool) if is_cue is None else np.asarray(is_cue, dtype=bool).reshape(-1)
@@ -371,11 +371,11 @@ class Tracker:
         # ``pocket``: the index (``table.pockets``' order) of the pocket whose inside holds each detection, or -1
         self._pocket = np.full(len(z), -1) if pocket is None else np.asarray(pocket).reshape(-1)
         self._pocket = self._pocket[keep]
-        z, conf, cue, start = z[keep], conf[keep], cue[keep], start[keep]
-        self._kept = keep
+        born = conf if look is None else combine(conf, np.asarray(look, dtype=float).reshape(-1))
+        z, conf, cue, start, born = z[keep], conf[keep], cue[keep], start[keep], born[keep]
         col = None if col is None or len(col) != len(keep) else col[keep]
         self._colour, self._cue = col, cue
-        return z, conf, cue, col, start
+        return z, conf, cue, col, start, born
 
     def _predict(self, t: float) -> list[_Track]:
         """Moves the clock to ``t`` and every moving track's filter with it (a hidden one bounces off the
