@@ -130,11 +130,14 @@ def test_protocol_page_names_the_game_and_the_players():
     assert "<td>the black ball was struck</td>" in protocol_html(proto, {"t4": "black"})  # a coloured set
 
 
-COLOURS = json.loads((DATA / "names" / "colours.json").read_text(encoding="utf-8"))["balls"]
+MEASURED = [
+    Measured(**{**r, "bgr": tuple(r["bgr"])})
+    for r in json.loads((DATA / "names" / "colours.json").read_text(encoding="utf-8"))["balls"]
+]
 
 
 def _verdicts(split: str) -> Counter:
-    return Counter(Measured(**{**r, "bgr": tuple(r["bgr"])}).verdict for r in COLOURS if r["split"] == split)
+    return Counter(m.verdict for m in MEASURED if m.split == split)
 
 
 def test_a_coloured_ball_is_named_by_the_colour_a_viewer_sees_on_real_cameras():
@@ -143,8 +146,7 @@ def test_a_coloured_ball_is_named_by_the_colour_a_viewer_sees_on_real_cameras():
     chosen, no ball gets another colour's word but the broadcast's purple 4, which that camera shows pink (hue
     339-341, where a pink ball lies); the held-out pictures keep their measured figure."""
     tuning, heldout = _verdicts("tuning"), _verdicts("heldout")
-    wrong = {(r["colour"], names.colour_word(tuple(r["bgr"]))) for r in COLOURS if r["split"] == "tuning"
-             and Measured(**{**r, "bgr": tuple(r["bgr"])}).verdict == "wrong"}  # fmt: skip
+    wrong = {(m.colour, names.colour_word(m.bgr)) for m in MEASURED if m.split == "tuning" and m.verdict == "wrong"}
     assert wrong <= {("purple", "pink")}
     assert tuning["right"] >= 222 and tuning["wrong"] <= 3  # of 280 seen
     assert heldout["right"] >= 31 and heldout["wrong"] <= 3  # of 69 seen
