@@ -183,8 +183,10 @@ def test_a_file_that_ends_before_its_header_says_is_reported(tmp_path):
 
 @pytest.mark.slow
 def test_frames_a_live_camera_drops_during_a_shot_are_counted_and_flag_the_shot(tmp_path):
-    # A camera sending as fast as it can encode (far beyond the observer's pace) into a one-frame queue.
-    camera = MjpegServer(VideoFrames(DEMO / "video.mp4"), fps=1000)
+    # A camera sending six times the demo's 25 fps, beyond the observer's pace, into a one-frame queue, and for
+    # long enough (651 frames: 4.3 s) that the break starts while it still sends: a camera that had sent every
+    # frame before the observer saw the stroke would drop nothing during the shot.
+    camera = MjpegServer(VideoFrames(DEMO / "video.mp4"), fps=150)
     try:
         with _served(tmp_path, camera.url, frame_queue=1) as (svc, base):
             svc.runner.start()
