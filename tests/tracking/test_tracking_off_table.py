@@ -58,3 +58,21 @@ def test_nothing_leaves_the_table_without_running_at_a_rail_fast_enough_to_climb
     record: str, shot_from_t: float
 ) -> None:
     assert [x.kind for x in _losses(record, shot_from_t)] == []
+
+
+@pytest.mark.parametrize(("fps", "speed"), [(25.0, 2000.0), (25.0, 6000.0), (60.0, 2000.0)])
+def test_a_ball_running_hard_at_a_rail_and_gone_past_it_left_the_table(fps: float, speed: float) -> None:
+    # a pool table as analyze makes it; the ball runs across it at the side rail y = width, 500 mm from the middle
+    # pocket, and is seen while its centre is on the playing surface
+    spec = TableSpec(length_mm=2540.0, width_mm=1270.0, ball_diameter_mm=57.15, corner_mouth_mm=114.3,
+                     middle_mouth_mm=128.5875)  # fmt: skip
+    table = TableModel(spec)
+    start = np.array([770.0, 400.0])
+    tracker = Tracker(table, known_ids={"5": (770.0, 400.0)})
+    losses: list[Loss] = []
+    for i in range(int(2.0 * fps)):
+        t = i / fps
+        p = start + np.array([0.0, speed]) * max(t - 0.5, 0.0)
+        pos = np.array([p]) if p[1] <= table.width_mm else np.zeros((0, 2))
+        losses += tracker.step(i, t, pos, shot_active=t >= 0.5).losses
+    assert [(x.id, x.kind) for x in losses] == [("5", "off_table")]
