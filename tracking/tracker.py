@@ -1063,12 +1063,14 @@ class Tracker:
         pocket = self._pocket_ahead(p, v)
         if pocket is not None and speed > 30.0 and gap >= self.s.pot_confirm_s:
             return self._lose(tr, "pot", pocket, v, 0.8 if final else 0.95)
-        if pocket is None and speed > 30.0 and gap >= self.s.pot_confirm_s:
+        if pocket is None and speed > 30.0 and gap >= self.s.pot_confirm_s and self._climbed_rail(tr):
+            # it ran at a rail fast enough to ride over it: gone off the table where its path leaves the field
+            # within a frame or two, or where it vanished close to the rail
             ahead = p + v * min(gap, 0.1)
             margin = R + 5.0
             outside = not (-margin <= ahead[0] <= tb.length_mm + margin and -margin <= ahead[1] <= tb.width_mm + margin)
-            near_edge = min(p[0], p[1], tb.length_mm - p[0], tb.width_mm - p[1]) < 3 * R
-            if outside or (near_edge and speed > 1500.0):
+            near_rail = self._first_rail(p, v)[2] < 3 * R  # the rail it ran at, not one it ran along
+            if outside or near_rail:
                 return self._lose(tr, "off_table", None, v, 0.7)
         mouth = tb.in_pocket_mouth(_pt(p))
         if mouth is not None and (gap >= self.s.pot_confirm_s or final):
@@ -1128,12 +1130,40 @@ class Tracker:
                 # Beside the mouth and heading out over the rail: a ball whose centre crosses the mouth line beyond
                 # the jaws' tips meets the rail, not the hole, and if it vanishes it jumped off the table. A ball
                 # rolling along the cushion into the pocket crosses that line slowly (past 0.1 s): this pocket's.
-                if depth < 0 and crosses and not between:
+                if depth < 0 and crosses and not between and self._first_rail(p, v)[1] >= self.s.climb_speed_mm_s:
                     continue
                 return pk.name
             if between and tau < best_tau:
                 best, best_tau = pk.name, tau
         return best
+
+    def _first_rail(self, p: np.ndarray, v: np.ndarray) -> tuple[int, float, float]:
+        """The rail a ball at ``p`` moving with ``v`` reaches first: its axis (0: an end rail, across x; 1: a side
+        rail, across y), the ball's speed normal to it (0 for a ball at rest) and its centre's distance from it."""
+        tb = self.table
+        taus, speeds, gaps = [], [], []
+        for axis, hi in ((0, tb.length_mm), (1, tb.width_mm)):
+            vn = float(v[axis])
+            gap = (hi - float(p[axis])) if vn > 0 else float(p[axis])
+            taus.append(max(gap, 0.0) / abs(vn) if vn != 0.0 else math.inf)
+            speeds.append(abs(vn))
+            gaps.append(gap)
+        k = int(np.argmin(taus))
+        return k, speeds[k], gaps[k]
+
+    def _climbed_rail(self, tr: _Track) -> bool:
+        """Was ``tr`` seen running at a rail fast enough to ride over its cushion (``climb_speed_mm_s``)? Both of
+        its last two steps must be that fast toward the same rail: one such step after a standstill, or from a
+        ball's first sighting, is a detection taken from another ball or a blob, not a run."""
+        if tr.resting or len(tr.recent) < 3:
+            return False
+        (t0, x0, y0), (t1, x1, y1), (t2, x2, y2) = list(tr.recent)[-3:]
+        v_prev = np.array([x1 - x0, y1 - y0]) / max(t1 - t0, 1e-6)
+        v_last = np.array([x2 - x1, y2 - y1]) / max(t2 - t1, 1e-6)
+        k, speed, _ = self._first_rail(np.array([x2, y2]), v_last)
+        # the earlier step's speed toward that same rail
+        prev = float(v_prev[k]) * math.copysign(1.0, float(v_last[k]))
+        return min(speed, prev) >= self.s.climb_speed_mm_s
 
     def _lose(self, tr: _Track, kind: str, pocket: str | None, v: np.ndarray, conf: float) -> Loss:
         tr.change(Change.POT if kind == "pot" else Change.OFF)

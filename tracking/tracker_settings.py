@@ -42,6 +42,12 @@ class TrackerSettings:
     # reappears sooner). Shorter: a hidden ball near a pocket is called potted; longer: pots come late
     # (a ball resting in the mouth that vanishes likewise: a hanging ball falls, 2.1.15)
     pot_confirm_s: float = 0.35
+    # a ball leaves the table over a rail only by riding over the cushion's nose (at about 0.63 of its height),
+    # which throws back a ball that meets it slower than this normal to the rail; and it is seen running at the
+    # rail that fast over its last two steps. Lower: a ball vanishing beyond a rail line drawn a few cm off (a
+    # calibration error), or a false track carried off by a hand, is called off the table; higher: a ball that
+    # jumped the rail stays hidden on the table
+    climb_speed_mm_s: float = 1500.0
     # a hidden resting ball reappearing within this keeps its id (between shots a hand may move it). Larger: a
     # different ball reappearing nearby takes the id
     reacquire_radius_mm: float = 150.0

@@ -3,10 +3,11 @@
 What each figure means (printed by ``tableref bench real`` too):
 
 - **pots**: a found pot matches a labelled one when it is in the same pocket, named by its IMAGE position
-  (each pocket's mouth centre projected to pixels with the calibration the run used), and its time lies in
-  the label's frame window (jaws .. gone) widened by ``POT_SLACK_S`` either side; one-to-one, earliest label
-  first. "Pocket and ball" also needs the same ball, judged only where the label and the run both give an id
-  that can be compared (``cue`` or a number); the count of such pots is printed beside it.
+  (each pocket's mouth centre projected to pixels with the calibration the run used; ``top-left`` ... or
+  ``left-top`` ... as the label names them), and its time lies in the label's frame window (jaws .. gone)
+  widened by ``POT_SLACK_S`` either side; one-to-one, earliest label first. "Pocket and ball" also needs the
+  same ball, judged only where the label and the run both give an id that can be compared (``cue`` or a
+  number); the count of such pots is printed beside it.
 - **tracked at the first / last frame**: labelled balls that a track lies on, one track per ball (optimal
   assignment), within one ball diameter of the labelled pixel projected to the table through the
   calibration (at the ball centre's height). A tracker needs a frame or two to confirm a ball, so a track
@@ -105,23 +106,37 @@ def read_tracks(path: Path) -> dict[str, Track]:
     return out
 
 
-def image_pocket_names(cal: Calibration) -> dict[str, str]:
+def image_pocket_names(cal: Calibration, lying: bool | None = None) -> dict[str, str]:
     """Each pocket's name by where the calibration puts it in the image: ``top-left`` ... for a table lying
-    across the picture, ``left-top`` ... for one standing upright in it."""
-    corners = {n: np.asarray(cal.corners_px[n], dtype=np.float64) for n in CORNER_NAMES}
-    house = (corners["house-left"] + corners["house-right"]) / 2
-    axis = (corners["pyramid-left"] + corners["pyramid-right"]) / 2 - house
-    lying = abs(axis[0]) >= abs(axis[1])
-    centre = cal.table_to_image(np.array([cal.table.spots["center"]]))[0]
+    across the picture, ``left-top`` ... for one standing upright in it. ``lying`` gives the naming; None takes
+    it from the long axis's slope in the image. A pocket is named by its long side and its end of the table:
+    the side whose middle pocket appears higher (lying) or further left (standing), the end whose corner
+    pockets appear further left (lying) or higher (standing), so that a table seen obliquely, its long axis
+    near a diagonal of the picture, still has six names for six pockets."""
+    if lying is None:
+        corners = {n: np.asarray(cal.corners_px[n], dtype=np.float64) for n in CORNER_NAMES}
+        house = (corners["house-left"] + corners["house-right"]) / 2
+        axis = (corners["pyramid-left"] + corners["pyramid-right"]) / 2 - house
+        lying = bool(abs(axis[0]) >= abs(axis[1]))
+    tb = cal.table
+    pockets = list(tb.pockets.values())
+    px = {pk.name: cal.table_to_image(np.array([pk.mouth_center]))[0] for pk in pockets}
+    near_side = {pk.name: pk.mouth_center[1] < tb.width_mm / 2 for pk in pockets}  # the long side y = 0
+    near_end = {pk.name: pk.mouth_center[0] < tb.length_mm / 2 for pk in pockets}  # the end x = 0
+    # image coordinate that names the sides (v lying: top/bottom; u standing: left/right) and the ends
+    k_side, k_end = (1, 0) if lying else (0, 1)
+    side_px = {flag: np.mean([px[n][k_side] for n in px if near_side[n] == flag]) for flag in (True, False)}
+    end_px = {flag: np.mean([px[n][k_end] for n, pk in zip(px, pockets, strict=True)
+                             if pk.kind != "middle" and near_end[n] == flag]) for flag in (True, False)}  # fmt: skip
+    side_words, end_words = (("top", "bottom"), ("left", "right")) if lying else (("left", "right"), ("top", "bottom"))
     names = {}
-    for name, pocket in cal.table.pockets.items():
-        u, v = cal.table_to_image(np.array([pocket.mouth_center]))[0]
-        if lying:
-            along = "middle" if pocket.kind == "middle" else ("left" if u < centre[0] else "right")
-            names[name] = f"{'top' if v < centre[1] else 'bottom'}-{along}"
+    for pk in pockets:
+        side = side_words[0] if side_px[near_side[pk.name]] < side_px[not near_side[pk.name]] else side_words[1]
+        if pk.kind == "middle":
+            end = "middle"
         else:
-            along = "middle" if pocket.kind == "middle" else ("top" if v < centre[1] else "bottom")
-            names[name] = f"{'left' if u < centre[0] else 'right'}-{along}"
+            end = end_words[0] if end_px[near_end[pk.name]] < end_px[not near_end[pk.name]] else end_words[1]
+        names[pk.name] = f"{side}-{end}"
     return names
 
 
@@ -159,8 +174,21 @@ def tracks_at(tracks: dict[str, Track], frame: int, lo: int, hi: int) -> tuple[l
     return names, np.array(pts, dtype=np.float64).reshape(-1, 2)
 
 
+def label_naming(label: ClipLabel) -> bool | None:
+    """Whether the label names pockets as on a table lying across the picture (``top-left`` ...: True) or
+    standing in it (``left-top`` ...: False); None where it names none. A table filmed obliquely, its long
+    axis near a diagonal of the picture, can be read either way: the person labelling chose, and the run's
+    pockets are named the same way."""
+    firsts = {p.pocket.split("-")[0] for p in label.pots}
+    if firsts and firsts <= {"top", "bottom"}:
+        return True
+    if firsts and firsts <= {"left", "right"}:
+        return False
+    return None
+
+
 def _score_pots(s: ClipScore, label: ClipLabel, cal: Calibration, events: list[dict[str, Any]]) -> None:
-    names = image_pocket_names(cal)
+    names = image_pocket_names(cal, label_naming(label))
     found = [e for e in events if e.get("type") == "pot"]
     s.pots_labelled, s.pots_found = len(label.pots), len(found)
     used: set[int] = set()

@@ -94,6 +94,28 @@ def test_a_pot_in_the_right_pocket_counts_only_inside_the_widened_window() -> No
     assert wrong_pocket.pots_right_pocket == 0
 
 
+def test_an_oblique_table_s_pockets_are_named_the_way_its_label_names_them() -> None:
+    # The long axis runs up to the right at 40 degrees: lying by its slope, though a person may read it as
+    # standing and name its near-left corner "left-bottom"
+    c, s = np.cos(np.radians(40.0)), np.sin(np.radians(40.0))
+    centre = np.array([640.0, 640.0])
+
+    def at(along: float, across: float) -> tuple[float, float]:
+        x, y = centre + along * np.array([c, -s]) + across * np.array([s, c])
+        return float(x), float(y)
+
+    corners = {"house-left": at(-400.0, -200.0), "house-right": at(-400.0, 200.0),
+               "pyramid-left": at(400.0, -200.0), "pyramid-right": at(400.0, 200.0)}  # fmt: skip
+    cal = Calibration.from_corners(corners, (1280, 1280), POOL)
+    standing = image_pocket_names(cal, lying=False)
+    pocket = next(k for k, v in standing.items() if v == "left-bottom")
+    assert image_pocket_names(cal)[pocket] != "left-bottom"  # named by its slope, it is another name
+    lab = label(cal, pots=[{"ball": "3", "pocket": "left-bottom", "frames": [50, 60]}])
+    assert score_clip(lab, cal, [pot_event(2.2, pocket)], resting()).pots_right_pocket == 1
+    other = next(k for k in standing if k != pocket)
+    assert score_clip(lab, cal, [pot_event(2.2, other)], resting()).pots_right_pocket == 0
+
+
 def test_the_potted_ball_is_judged_only_where_both_sides_name_it() -> None:
     cal = lying_calibration()
     lab = label(cal, pots=[{"ball": "3", "pocket": "top-right", "frames": [50, 60]},
