@@ -24,9 +24,9 @@ from tracking.detect.geometry import (
     polyline_at,
     valleys,
 )
-from tracking.detect.segments import Ball, Break, Kink, KinkReading, PathView
+from tracking.detect.segments import Ball, Break, Kink, KinkReading, PathView, Trail
 from tracking.detect.settings import CushionSettings
-from tracking.rattle import rattle_touches
+from tracking.rattle import RattleSettings, rattle_touches
 from tracking.trajectory import Hinge, PathFit, closest_time, fit_hinge, fit_path, solve_root
 
 if TYPE_CHECKING:
@@ -480,26 +480,25 @@ def jaw_touches(
     return out
 
 
-def rattle(ex: EventExtractor, b: Ball, pk: Pocket, t_drop: float, out: list[Event]) -> None:
+def rattle(trail: Trail, pk: Pocket, t_drop: float, radius_mm: float, s: RattleSettings, dt: float) -> list[Candidate]:
     """A ball that rattled between the jaw faces on its way down touched them in turn: the touches of the
-    bouncing fit of its sideways offsets over its last samples between the faces (``tracking.rattle``),
-    those not already found."""
-    R, dt = ex.table.ball_radius_mm, ex.dt
+    bouncing fit of its sideways offsets over its last samples between the faces (``trail``: all its samples;
+    ``tracking.rattle``), up to the drop at ``t_drop``, in time order (the resolver gives out those not already
+    found)."""
     face = pk.depth(pk.jaws[0].face_start)
-    k = len(b.ts)
-    while k > 0 and pk.depth(as_pt(b.xy[k - 1])) >= face:
+    k = len(trail.ts)
+    while k > 0 and pk.depth(as_pt(trail.xy[k - 1])) >= face:
         k -= 1
-    if len(b.ts) - k < ex.s.cushions.rattle.min_samples:
-        return
-    ts = np.array(b.ts[k:])
-    xy = np.array(b.xy[k:])
+    if len(trail.ts) - k < s.min_samples:
+        return []
+    ts, xy = trail.ts[k:], trail.xy[k:]
     lateral = np.array([pk.lateral(as_pt(p)) for p in xy])
     depth = np.array([pk.depth(as_pt(p)) for p in xy])
-    play = (pk.mouth_width_mm - 2 * R) / 2
-    for tc, side in rattle_touches(ts, lateral, play, ts[0] - dt, t_drop, ex.s.cushions.rattle):
+    play = (pk.mouth_width_mm - 2 * radius_mm) / 2
+    out = []
+    for tc, side in rattle_touches(ts, lateral, play, ts[0] - dt, t_drop, s):
         centre = pk.point(float(np.interp(tc, ts, depth)), side * play)
-        resolve.give(
-            ex,
-            Candidate("cushion", (b.id,), jaw_cushion(pk.name), tc, centre, 0.0, "rattle", confidence("rattle")),
-            out,
+        out.append(
+            Candidate("cushion", (trail.ball,), jaw_cushion(pk.name), tc, centre, 0.0, "rattle", confidence("rattle"))
         )
+    return out

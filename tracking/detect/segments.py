@@ -42,6 +42,12 @@ def samples_between(b: Ball, t0: float, t1: float) -> PathView:
     return PathView(b.id, tuple(b.ts[i] for i in idx), tuple(b.seen.get(i, b.xy[i]) for i in idx))
 
 
+def trail(b: Ball) -> Trail:
+    """The ball's every sample as the tracker gave it (rejected outliers too), as ``cushions.rattle`` reads it."""
+    n = len(b.ts)
+    return Trail(b.id, b.ts_arr[:n].copy(), b.xy_arr[:n].copy())
+
+
 def rest_positions(balls: Mapping[str, Ball]) -> dict[str, Point]:
     """Where each ball on the table rests (its anchored place), for a shot's start and end."""
     return {k: as_pt(o.rest_pos) for k, o in balls.items() if o.on_table and o.rest_pos is not None}
@@ -585,6 +591,16 @@ class LeftRest:
     gone_t: float
     after_ts: np.ndarray
     after_xy: np.ndarray
+
+
+@dataclass(frozen=True)
+class Trail:
+    """A ball's every sample as the tracker gave it, rejected outliers too: times and positions (mm, table
+    frame; a resting ball's anchored place)."""
+
+    ball: str
+    ts: np.ndarray
+    xy: np.ndarray
 
 
 @dataclass(frozen=True)
