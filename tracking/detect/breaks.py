@@ -16,7 +16,7 @@ from tracking.detect.geometry import (
     as_pt,
 )
 from tracking.detect.segments import Ball, Break, Kink, PathView, Seg, seg_before
-from tracking.trajectory import intersect_paths
+from tracking.trajectory import PathFit, intersect_paths
 
 if TYPE_CHECKING:
     from tracking.extractor import EventExtractor
@@ -82,9 +82,180 @@ def distance_from(b: Ball, p: np.ndarray | None) -> float:
 
 def explain_start(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> None:
     """A resting ball set moving: what set it off, then a cushion it touched before it was seen moving."""
-    shots.explain_set_off(ex, b, br, out)
+    explain_set_off(ex, b, br, out)
     if br.t_hi - br.t_lo <= 2.5 * ex.dt:
         cushions.bounce_off_start(ex, b, br, out)
+
+
+def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> None:
+    """What set a resting ball moving (the break ``br``): when it left its place (its path run back to it, or
+    where a creep sped up), then, unless that was jitter or is already explained, an unseen striker, the shot's
+    start between shots, or its hitter in a shot."""
+    dt = ex.dt
+    a = br.new.start_p
+    view = segments.set_off_view(ex, b, br, ex.s.shots.creep_back_s)
+    left = shots.set_off(view, ex.s.shots, ex.s.segments, dt)
+    new, t_s, crept, speed = view.path, left.t, left.crept, left.speed
+    br.new.start_t = t_s
+    if not left.moved:
+        if br.new is b.seg and b.on_table and ex.times[-1] - br.t_hi < ex.s.shots.slow_start_wait_s:
+            b.breaks.append(br)  # still moving off, slowly: looked at again as it gets farther
+        return  # detection jitter (a blurred or half-hidden ball), not a ball set moving (a steady creep is)
+    unseen = br.t_hi - br.t_lo > 4 * dt  # it left its place out of sight
+    if unseen and back_in_sight(b, br, dt):
+        return  # back in sight after moving unseen; its start was already accounted for
+    if resolve.set_off_explained(ex, b.id, t_s, crept=crept is not None):
+        return  # already explained (a contact found from the hitter's side, or a chain)
+    if struck_unseen(ex, b, br, new, t_s, speed, crept, out):
+        return
+    if unseen and shots.stalled(*segments.back_in_sight_view(ex, b, br), ex.table.ball_diameter_mm, ex.s.shots):
+        return  # back in sight far off and at once still: not a ball run from its place (a hand, the cue's tip)
+    if not ex.shot_active and unseen and speed >= ex.s.shots.start_speed_mm_s:
+        # it ran unseen from its place and its first contact is not known yet: the shot starts with it, when
+        # its path run back passes its place (within a diameter: it ran straight from there; a few degrees
+        # off over half a metre is that far), else at its last sight there
+        straight = br.t_lo <= t_s and float(np.linalg.norm(new.at(t_s) - a)) <= ex.table.ball_diameter_mm
+        ex.start_shot(b.id, t_s if straight else br.t_lo + 0.5 * dt, a, confidence("struck_unseen"), out)
+        b.unseen_seg = br.new  # its path starts where it hits something, once that is known
+        return
+    if not ex.shot_active:
+        struck_between_shots(ex, b, br, new, t_s, speed, out)
+        return
+    best = find_hitter(ex, b, br, a, t_s, crept)
+    if best is None:
+        set_off_unhit(ex, b, br, new, t_s, speed, out)
+        return
+    _, other, t_c, conf = best
+    o = ex.balls[other]
+    pb = segments.path_before(ex, o, t_c)
+    q = pb[0].at(t_c) if pb is not None else a
+    mid = (np.asarray(q) + a) / 2
+    contacts.give_contact(ex, other, b.id, t_c, mid, conf, out)
+
+
+def back_in_sight(b: Ball, br: Break, dt: float) -> bool:
+    """Whether ``b``, back in sight after leaving its place unseen (the break ``br``), was struck as it left (its
+    last touch given out no earlier than a frame before its last sample there): its path starts then (or where it
+    was known to be, its waypoint), and its start is already accounted for."""
+    if b.last_event_t is None or b.last_event_t < br.t_lo - dt:
+        return False
+    br.new.start_t = b.last_event_t  # it left its place when it was struck, unseen
+    if b.waypoint is not None:
+        br.new.start_t, br.new.start_p = b.waypoint[0], b.waypoint[1].copy()
+    return True
+
+
+def struck_unseen(
+    ex: EventExtractor,
+    b: Ball,
+    br: Break,
+    new: PathFit,
+    t_s: float,
+    speed: float,
+    crept: float | None,
+    out: list[Event],
+) -> bool:
+    """Whether a ball that vanished from its place just before (``contacts.unseen_striker``) set ``b`` off: struck
+    too fast to be seen (or under the player's arm), it hit ``b``'s cluster (``contacts.hit_by_unseen``); not where
+    a ball seen moving reaches ``b`` then (what vanished was something else: a hand, the cue's tip)."""
+    a = br.new.start_p
+    left = segments.left_rests(ex, b.id)
+    striker = contacts.unseen_striker(left, t_s, a, new.vel(t_s), ex.s.segments.start_min_mm, ex.s.contacts, ex.dt)
+    if (
+        striker is None
+        or speed < ex.s.shots.start_speed_mm_s
+        or ex.balls[striker].waypoint is not None
+        or find_hitter(ex, b, br, a, t_s, crept, moving_only=True)
+    ):
+        return False
+    contacts.hit_by_unseen(ex, ex.balls[striker], b, t_s, out)
+    return True
+
+
+def find_hitter(
+    ex: EventExtractor, b: Ball, br: Break, a: np.ndarray, t_s: float, crept: float | None, moving_only: bool = False
+) -> tuple[float, str, float, float] | None:
+    """``contacts.find_hitter`` on the other balls' paths before the contact (not after)."""
+    others = segments.approaches(ex, b.id, min(br.t_lo, t_s + ex.dt))
+    D, s = ex.table.ball_diameter_mm, ex.s.contacts
+    return contacts.find_hitter(others, a, t_s, br.t_lo, br.t_hi, crept, D, s, ex.dt, moving_only=moving_only)
+
+
+def struck_between_shots(
+    ex: EventExtractor, b: Ball, br: Break, new: PathFit, t_s: float, speed: float, out: list[Event]
+) -> None:
+    """A resting ball set moving at ``t_s`` (path ``new``) with no shot in play: struck (the shot starts, or waits
+    to tell a push by hand, ``judge_pending``) if faster than ``start_speed_mm_s``, else disturbed."""
+    a = br.new.start_p
+    if speed >= ex.s.shots.start_speed_mm_s:
+        # a struck ball frozen to others sets them off together: the struck one is the rearmost
+        vhat = new.vel(t_s) / max(speed, 1e-9)
+        places, resting = segments.resting_places(ex, br.t_lo)
+        moving = {k for k, o in ex.balls.items() if o.segs and o.seg.kind == "move"}
+        first = contacts.struck_ball(b.id, vhat, places, resting, moving, ex.table.ball_diameter_mm, ex.s.contacts)
+        fb = ex.balls[first]
+        fpos = fb.rest_pos if fb.rest_pos is not None else a
+        conf = confidence("struck", samples=new.n, speed_mm_s=speed)
+        if first == b.id and speed < ex.s.shots.push_max_speed_mm_s and ex.pending is None:
+            ex.pending = shots.PendingStart(b.id, t_s, np.array(fpos, dtype=float), conf, speed)
+        else:
+            ex.start_shot(fb.id, t_s, fpos, conf, out)
+    else:
+        c = Candidate("disturbed", (b.id,), None, t_s, as_pt(a), 0.0, "slow_set_off", confidence("slow_set_off"))
+        resolve.give(ex, c, out)
+
+
+def set_off_unhit(
+    ex: EventExtractor, b: Ball, br: Break, new: PathFit, t_s: float, speed: float, out: list[Event]
+) -> None:
+    """A resting ball set moving at ``t_s`` in a shot with no ball seen to reach it: hit by the struck ball
+    before either was seen moving, the same motion going on (``still_going``), hit slowly by a ball that came to
+    its place, hit by a ball lost from sight (faster than a hand sends one), or else touched (``disturbed``)."""
+    a = br.new.start_p
+    dt = ex.dt
+    st = segments.stroke_view(ex)
+    D, start_speed = ex.table.ball_diameter_mm, ex.s.shots.start_speed_mm_s
+    hit = None
+    if st is not None:
+        hit = contacts.hit_at_stroke(st, b.id, a, new, t_s, br.t_lo, br.t_hi, D, ex.s.contacts, start_speed, dt)
+    if hit is not None:
+        striker, t_c, pos, t_stroke = hit
+        contacts.give_contact(ex, striker, b.id, t_c, pos, confidence("stroke_hit"), out, evidence="stroke_hit")
+        if t_stroke is not None:
+            retime_shot_start(ex, striker, t_stroke, out)
+        return
+    if shots.still_going(b.stop_t, ex.stroke[1] if ex.stroke is not None else None, t_s, speed, ex.s.shots):
+        return
+    lo = t_s - ex.s.shots.nudge_back_s
+    runs = segments.moving_samples(ex, lo)
+    reached = contacts.reached_by(runs, b.id, a, new.vel(br.t_hi), lo, br.t_hi + dt, D, ex.s.contacts, dt)
+    if reached is not None:
+        striker, t_c, q = reached
+        mid = (q + a) / 2
+        contacts.give_contact(ex, striker, b.id, t_c, mid, confidence("slow_hit"), out, evidence="slow_hit")
+        return
+    if speed > ex.s.shots.touch_max_speed_mm_s:
+        # faster than a hand sends a ball: a ball lost from sight hit it (at 30 fps a 4 m/s ball may
+        # go unseen for 7 frames after a cushion), the one that could have been where its hitter was
+        u = new.vel(t_s) / speed
+        last = segments.last_seen(ex, b.id, t_s)
+        lost = contacts.lost_hitter(last, a - u * D, t_s, D, ex.s.contacts, dt)
+        if lost is not None:
+            pos = a - u * (D / 2)
+            contacts.give_contact(ex, lost, b.id, t_s, pos, confidence("lost_hit"), out, evidence="lost_hit")
+        return
+    resolve.give(ex, Candidate("disturbed", (b.id,), None, t_s, as_pt(a), 0.0, "unhit", confidence("unhit")), out)
+
+
+def retime_shot_start(ex: EventExtractor, ball: str, t: float, out: list[Event]) -> None:
+    """The shot's start, not yet given out, moved to the stroke time solved from its first contact."""
+    for k, e in enumerate(out):
+        if e.type == "shot_start" and e.shot == ex.shot and e.ball == ball:
+            c = Candidate("shot_start", (ball,), None, t, None, 0.0, "struck", e.confidence, positions=e.positions)
+            out[k] = resolve.event_of(ex, c)
+            if ex.stroke is not None:
+                ex.stroke = (ball, t, ex.stroke[2])
+            return
 
 
 def explain_kink(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> None:

@@ -280,6 +280,25 @@ def stroke_view(ex: EventExtractor) -> StrokeView | None:
     return StrokeView(ball, t0, p0, rest_ts, b.ts_arr[:n].copy(), b.xy_arr[:n].copy(), kept)
 
 
+def set_off_view(ex: EventExtractor, b: Ball, br: Break, back_s: float) -> SetOffView:
+    """A resting ball set moving (the break ``br``): its place, its detections over the last ``back_s`` of its
+    rest, its kept samples on the new path and that path fitted to the first of them, as ``shots.set_off``
+    reads them."""
+    rest = [i for i in br.old.idx if i in b.seen and b.ts[i] >= br.t_lo - back_s]
+    new = [i for i in br.new.idx if b.sid[i] >= 0]
+    return SetOffView(
+        b.id,
+        br.new.start_p,
+        br.t_lo,
+        br.t_hi,
+        np.array([b.ts[i] for i in rest]),
+        np.array([b.seen[i] for i in rest]).reshape(-1, 2),
+        np.array([b.ts[i] for i in new]),
+        np.array([b.xy[i] for i in new]).reshape(-1, 2),
+        fit(ex, b, br.new.idx, head=True),
+    )
+
+
 def back_in_sight_view(ex: EventExtractor, b: Ball, br: Break) -> tuple[PathView, list[np.ndarray]]:
     """A ball back in sight on the path of the break ``br``: its first four kept samples from that path's first
     on (its next paths too), and where every other ball on the table was last seen, as ``shots.stalled`` reads
@@ -591,6 +610,24 @@ class LeftRest:
     gone_t: float
     after_ts: np.ndarray
     after_xy: np.ndarray
+
+
+@dataclass(frozen=True)
+class SetOffView:
+    """A resting ball set moving as a detector reads its leaving: its place (the tracker's anchor), its last
+    resting sample (``t_lo``) and first moving one (``t_hi``), its detections over the end of its rest and its
+    kept samples on the new path (times, positions; mm, table frame), and that path fitted to its first
+    ``window`` samples."""
+
+    ball: str
+    place: np.ndarray
+    t_lo: float
+    t_hi: float
+    rest_ts: np.ndarray
+    rest_seen: np.ndarray
+    new_ts: np.ndarray
+    new_xy: np.ndarray
+    path: PathFit
 
 
 @dataclass(frozen=True)
