@@ -168,8 +168,28 @@ def struck_unseen(
         or find_hitter(ex, b, br, a, t_s, crept, moving_only=True)
     ):
         return False
-    contacts.hit_by_unseen(ex, ex.balls[striker], b, t_s, out)
+    gone = next(r for r in left if r.ball == striker)
+    hit = contacts.unseen_hit(gone, segments.frozen_places(ex, b.id, t_s), t_s, ex.table.ball_diameter_mm, ex.dt)
+    if hit is None:
+        return False
+    hit_by_unseen(ex, hit, out)
     return True
+
+
+def hit_by_unseen(ex: EventExtractor, hit: contacts.UnseenHit, out: list[Event]) -> None:
+    """The unseen striker's hit (``contacts.unseen_hit``) given out: it starts the shot (if none is in play) and
+    hits; its run is a straight leg from its place to that contact, on which the lines it crossed are solved,
+    and the path it comes back on starts there."""
+    s_ball = ex.balls[hit.striker]
+    if not ex.shot_active:
+        ex.start_shot(hit.striker, hit.t_gone, hit.place, confidence("struck_unseen"), out)
+    conf = confidence("unseen_hit")
+    contacts.give_contact(ex, hit.striker, hit.target, hit.t, hit.pos, conf, out, evidence="unseen_hit")
+    close_move_seg(ex, s_ball, Seg(-1, "move", hit.t_gone, hit.place.copy()), (hit.t, hit.centre), out)
+    s_ball.waypoint = (hit.t, hit.centre)
+    s_ball.last_event_t = hit.t
+    if s_ball.unseen_seg is not None and s_ball.unseen_seg.end_t is None:
+        s_ball.unseen_seg.start_t, s_ball.unseen_seg.start_p = hit.t, hit.centre.copy()
 
 
 def find_hitter(

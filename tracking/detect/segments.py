@@ -390,6 +390,17 @@ def frozen_cluster(ex: EventExtractor, ball: str, t: float) -> list[str]:
     return touching(ball, rest, ex.table.ball_diameter_mm + ex.s.contacts.frozen_tol_mm)
 
 
+def frozen_places(ex: EventExtractor, ball: str, t: float) -> tuple[RestingBall, ...]:
+    """``ball`` and the balls resting at ``t`` against it directly or through each other (``frozen_cluster``), with
+    their places, as ``contacts.unseen_hit`` reads them."""
+    out = []
+    for k in frozen_cluster(ex, ball, t):
+        p = ex.balls[k].rest_pos
+        if p is not None:
+            out.append(RestingBall(k, p))
+    return tuple(out)
+
+
 def touching(ball: str, places: Mapping[str, np.ndarray], reach: float) -> list[str]:
     """``ball`` and the balls at ``places`` within ``reach`` of it (centre to centre) directly or through each
     other, nearer links first; just ``ball`` where it has no place."""
