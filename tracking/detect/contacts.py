@@ -96,22 +96,6 @@ def find_hitter(
     return best
 
 
-def neighbours(ex: EventExtractor, k: Kink) -> list[Neighbour]:
-    """The other balls' paths at a kink (``kink_readings`` reads them): each ball's path just before the bend, and
-    where the bending ball's path in took samples from after the bend and the other was moving, its path just
-    before the last sample in."""
-    out = []
-    for o in ex.balls.values():
-        if o is k.ball or not o.ts:
-            continue
-        pb = segments.path_before(ex, o, k.t)
-        if pb is None:
-            continue
-        pt = segments.path_before(ex, o, k.t_last) if k.into is not k.old and pb[1] else None
-        out.append(Neighbour(o.id, pb[0], pb[1], None if pt is None else pt[0]))
-    return out
-
-
 def kink_readings(
     k: Kink, others: list[Neighbour], diameter_mm: float, s: ContactSettings, dt: float
 ) -> list[KinkReading]:

@@ -17,7 +17,7 @@ import numpy as np
 
 from calibration.contract import Point
 from tracking.detect.geometry import as_pt
-from tracking.trajectory import PathFit, fit_path
+from tracking.trajectory import PathFit, fit_path, intersect_paths
 
 if TYPE_CHECKING:
     from tracking.extractor import EventExtractor
@@ -173,6 +173,73 @@ def fit(ex: EventExtractor, b: Ball, idx: list[int], head: bool = False) -> Path
     good = [i for i in idx if b.sid[i] >= 0]
     sel = good[: ex.s.segments.window] if head else good[-ex.s.segments.window :]
     return fit_path(np.array([b.ts[j] for j in sel]), np.array([b.xy[j] for j in sel]))
+
+
+def kink_span(b: Ball, br: Break, short_samples: int) -> Break:
+    """The break a kink is read across: ``br``, or, where the path before it is a sample or two
+    (``short_samples``) between two kinks nothing explained, the break from the path before that one (one bounce
+    with a stray measurement in it, the blurred frame of a fast bounce: explained from the paths either side)."""
+    before = seg_before(b, br.old)
+    short = len([i for i in br.old.idx if b.sid[i] >= 0]) <= short_samples
+    if br.old.unexplained and short and before is not None and before.kind == "move":
+        t_lo = max((b.ts[i] for i in before.idx if b.sid[i] >= 0), default=br.t_lo)
+        return Break("kink", before, br.new, t_lo, br.t_hi)
+    return br
+
+
+def kink_view(ex: EventExtractor, b: Ball, br: Break) -> Kink:
+    """The kink of ``b``'s path across the break ``br`` (``kink_span``): the paths fitted either side, where they
+    meet, and the window a touch is looked for in, as the kink's detectors read it."""
+    dt = ex.dt
+    old = fit(ex, b, br.old.idx)
+    new = fit(ex, b, br.new.idx, head=True)
+    t_k = intersect_paths(old, new, br.t_lo - 0.5 * dt, br.t_hi) if new.n >= 2 else br.t_lo + 0.5 * dt
+    lo, hi = br.t_lo - dt, br.t_hi + 0.5 * dt
+    into, t_last = trimmed_before_kink(ex, b, br.old.idx) or (old, br.t_lo)  # for timing a cushion touch
+    return Kink(b.id, old, new, into, t_last, t_k, old.at(t_k), lo, hi, min(lo, t_last - 0.5 * dt), br.t_lo, br.t_hi)
+
+
+def neighbours(ex: EventExtractor, k: Kink) -> list[Neighbour]:
+    """The other balls' paths at a kink, as ``contacts.kink_readings`` reads them: each ball's path just before
+    the bend, and where the bending ball's path in took samples from after the bend and the other was moving, its
+    path just before the last sample in."""
+    out = []
+    for o in ex.balls.values():
+        if o.id == k.ball or not o.ts:
+            continue
+        pb = path_before(ex, o, k.t)
+        if pb is None:
+            continue
+        pt = path_before(ex, o, k.t_last) if k.into is not k.old and pb[1] else None
+        out.append(Neighbour(o.id, pb[0], pb[1], None if pt is None else pt[0]))
+    return out
+
+
+def path_samples(b: Ball, seg: Seg) -> PathView:
+    """The kept samples of the path ``seg`` so far (``cushions.paths_out`` reads them)."""
+    good = [i for i in seg.idx if b.sid[i] >= 0]
+    return PathView(b.id, tuple(b.ts[i] for i in good), tuple(b.xy[i] for i in good))
+
+
+def finished_path(b: Ball, seg: Seg, packed_mm: float) -> PathView:
+    """The finished path ``seg`` from its start through its kept samples to its end, with ``packed_mm`` more
+    margin from a line where it set off from rest against other balls (their edges pull a resting ball's
+    measured centre), as ``cushions.grazes`` and ``lines.crossings`` read it."""
+    good = [i for i in seg.idx if b.sid[i] >= 0]
+    ts = (seg.start_t, *(b.ts[i] for i in good), seg.end_t)
+    ps = (seg.start_p, *(b.xy[i] for i in good), seg.end_p)
+    before = seg_before(b, seg)
+    packed = seg.packed and before is not None and before.kind == "rest"
+    return PathView(b.id, ts, ps, packed_mm if packed else 0.0)
+
+
+def settled_path(b: Ball, st: Settling, n: int) -> SettledPath:
+    """A path that ended in rest (``st``) with the ball's first ``n`` detections in that rest, while it crept to
+    where it settled, as ``breaks.settled_views`` reads it."""
+    idx = st.rest.idx[:n]
+    ts = (*st.ts, *(b.ts[i] for i in idx))
+    ps = (*st.ps, *(b.seen.get(i, b.xy[i]) for i in idx))
+    return SettledPath(PathView(b.id, ts, ps, st.from_rest), len(idx))
 
 
 def trimmed_before_kink(ex: EventExtractor, b: Ball, idx: list[int]) -> tuple[PathFit, float] | None:
@@ -642,6 +709,15 @@ class SetOffView:
 
 
 @dataclass(frozen=True)
+class SettledPath:
+    """A path that ended in rest as a detector reads it: its samples to its last moving one, then the ball's
+    detections while it crept to rest (``settling`` of them), and its extra margin from a line."""
+
+    path: PathView
+    settling: int
+
+
+@dataclass(frozen=True)
 class Trail:
     """A ball's every sample as the tracker gave it, rejected outliers too: times and positions (mm, table
     frame; a resting ball's anchored place)."""
@@ -680,7 +756,7 @@ class Kink:
     """A moving ball's path bent between two samples (a ``Break`` of kind "kink"), as the detectors read it:
     the paths fitted either side, where they meet, and the window the touch that bent it is looked for in."""
 
-    ball: Ball
+    ball: str
     old: PathFit  # the path in (its last ``window`` samples)
     new: PathFit  # the path out (its first ``window`` samples)
     into: PathFit  # the path in without trailing samples that came after the bend (``trimmed_before_kink``)
@@ -690,6 +766,8 @@ class Kink:
     lo: float  # the window for a touch: from a frame before the last sample in ...
     hi: float  # ... to half a frame after the first sample out
     lo_into: float  # ``lo``, or earlier where ``into`` ends earlier
+    t_lo: float  # the last sample in (``Break.t_lo``)
+    t_hi: float  # the first sample out (``Break.t_hi``)
 
     @property
     def v_old(self) -> np.ndarray:
