@@ -225,6 +225,7 @@ def finished_path(b: Ball, seg: Seg, packed_mm: float) -> PathView:
     """The finished path ``seg`` from its start through its kept samples to its end, with ``packed_mm`` more
     margin from a line where it set off from rest against other balls (their edges pull a resting ball's
     measured centre), as ``cushions.grazes`` and ``lines.crossings`` read it."""
+    assert seg.end_t is not None and seg.end_p is not None  # (a finished path has its end)
     good = [i for i in seg.idx if b.sid[i] >= 0]
     ts = (seg.start_t, *(b.ts[i] for i in good), seg.end_t)
     ps = (seg.start_p, *(b.xy[i] for i in good), seg.end_p)
