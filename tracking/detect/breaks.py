@@ -1,6 +1,8 @@
 """Explaining the breaks of the paths, in causal order: a resting ball set moving (``shots``, ``contacts``) or a
 moving ball's kink (a cushion, a jaw or a ball, whichever explains it best), and a finished path's grazes and
-line crossings once it has ended."""
+line crossings once it has ended. The caller of the detectors: it builds their records (``segments``), hands
+their candidates to the resolver and makes the state changes their readings lead to (a path's start and end,
+the shot's start, a pending start, an unseen ball's waypoint)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Shot start and end: a ball struck between shots, one pushed by hand (``disturbed``), a ball set moving with
-nothing seen to hit it, and the shot's end once every ball has rested."""
+"""Shot start and end: how a resting ball left its place, a ball struck between shots, one pushed by hand
+(``disturbed``), a ball set moving with nothing seen to hit it, and the shot's end once every ball has rested."""
 
 from __future__ import annotations
 
