@@ -32,7 +32,7 @@ import numpy as np
 from calibration.contract import Event
 from calibration.table import TableModel
 from tracking.detect import breaks, contacts, lines, pots, resolve, segments, shots
-from tracking.detect.candidate import confidence
+from tracking.detect.candidate import Candidate, confidence
 from tracking.detect.geometry import as_pt
 from tracking.detect.resolve import in_shots
 from tracking.detect.segments import Ball, Seg, Settling
@@ -84,7 +84,9 @@ class EventExtractor:
         for loss in tf.losses:
             pots.lost(self, loss, out)
         for re in tf.reappeared:
-            shots.reappeared(self, re, out)
+            # a hidden resting ball came back elsewhere: someone moved it
+            conf = confidence("moved_hidden")
+            resolve.give(self, Candidate("disturbed", (re.id,), None, re.t, re.new_pos, 0.0, "moved_hidden", conf), out)
         if self.pending is not None:
             self.judge_pending(out, force=False)
         breaks.explain_breaks(self, out, force=False)

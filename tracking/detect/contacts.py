@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from calibration.contract import Event
-from tracking.detect import breaks, resolve, segments
+from tracking.detect import resolve, segments
 from tracking.detect.candidate import Candidate, Evidence, confidence
 from tracking.detect.geometry import (
     as_pt,
@@ -29,7 +30,6 @@ from tracking.detect.segments import (
     RestingBall,
     RestSpell,
     SampleWindow,
-    Seg,
     StrokeView,
 )
 from tracking.detect.settings import ContactSettings
@@ -94,22 +94,6 @@ def find_hitter(
                 if best is None or score < best[0]:
                     best = (score, o.ball, max(te, t_lo - dt), confidence("frozen_hit", score - 2.0))
     return best
-
-
-def neighbours(ex: EventExtractor, k: Kink) -> list[Neighbour]:
-    """The other balls' paths at a kink (``kink_readings`` reads them): each ball's path just before the bend, and
-    where the bending ball's path in took samples from after the bend and the other was moving, its path just
-    before the last sample in."""
-    out = []
-    for o in ex.balls.values():
-        if o is k.ball or not o.ts:
-            continue
-        pb = segments.path_before(ex, o, k.t)
-        if pb is None:
-            continue
-        pt = segments.path_before(ex, o, k.t_last) if k.into is not k.old and pb[1] else None
-        out.append(Neighbour(o.id, pb[0], pb[1], None if pt is None else pt[0]))
-    return out
 
 
 def kink_readings(
@@ -261,30 +245,37 @@ def stroke_time(
     return min(max(t_c - float(np.linalg.norm(c - st.p0)) / speed, float(rest.max())), t_c)
 
 
-def hit_by_unseen(ex: EventExtractor, s_ball: Ball, b: Ball, t_s: float, out: list[Event]) -> None:
-    """``s_ball`` left its resting place unseen and set ``b`` moving at ``t_s``: it starts the shot (if
-    none is in play) and hits the ball of ``b``'s frozen cluster nearest to where it came from; its run
-    is a straight leg from its place to that contact, on which the lines it crossed are solved."""
-    dt = ex.dt
-    sp = s_ball.rest_pos
-    assert sp is not None
-    rest = next(sg for sg in reversed(s_ball.segs) if sg.kind == "rest" and sg.idx)
-    t_gone = s_ball.ts[rest.idx[-1]] + 0.5 * dt
-    if not ex.shot_active:
-        ex.start_shot(s_ball.id, t_gone, sp, 0.45, out)
-    cluster = [k for k in segments.frozen_cluster(ex, b.id, t_s) if k != s_ball.id] or [b.id]
-    target = min(cluster, key=lambda k: float(np.linalg.norm(ex.balls[k].rest_pos - sp)))
-    q = ex.balls[target].rest_pos
-    assert q is not None
+@dataclass(frozen=True)
+class UnseenHit:
+    """A striker nobody saw run from its place into a frozen cluster (``unseen_hit``): when it left its place,
+    the ball of the cluster it hit, the contact's time and touch point, and the striker's centre then."""
+
+    striker: str
+    t_gone: float  # half a frame after its last sample at its place
+    place: np.ndarray  # where it rested
+    target: str
+    t: float
+    pos: np.ndarray  # the touch: a radius from the target toward the striker's place
+    centre: np.ndarray  # the striker's centre at the touch: a diameter from the target, on the same line
+
+
+def unseen_hit(
+    striker: LeftRest, cluster: Sequence[RestingBall], t_s: float, diameter_mm: float, dt: float
+) -> UnseenHit | None:
+    """``striker`` (``unseen_striker``) left its resting place unseen and set a ball moving at ``t_s``: it hit the
+    ball of that ball's frozen cluster (``cluster``: the ball set off, then the balls resting against it) nearest
+    to where it came from, along the line from its place (a straight run: nothing was seen to turn it). None
+    where the cluster holds no ball but the striker."""
+    sp = striker.rest_pos
+    hit = [r for r in cluster if r.ball != striker.ball]
+    if not hit:
+        return None
+    target = min(hit, key=lambda r: float(np.linalg.norm(r.pos - sp)))
+    q = target.pos
     u = (sp - q) / max(float(np.linalg.norm(sp - q)), 1e-9)
-    pos = q + u * ex.table.ball_radius_mm
-    give_contact(ex, s_ball.id, target, t_s, pos, confidence("unseen_hit"), out, evidence="unseen_hit")
-    centre = q + u * ex.table.ball_diameter_mm
-    breaks.close_move_seg(ex, s_ball, Seg(-1, "move", t_gone, sp.copy()), (t_s, centre), out)
-    s_ball.waypoint = (t_s, centre)
-    s_ball.last_event_t = t_s
-    if s_ball.unseen_seg is not None and s_ball.unseen_seg.end_t is None:
-        s_ball.unseen_seg.start_t, s_ball.unseen_seg.start_p = t_s, centre.copy()
+    pos = q + u * (diameter_mm / 2.0)
+    centre = q + u * diameter_mm
+    return UnseenHit(striker.ball, striker.gone_t + 0.5 * dt, sp, target.ball, t_s, pos, centre)
 
 
 def unseen_striker(

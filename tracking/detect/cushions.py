@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from itertools import islice
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from calibration.contract import Event, jaw_cushion
+from calibration.contract import jaw_cushion
 from calibration.table import Cushion, Jaw, Pocket, TableModel
-from tracking.detect import resolve, segments
 from tracking.detect.candidate import Candidate, Evidence, confidence
 from tracking.detect.geometry import (
     as_pt,
@@ -24,9 +23,9 @@ from tracking.detect.geometry import (
     polyline_at,
     valleys,
 )
-from tracking.detect.segments import Ball, Break, Kink, KinkReading, PathView
+from tracking.detect.segments import Kink, KinkReading, PathView, Trail
 from tracking.detect.settings import CushionSettings
-from tracking.rattle import rattle_touches
+from tracking.rattle import RattleSettings, rattle_touches
 from tracking.trajectory import Hinge, PathFit, closest_time, fit_hinge, fit_path, solve_root
 
 if TYPE_CHECKING:
@@ -92,28 +91,29 @@ def hugs(samples: PathView, cu: Cushion, t: float, s: CushionSettings, dt: float
     return len(offs) >= max(3, round(s.hug_s / dt) - 1) and max(abs(o) for o in offs) <= s.hug_mm
 
 
-def bounce_off_start(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> None:
-    """A ball hit from rest toward a cushion a few centimetres away touches it before it is first seen moving
-    (at 3 m/s a ball covers 50 mm in a frame): the hit sends it along the line of centres, into the cushion,
-    yet its first path moves away from it. The touch is where that path, run back, meets the cushion (one
-    radius from the nose); the hit's direction mirrored in the cushion must be the path's, within
-    ``bounce_angle_deg`` (the cushion takes normal speed away and spin bends the rebound)."""
-    a = br.new.start_p
-    hit = resolve.contact_between(ex, b.id, br.t_lo - 3 * ex.dt, br.t_hi + ex.dt)
-    if hit is None:
-        return
-    other, t_hit = hit
-    pb = segments.path_before(ex, ex.balls[other], t_hit)
-    if pb is None:
-        return
-    u = a - pb[0].at(t_hit)
+def bounce_off_start(
+    ball: str,
+    a: np.ndarray,
+    hitter: np.ndarray,
+    t_hit: float,
+    paths: Iterable[tuple[float, PathFit]],
+    table: TableModel,
+    s: CushionSettings,
+    start_speed_mm_s: float,
+    dt: float,
+) -> Candidate | None:
+    """A ball hit from rest at ``a`` at ``t_hit`` (the hitter's centre then at ``hitter``) toward a cushion a few
+    centimetres away touches it before it is first seen moving (at 3 m/s a ball covers 50 mm in a frame): the hit
+    sends it along the line of centres, into the cushion, yet its first path moves away from it (``paths``: its
+    paths away, from ``paths_out``; the first sample may be the blurred frame of the bounce, or before it, so the
+    first two are tried). The touch (``bounce_before``), or None."""
+    u = a - hitter
     u = u / max(float(np.linalg.norm(u)), 1e-9)  # the way the hit sends it
-    # the first sample may be the blurred frame of the bounce, or before it
-    for _, path in islice(paths_out(ex, b, br, t_hit), 2):
-        c = bounce_before(b.id, a, u, t_hit, path, path.t0, ex.table, ex.s.cushions, ex.s.shots.start_speed_mm_s, ex.dt)
+    for _, path in islice(paths, 2):
+        c = bounce_before(ball, a, u, t_hit, path, path.t0, table, s, start_speed_mm_s, dt)
         if c is not None:
-            resolve.give(ex, c, out)
-            return
+            return c
+    return None
 
 
 def bounce_before(
@@ -161,17 +161,37 @@ def bounce_before(
     return None
 
 
-def paths_out(ex: EventExtractor, b: Ball, br: Break, tc: float) -> Iterator[tuple[float, PathFit]]:
-    """The path away from a bounce at ``tc``: fitted from the first sample after the kink, then from the
-    second and the third, each with the time until which the ball was seen on its way in (a second touch
-    within a frame or two may come after the first sample or two). Three samples or more each."""
-    good = [i for i in br.new.idx if b.sid[i] >= 0]
+def paths_out(away: PathView, tc: float, window: int) -> Iterator[tuple[float, PathFit]]:
+    """The path away from a bounce at ``tc`` (``away``: its kept samples): fitted to ``window`` samples from the
+    first sample after the kink, then from the second and the third, each with the time until which the ball was
+    seen on its way in (a second touch within a frame or two may come after the first sample or two). Three
+    samples or more each."""
     for skip in range(3):
-        sel = good[skip : skip + ex.s.segments.window]
-        if len(sel) < 3:
+        sel = slice(skip, skip + window)
+        ts, ps = away.ts[sel], away.ps[sel]
+        if len(ts) < 3:
             return
-        t_in = b.ts[good[skip - 1]] if skip else tc
-        yield t_in, fit_path(np.array([b.ts[j] for j in sel]), np.array([b.xy[j] for j in sel]))
+        t_in = away.ts[skip - 1] if skip else tc
+        yield t_in, fit_path(np.array(ts), np.array(ps))
+
+
+def after_jaw(
+    ball: str,
+    pk: Pocket,
+    paths: list[tuple[float, PathFit]],
+    tc: float,
+    hi: float,
+    table: TableModel,
+    s: CushionSettings,
+    dt: float,
+) -> Candidate | None:
+    """The second touch a fraction of a frame after a jaw bounce at ``tc`` (``paths``: the paths away, from
+    ``paths_out``; ``hi``: the end of the kink's window): the cushion beside the jaw (``cushion_after_jaw``), else
+    the jaw's face after its rounded tip (``jaw_exit``); None where neither."""
+    second = cushion_after_jaw(ball, pk, paths, tc, table, s)
+    if not second:
+        second = jaw_exit(ball, pk, paths, tc, hi, table.ball_radius_mm, s, dt)
+    return second or None
 
 
 def jaw_exit(
@@ -227,32 +247,31 @@ def cushion_after_jaw(
 
 
 def bounce_after_hit(
-    ex: EventExtractor,
-    b: Ball,
+    ball: str,
     old: PathFit,
     other: PathFit,
     other_moving: bool,
     tc: float,
     new: PathFit,
-    br: Break,
-    out: list[Event],
-) -> None:
-    """A ball hit beside a cushion (``old``: its path into the hit at ``tc``; ``other``: the other ball's)
-    goes into the cushion before it is seen again: the hit adds to its velocity the other's along their line
-    of centres (equal masses), and where that sends it into the cushion while ``new`` comes away from it, it
-    touched it (``_bounce_before``)."""
+    t_first: float | None,
+    table: TableModel,
+    s: CushionSettings,
+    start_speed_mm_s: float,
+    dt: float,
+) -> Candidate | None:
+    """A ball hit beside a cushion (``old``: its path into the hit at ``tc``; ``other``: the other ball's) goes
+    into the cushion before it is seen again (first at ``t_first``, on ``new``): the hit adds to its velocity the
+    other's along their line of centres (equal masses), and where that sends it into the cushion while ``new``
+    comes away from it, it touched it (``bounce_before``). The touch, or None."""
     p, q = old.at(tc), other.at(tc)
     n = (q - p) / max(float(np.linalg.norm(q - p)), 1e-9)
     v = old.vel(tc)
     v_o = other.vel(tc) if other_moving else np.zeros(2)
     v_after = v + float((v_o - v) @ n) * n
     speed = float(np.linalg.norm(v_after))
-    good = [i for i in br.new.idx if b.sid[i] >= 0]
-    if speed >= ex.s.shots.start_speed_mm_s and good:
-        u, t_first = v_after / speed, b.ts[good[0]]
-        c = bounce_before(b.id, p, u, tc, new, t_first, ex.table, ex.s.cushions, ex.s.shots.start_speed_mm_s, ex.dt)
-        if c is not None:
-            resolve.give(ex, c, out)
+    if speed < start_speed_mm_s or t_first is None:
+        return None
+    return bounce_before(ball, p, v_after / speed, tc, new, t_first, table, s, start_speed_mm_s, dt)
 
 
 def grazes(path: PathView, samples: PathView, table: TableModel, s: CushionSettings, dt: float) -> list[Candidate]:
@@ -480,26 +499,25 @@ def jaw_touches(
     return out
 
 
-def rattle(ex: EventExtractor, b: Ball, pk: Pocket, t_drop: float, out: list[Event]) -> None:
+def rattle(trail: Trail, pk: Pocket, t_drop: float, radius_mm: float, s: RattleSettings, dt: float) -> list[Candidate]:
     """A ball that rattled between the jaw faces on its way down touched them in turn: the touches of the
-    bouncing fit of its sideways offsets over its last samples between the faces (``tracking.rattle``),
-    those not already found."""
-    R, dt = ex.table.ball_radius_mm, ex.dt
+    bouncing fit of its sideways offsets over its last samples between the faces (``trail``: all its samples;
+    ``tracking.rattle``), up to the drop at ``t_drop``, in time order (the resolver gives out those not already
+    found)."""
     face = pk.depth(pk.jaws[0].face_start)
-    k = len(b.ts)
-    while k > 0 and pk.depth(as_pt(b.xy[k - 1])) >= face:
+    k = len(trail.ts)
+    while k > 0 and pk.depth(as_pt(trail.xy[k - 1])) >= face:
         k -= 1
-    if len(b.ts) - k < ex.s.cushions.rattle.min_samples:
-        return
-    ts = np.array(b.ts[k:])
-    xy = np.array(b.xy[k:])
+    if len(trail.ts) - k < s.min_samples:
+        return []
+    ts, xy = trail.ts[k:], trail.xy[k:]
     lateral = np.array([pk.lateral(as_pt(p)) for p in xy])
     depth = np.array([pk.depth(as_pt(p)) for p in xy])
-    play = (pk.mouth_width_mm - 2 * R) / 2
-    for tc, side in rattle_touches(ts, lateral, play, ts[0] - dt, t_drop, ex.s.cushions.rattle):
+    play = (pk.mouth_width_mm - 2 * radius_mm) / 2
+    out = []
+    for tc, side in rattle_touches(ts, lateral, play, ts[0] - dt, t_drop, s):
         centre = pk.point(float(np.interp(tc, ts, depth)), side * play)
-        resolve.give(
-            ex,
-            Candidate("cushion", (b.id,), jaw_cushion(pk.name), tc, centre, 0.0, "rattle", confidence("rattle")),
-            out,
+        out.append(
+            Candidate("cushion", (trail.ball,), jaw_cushion(pk.name), tc, centre, 0.0, "rattle", confidence("rattle"))
         )
+    return out

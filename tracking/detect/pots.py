@@ -43,7 +43,9 @@ def lost(ex: EventExtractor, loss: Loss, out: list[Event]) -> None:
             # the jaws it brushed on the way in: the first not already found
             jaws = cushions.jaw_touches(b.id, pk, f, loss.last_t - 2 * dt, t_ev, ex.s.cushions, ex.table.ball_radius_mm)
             next((c for c in jaws if resolve.give(ex, c, out)), None)
-        cushions.rattle(ex, b, pk, t_ev, out)
+        R, rs = ex.table.ball_radius_mm, ex.s.cushions.rattle
+        for c in cushions.rattle(segments.trail(b), pk, t_ev, R, rs, dt):
+            resolve.give(ex, c, out)
         if b.segs and b.seg.kind == "move":
             breaks.close_move(ex, b, (t_ev, p_ev), out)
         resolve.give(ex, Candidate("pot", (b.id,), loss.pocket, t_ev, None, 0.0, "drop", loss.confidence), out)

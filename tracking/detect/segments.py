@@ -17,7 +17,7 @@ import numpy as np
 
 from calibration.contract import Point
 from tracking.detect.geometry import as_pt
-from tracking.trajectory import PathFit, fit_path
+from tracking.trajectory import PathFit, fit_path, intersect_paths
 
 if TYPE_CHECKING:
     from tracking.extractor import EventExtractor
@@ -40,6 +40,12 @@ def samples_between(b: Ball, t0: float, t1: float) -> PathView:
     lo, hi = bisect.bisect_left(b.ts, t0), bisect.bisect_right(b.ts, t1)
     idx = [i for i in range(lo, hi) if b.sid[i] >= 0]
     return PathView(b.id, tuple(b.ts[i] for i in idx), tuple(b.seen.get(i, b.xy[i]) for i in idx))
+
+
+def trail(b: Ball) -> Trail:
+    """The ball's every sample as the tracker gave it (rejected outliers too), as ``cushions.rattle`` reads it."""
+    n = len(b.ts)
+    return Trail(b.id, b.ts_arr[:n].copy(), b.xy_arr[:n].copy())
 
 
 def rest_positions(balls: Mapping[str, Ball]) -> dict[str, Point]:
@@ -169,6 +175,74 @@ def fit(ex: EventExtractor, b: Ball, idx: list[int], head: bool = False) -> Path
     return fit_path(np.array([b.ts[j] for j in sel]), np.array([b.xy[j] for j in sel]))
 
 
+def kink_span(b: Ball, br: Break, short_samples: int) -> Break:
+    """The break a kink is read across: ``br``, or, where the path before it is a sample or two
+    (``short_samples``) between two kinks nothing explained, the break from the path before that one (one bounce
+    with a stray measurement in it, the blurred frame of a fast bounce: explained from the paths either side)."""
+    before = seg_before(b, br.old)
+    short = len([i for i in br.old.idx if b.sid[i] >= 0]) <= short_samples
+    if br.old.unexplained and short and before is not None and before.kind == "move":
+        t_lo = max((b.ts[i] for i in before.idx if b.sid[i] >= 0), default=br.t_lo)
+        return Break("kink", before, br.new, t_lo, br.t_hi)
+    return br
+
+
+def kink_view(ex: EventExtractor, b: Ball, br: Break) -> Kink:
+    """The kink of ``b``'s path across the break ``br`` (``kink_span``): the paths fitted either side, where they
+    meet, and the window a touch is looked for in, as the kink's detectors read it."""
+    dt = ex.dt
+    old = fit(ex, b, br.old.idx)
+    new = fit(ex, b, br.new.idx, head=True)
+    t_k = intersect_paths(old, new, br.t_lo - 0.5 * dt, br.t_hi) if new.n >= 2 else br.t_lo + 0.5 * dt
+    lo, hi = br.t_lo - dt, br.t_hi + 0.5 * dt
+    into, t_last = trimmed_before_kink(ex, b, br.old.idx) or (old, br.t_lo)  # for timing a cushion touch
+    return Kink(b.id, old, new, into, t_last, t_k, old.at(t_k), lo, hi, min(lo, t_last - 0.5 * dt), br.t_lo, br.t_hi)
+
+
+def neighbours(ex: EventExtractor, k: Kink) -> list[Neighbour]:
+    """The other balls' paths at a kink, as ``contacts.kink_readings`` reads them: each ball's path just before
+    the bend, and where the bending ball's path in took samples from after the bend and the other was moving, its
+    path just before the last sample in."""
+    out = []
+    for o in ex.balls.values():
+        if o.id == k.ball or not o.ts:
+            continue
+        pb = path_before(ex, o, k.t)
+        if pb is None:
+            continue
+        pt = path_before(ex, o, k.t_last) if k.into is not k.old and pb[1] else None
+        out.append(Neighbour(o.id, pb[0], pb[1], None if pt is None else pt[0]))
+    return out
+
+
+def path_samples(b: Ball, seg: Seg) -> PathView:
+    """The kept samples of the path ``seg`` so far (``cushions.paths_out`` reads them)."""
+    good = [i for i in seg.idx if b.sid[i] >= 0]
+    return PathView(b.id, tuple(b.ts[i] for i in good), tuple(b.xy[i] for i in good))
+
+
+def finished_path(b: Ball, seg: Seg, packed_mm: float) -> PathView:
+    """The finished path ``seg`` from its start through its kept samples to its end, with ``packed_mm`` more
+    margin from a line where it set off from rest against other balls (their edges pull a resting ball's
+    measured centre), as ``cushions.grazes`` and ``lines.crossings`` read it."""
+    assert seg.end_t is not None and seg.end_p is not None  # (a finished path has its end)
+    good = [i for i in seg.idx if b.sid[i] >= 0]
+    ts = (seg.start_t, *(b.ts[i] for i in good), seg.end_t)
+    ps = (seg.start_p, *(b.xy[i] for i in good), seg.end_p)
+    before = seg_before(b, seg)
+    packed = seg.packed and before is not None and before.kind == "rest"
+    return PathView(b.id, ts, ps, packed_mm if packed else 0.0)
+
+
+def settled_path(b: Ball, st: Settling, n: int) -> SettledPath:
+    """A path that ended in rest (``st``) with the ball's first ``n`` detections in that rest, while it crept to
+    where it settled, as ``breaks.settled_views`` reads it."""
+    idx = st.rest.idx[:n]
+    ts = (*st.ts, *(b.ts[i] for i in idx))
+    ps = (*st.ps, *(b.seen.get(i, b.xy[i]) for i in idx))
+    return SettledPath(PathView(b.id, ts, ps, st.from_rest), len(idx))
+
+
 def trimmed_before_kink(ex: EventExtractor, b: Ball, idx: list[int]) -> tuple[PathFit, float] | None:
     """The incoming path of a kink without its last samples, and the time of the last one kept, where those
     came after the bounce: a segment may take in a sample or two from after it before the break shows (a
@@ -274,6 +348,25 @@ def stroke_view(ex: EventExtractor) -> StrokeView | None:
     return StrokeView(ball, t0, p0, rest_ts, b.ts_arr[:n].copy(), b.xy_arr[:n].copy(), kept)
 
 
+def set_off_view(ex: EventExtractor, b: Ball, br: Break, back_s: float) -> SetOffView:
+    """A resting ball set moving (the break ``br``): its place, its detections over the last ``back_s`` of its
+    rest, its kept samples on the new path and that path fitted to the first of them, as ``shots.set_off``
+    reads them."""
+    rest = [i for i in br.old.idx if i in b.seen and b.ts[i] >= br.t_lo - back_s]
+    new = [i for i in br.new.idx if b.sid[i] >= 0]
+    return SetOffView(
+        b.id,
+        br.new.start_p,
+        br.t_lo,
+        br.t_hi,
+        np.array([b.ts[i] for i in rest]),
+        np.array([b.seen[i] for i in rest]).reshape(-1, 2),
+        np.array([b.ts[i] for i in new]),
+        np.array([b.xy[i] for i in new]).reshape(-1, 2),
+        fit(ex, b, br.new.idx, head=True),
+    )
+
+
 def back_in_sight_view(ex: EventExtractor, b: Ball, br: Break) -> tuple[PathView, list[np.ndarray]]:
     """A ball back in sight on the path of the break ``br``: its first four kept samples from that path's first
     on (its next paths too), and where every other ball on the table was last seen, as ``shots.stalled`` reads
@@ -363,6 +456,17 @@ def frozen_cluster(ex: EventExtractor, ball: str, t: float) -> list[str]:
         if o.on_table and o.rest_pos is not None and (k == ball or resting_at(ex, o, t))
     }
     return touching(ball, rest, ex.table.ball_diameter_mm + ex.s.contacts.frozen_tol_mm)
+
+
+def frozen_places(ex: EventExtractor, ball: str, t: float) -> tuple[RestingBall, ...]:
+    """``ball`` and the balls resting at ``t`` against it directly or through each other (``frozen_cluster``), with
+    their places, as ``contacts.unseen_hit`` reads them."""
+    out = []
+    for k in frozen_cluster(ex, ball, t):
+        p = ex.balls[k].rest_pos
+        if p is not None:
+            out.append(RestingBall(k, p))
+    return tuple(out)
 
 
 def touching(ball: str, places: Mapping[str, np.ndarray], reach: float) -> list[str]:
@@ -588,6 +692,43 @@ class LeftRest:
 
 
 @dataclass(frozen=True)
+class SetOffView:
+    """A resting ball set moving as a detector reads its leaving: its place (the tracker's anchor), its last
+    resting sample (``t_lo``) and first moving one (``t_hi``), its detections over the end of its rest and its
+    kept samples on the new path (times, positions; mm, table frame), and that path fitted to its first
+    ``window`` samples."""
+
+    ball: str
+    place: np.ndarray
+    t_lo: float
+    t_hi: float
+    rest_ts: np.ndarray
+    rest_seen: np.ndarray
+    new_ts: np.ndarray
+    new_xy: np.ndarray
+    path: PathFit
+
+
+@dataclass(frozen=True)
+class SettledPath:
+    """A path that ended in rest as a detector reads it: its samples to its last moving one, then the ball's
+    detections while it crept to rest (``settling`` of them), and its extra margin from a line."""
+
+    path: PathView
+    settling: int
+
+
+@dataclass(frozen=True)
+class Trail:
+    """A ball's every sample as the tracker gave it, rejected outliers too: times and positions (mm, table
+    frame; a resting ball's anchored place)."""
+
+    ball: str
+    ts: np.ndarray
+    xy: np.ndarray
+
+
+@dataclass(frozen=True)
 class LastSeen:
     """A moving ball as a detector reads it when it is lost from sight: its last samples (up to four) on the
     path it was last seen on, by some time."""
@@ -616,7 +757,7 @@ class Kink:
     """A moving ball's path bent between two samples (a ``Break`` of kind "kink"), as the detectors read it:
     the paths fitted either side, where they meet, and the window the touch that bent it is looked for in."""
 
-    ball: Ball
+    ball: str
     old: PathFit  # the path in (its last ``window`` samples)
     new: PathFit  # the path out (its first ``window`` samples)
     into: PathFit  # the path in without trailing samples that came after the bend (``trimmed_before_kink``)
@@ -626,6 +767,8 @@ class Kink:
     lo: float  # the window for a touch: from a frame before the last sample in ...
     hi: float  # ... to half a frame after the first sample out
     lo_into: float  # ``lo``, or earlier where ``into`` ends earlier
+    t_lo: float  # the last sample in (``Break.t_lo``)
+    t_hi: float  # the first sample out (``Break.t_hi``)
 
     @property
     def v_old(self) -> np.ndarray:

@@ -1,28 +1,23 @@
-"""Shot start and end: a ball struck between shots, one pushed by hand (``disturbed``), a ball set moving with
-nothing seen to hit it, and the shot's end once every ball has rested."""
+"""Shot start and end: how a resting ball left its place, a ball struck between shots, one pushed by hand
+(``disturbed``), a ball set moving with nothing seen to hit it, and the shot's end once every ball has rested."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import numpy as np
 
-from calibration.contract import Event, Point
-from tracking.detect import contacts, resolve, segments
+from calibration.contract import Point
 from tracking.detect.candidate import Candidate, confidence
 from tracking.detect.geometry import (
     as_pt,
 )
-from tracking.detect.segments import Ball, Break, PathView
-from tracking.detect.settings import ShotSettings
-from tracking.tracker import Reappearance
-from tracking.trajectory import PathFit, closest_time, fit_hinge, fit_path
-
-if TYPE_CHECKING:
-    from tracking.extractor import EventExtractor
+from tracking.detect.segments import PathView, SetOffView
+from tracking.detect.settings import SegmentSettings, ShotSettings
+from tracking.trajectory import closest_time, fit_hinge, fit_path
 
 
 def first_seen_moving(first: PathView, s: ShotSettings) -> float | None:
@@ -74,190 +69,46 @@ def hand_push(p: PendingStart) -> Candidate:
     return Candidate("disturbed", (p.ball,), None, p.t, as_pt(p.pos), 0.0, "hand_push", confidence("hand_push"))
 
 
-def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> None:
-    """What set a resting ball moving (the break ``br``): when it left its place (its path run back to it, or
-    where a creep sped up), then, unless that was jitter or is already explained, an unseen striker, the shot's
-    start between shots, or its hitter in a shot."""
-    dt = ex.dt
-    a = br.new.start_p
-    new = segments.fit(ex, b, br.new.idx, head=True)
-    t_s, crept = left_place(ex, b, br, new)
-    br.new.start_t = t_s
-    speed = float(np.linalg.norm(new.vel(t_s)))
-    if not moved_off(ex, b, br, crept is not None):
-        if br.new is b.seg and b.on_table and ex.times[-1] - br.t_hi < ex.s.shots.slow_start_wait_s:
-            b.breaks.append(br)  # still moving off, slowly: looked at again as it gets farther
-        return  # detection jitter (a blurred or half-hidden ball), not a ball set moving (a steady creep is)
-    unseen = br.t_hi - br.t_lo > 4 * dt  # it left its place out of sight
-    if unseen and back_in_sight(b, br, dt):
-        return  # back in sight after moving unseen; its start was already accounted for
-    if resolve.set_off_explained(ex, b.id, t_s, crept=crept is not None):
-        return  # already explained (a contact found from the hitter's side, or a chain)
-    if struck_unseen(ex, b, br, new, t_s, speed, crept, out):
-        return
-    if unseen and stalled(*segments.back_in_sight_view(ex, b, br), ex.table.ball_diameter_mm, ex.s.shots):
-        return  # back in sight far off and at once still: not a ball run from its place (a hand, the cue's tip)
-    if not ex.shot_active and unseen and speed >= ex.s.shots.start_speed_mm_s:
-        # it ran unseen from its place and its first contact is not known yet: the shot starts with it, when
-        # its path run back passes its place (within a diameter: it ran straight from there; a few degrees
-        # off over half a metre is that far), else at its last sight there
-        straight = br.t_lo <= t_s and float(np.linalg.norm(new.at(t_s) - a)) <= ex.table.ball_diameter_mm
-        ex.start_shot(b.id, t_s if straight else br.t_lo + 0.5 * dt, a, confidence("struck_unseen"), out)
-        b.unseen_seg = br.new  # its path starts where it hits something, once that is known
-        return
-    if not ex.shot_active:
-        struck_between_shots(ex, b, br, new, t_s, speed, out)
-        return
-    best = find_hitter(ex, b, br, a, t_s, crept)
-    if best is None:
-        set_off_unhit(ex, b, br, new, t_s, speed, out)
-        return
-    _, other, t_c, conf = best
-    o = ex.balls[other]
-    pb = segments.path_before(ex, o, t_c)
-    q = pb[0].at(t_c) if pb is not None else a
-    mid = (np.asarray(q) + a) / 2
-    contacts.give_contact(ex, other, b.id, t_c, mid, conf, out)
+@dataclass(frozen=True)
+class SetOff:
+    """How a resting ball left its place: when (``t``), where a slow creep off it began (``crept``; None where it
+    did not creep off), its speed then on its first path, and whether it got far enough from its place to have
+    moved at all (``moved``; else its detections jittered)."""
+
+    t: float
+    crept: float | None
+    speed: float
+    moved: bool
 
 
-def back_in_sight(b: Ball, br: Break, dt: float) -> bool:
-    """Whether ``b``, back in sight after leaving its place unseen (the break ``br``), was struck as it left (its
-    last touch given out no earlier than a frame before its last sample there): its path starts then (or where it
-    was known to be, its waypoint), and its start is already accounted for."""
-    if b.last_event_t is None or b.last_event_t < br.t_lo - dt:
-        return False
-    br.new.start_t = b.last_event_t  # it left its place when it was struck, unseen
-    if b.waypoint is not None:
-        br.new.start_t, br.new.start_p = b.waypoint[0], b.waypoint[1].copy()
-    return True
+def set_off(view: SetOffView, s: ShotSettings, seg: SegmentSettings, dt: float) -> SetOff:
+    """How the resting ball of ``view`` left its place (``left_place``, ``moved_off``)."""
+    t_s, crept = left_place(view, s, dt)
+    speed = float(np.linalg.norm(view.path.vel(t_s)))
+    return SetOff(t_s, crept, speed, moved_off(view, crept is not None, seg))
 
 
-def struck_unseen(
-    ex: EventExtractor,
-    b: Ball,
-    br: Break,
-    new: PathFit,
-    t_s: float,
-    speed: float,
-    crept: float | None,
-    out: list[Event],
-) -> bool:
-    """Whether a ball that vanished from its place just before (``contacts.unseen_striker``) set ``b`` off: struck
-    too fast to be seen (or under the player's arm), it hit ``b``'s cluster (``contacts.hit_by_unseen``); not where
-    a ball seen moving reaches ``b`` then (what vanished was something else: a hand, the cue's tip)."""
-    a = br.new.start_p
-    left = segments.left_rests(ex, b.id)
-    striker = contacts.unseen_striker(left, t_s, a, new.vel(t_s), ex.s.segments.start_min_mm, ex.s.contacts, ex.dt)
-    if (
-        striker is None
-        or speed < ex.s.shots.start_speed_mm_s
-        or ex.balls[striker].waypoint is not None
-        or find_hitter(ex, b, br, a, t_s, crept, moving_only=True)
-    ):
-        return False
-    contacts.hit_by_unseen(ex, ex.balls[striker], b, t_s, out)
-    return True
-
-
-def find_hitter(
-    ex: EventExtractor, b: Ball, br: Break, a: np.ndarray, t_s: float, crept: float | None, moving_only: bool = False
-) -> tuple[float, str, float, float] | None:
-    """``contacts.find_hitter`` on the other balls' paths before the contact (not after)."""
-    others = segments.approaches(ex, b.id, min(br.t_lo, t_s + ex.dt))
-    D, s = ex.table.ball_diameter_mm, ex.s.contacts
-    return contacts.find_hitter(others, a, t_s, br.t_lo, br.t_hi, crept, D, s, ex.dt, moving_only=moving_only)
-
-
-def left_place(ex: EventExtractor, b: Ball, br: Break, new: PathFit) -> tuple[float, float | None]:
-    """When a resting ball set moving (the break ``br``, its first path ``new``) left its place: where that path,
-    run back, is nearest the place, or where a slow ball creeping off sped up (``creep_start``). Returned: that
-    time, and the creep's start (None where it did not creep off)."""
-    dt = ex.dt
-    a = br.new.start_p
+def left_place(view: SetOffView, s: ShotSettings, dt: float) -> tuple[float, float | None]:
+    """When a resting ball set moving (``view``: its place, its last resting and first moving samples, its first
+    path) left its place: where that path, run back, is nearest the place, or where a slow ball creeping off sped
+    up (``creep_start``). Returned: that time, and the creep's start (None where it did not creep off)."""
+    a, new = view.place, view.path
     # A ball set off slowly keeps its place (the tracker's anchor) for a few frames before it has moved far
     # enough to break its rest: its path, run back, may reach its place before the last resting sample.
-    lo = br.t_lo - ex.s.shots.slow_start_frames * dt
-    t_s = closest_time(lambda u: float(np.linalg.norm(new.at(u) - a)), lo, br.t_hi)
+    lo = view.t_lo - s.slow_start_frames * dt
+    t_s = closest_time(lambda u: float(np.linalg.norm(new.at(u) - a)), lo, view.t_hi)
     if new.n < 2:
-        t_s = 0.5 * (br.t_lo + br.t_hi)
-    slow = new.n >= 2 and float(np.linalg.norm(new.vel(br.t_hi))) < ex.s.shots.start_speed_mm_s
-    crept = creep_start(ex, b, br) if slow and t_s < lo + 0.5 * dt else None
+        t_s = 0.5 * (view.t_lo + view.t_hi)
+    slow = new.n >= 2 and float(np.linalg.norm(new.vel(view.t_hi))) < s.start_speed_mm_s
+    crept = creep_start(view, s, dt) if slow and t_s < lo + 0.5 * dt else None
     return (t_s if crept is None else crept), crept
 
 
-def moved_off(ex: EventExtractor, b: Ball, br: Break, crept: bool) -> bool:
+def moved_off(view: SetOffView, crept: bool, s: SegmentSettings) -> bool:
     """Whether the ball got ``start_min_mm`` from its place on its new path (a ball not seen creeping, six times
     the measurement noise: a blurred or half-hidden ball's detections jitter that far)."""
-    a = br.new.start_p
-    moved = max((float(np.linalg.norm(b.xy[i] - a)) for i in br.new.idx if b.sid[i] >= 0), default=0.0)
-    s = ex.s.segments
+    moved = max((float(np.linalg.norm(p - view.place)) for p in view.new_xy), default=0.0)
     return moved >= (s.start_min_mm if crept else max(s.start_min_mm, 6 * s.meas_sigma_mm))
-
-
-def struck_between_shots(
-    ex: EventExtractor, b: Ball, br: Break, new: PathFit, t_s: float, speed: float, out: list[Event]
-) -> None:
-    """A resting ball set moving at ``t_s`` (path ``new``) with no shot in play: struck (the shot starts, or waits
-    to tell a push by hand, ``judge_pending``) if faster than ``start_speed_mm_s``, else disturbed."""
-    a = br.new.start_p
-    if speed >= ex.s.shots.start_speed_mm_s:
-        # a struck ball frozen to others sets them off together: the struck one is the rearmost
-        vhat = new.vel(t_s) / max(speed, 1e-9)
-        places, resting = segments.resting_places(ex, br.t_lo)
-        moving = {k for k, o in ex.balls.items() if o.segs and o.seg.kind == "move"}
-        first = contacts.struck_ball(b.id, vhat, places, resting, moving, ex.table.ball_diameter_mm, ex.s.contacts)
-        fb = ex.balls[first]
-        fpos = fb.rest_pos if fb.rest_pos is not None else a
-        conf = confidence("struck", samples=new.n, speed_mm_s=speed)
-        if first == b.id and speed < ex.s.shots.push_max_speed_mm_s and ex.pending is None:
-            ex.pending = PendingStart(b.id, t_s, np.array(fpos, dtype=float), conf, speed)
-        else:
-            ex.start_shot(fb.id, t_s, fpos, conf, out)
-    else:
-        c = Candidate("disturbed", (b.id,), None, t_s, as_pt(a), 0.0, "slow_set_off", confidence("slow_set_off"))
-        resolve.give(ex, c, out)
-
-
-def set_off_unhit(
-    ex: EventExtractor, b: Ball, br: Break, new: PathFit, t_s: float, speed: float, out: list[Event]
-) -> None:
-    """A resting ball set moving at ``t_s`` in a shot with no ball seen to reach it: hit by the struck ball
-    before either was seen moving, the same motion going on (``still_going``), hit slowly by a ball that came to
-    its place, hit by a ball lost from sight (faster than a hand sends one), or else touched (``disturbed``)."""
-    a = br.new.start_p
-    dt = ex.dt
-    st = segments.stroke_view(ex)
-    D, start_speed = ex.table.ball_diameter_mm, ex.s.shots.start_speed_mm_s
-    hit = None
-    if st is not None:
-        hit = contacts.hit_at_stroke(st, b.id, a, new, t_s, br.t_lo, br.t_hi, D, ex.s.contacts, start_speed, dt)
-    if hit is not None:
-        striker, t_c, pos, t_stroke = hit
-        contacts.give_contact(ex, striker, b.id, t_c, pos, confidence("stroke_hit"), out, evidence="stroke_hit")
-        if t_stroke is not None:
-            retime_shot_start(ex, striker, t_stroke, out)
-        return
-    if still_going(b.stop_t, ex.stroke[1] if ex.stroke is not None else None, t_s, speed, ex.s.shots):
-        return
-    lo = t_s - ex.s.shots.nudge_back_s
-    runs = segments.moving_samples(ex, lo)
-    reached = contacts.reached_by(runs, b.id, a, new.vel(br.t_hi), lo, br.t_hi + dt, D, ex.s.contacts, dt)
-    if reached is not None:
-        striker, t_c, q = reached
-        mid = (q + a) / 2
-        contacts.give_contact(ex, striker, b.id, t_c, mid, confidence("slow_hit"), out, evidence="slow_hit")
-        return
-    if speed > ex.s.shots.touch_max_speed_mm_s:
-        # faster than a hand sends a ball: a ball lost from sight hit it (at 30 fps a 4 m/s ball may
-        # go unseen for 7 frames after a cushion), the one that could have been where its hitter was
-        u = new.vel(t_s) / speed
-        last = segments.last_seen(ex, b.id, t_s)
-        lost = contacts.lost_hitter(last, a - u * D, t_s, D, ex.s.contacts, dt)
-        if lost is not None:
-            pos = a - u * (D / 2)
-            contacts.give_contact(ex, lost, b.id, t_s, pos, confidence("lost_hit"), out, evidence="lost_hit")
-        return
-    resolve.give(ex, Candidate("disturbed", (b.id,), None, t_s, as_pt(a), 0.0, "unhit", confidence("unhit")), out)
 
 
 def stalled(first: PathView, others: Sequence[np.ndarray], diameter_mm: float, s: ShotSettings) -> bool:
@@ -275,69 +126,50 @@ def stalled(first: PathView, others: Sequence[np.ndarray], diameter_mm: float, s
     return not any(float(np.hypot(*(q - p))) < reach for q in others)
 
 
-def creep_start(ex: EventExtractor, b: Ball, br: Break) -> float | None:
+def creep_start(view: SetOffView, s: ShotSettings, dt: float) -> float | None:
     """When a ball set off slowly really left its place: it creeps off while the tracker still holds it at
-    rest, so its detections over the last resting samples (up to ``creep_back_s``) drift away from where
-    they sat. If the drift after the last one still at that place (within ``creep_still_mm``) is steady (each
-    farther off than the one before, give or take the noise), where its speed jumped (``_creep_hinge``), or
-    else halfway from that last one to the next; otherwise None."""
-    idx = [i for i in br.old.idx if i in b.seen and b.ts[i] >= br.t_lo - ex.s.shots.creep_back_s]
-    if len(idx) < 6:
+    rest, so its detections over the last resting samples (``view.rest_ts``, up to ``creep_back_s``) drift away
+    from where they sat. If the drift after the last one still at that place (within ``creep_still_mm``) is
+    steady (each farther off than the one before, give or take the noise), where its speed jumped
+    (``creep_hinge``), or else halfway from that last one to the next; otherwise None."""
+    if len(view.rest_ts) < 6:
         return None
-    det = np.array([b.seen[i] for i in idx])
+    det = view.rest_seen
     ref = np.median(det[: len(det) // 3], axis=0)
     d = np.linalg.norm(det - ref, axis=1)
-    still = np.flatnonzero(d <= ex.s.shots.creep_still_mm)
+    still = np.flatnonzero(d <= s.creep_still_mm)
     if len(still) == 0 or still[-1] >= len(d) - 2:
         return None  # no drift seen before it broke its rest
     k = int(still[-1])
     drift = d[k:]
-    if np.any(np.diff(drift) < -ex.s.shots.creep_still_mm):
+    if np.any(np.diff(drift) < -s.creep_still_mm):
         return None  # back and forth: noise or a hand, not a ball creeping off
-    hinge = creep_hinge(ex, b, br, idx)
+    hinge = creep_hinge(view, s, dt)
     if hinge is not None:
         return hinge  # (a ball already creeping when hit drifts from its place long before it)
-    return 0.5 * (b.ts[idx[k]] + b.ts[idx[k + 1]])  # it left between the last sample there and the next
+    return float(0.5 * (view.rest_ts[k] + view.rest_ts[k + 1]))  # it left between the last sample there and the next
 
 
-def creep_hinge(ex: EventExtractor, b: Ball, br: Break, idx: list[int]) -> float | None:
-    """When a slow ball hit while the tracker held it resting (its detections at ``idx`` of the old segment,
-    then the first samples of its path) sped up: the corner of a hinge fitted to how far along its new path
-    it was, the old speed before (none, or a creep already under way) and the new one after. None unless
-    the new speed is clearly more (twice the old, and ``creep_speedup_mm_s`` over it)."""
-    new = [i for i in br.new.idx if b.sid[i] >= 0]
-    if len(new) < 3:
+def creep_hinge(view: SetOffView, s: ShotSettings, dt: float) -> float | None:
+    """When a slow ball hit while the tracker held it resting (its detections over the end of its rest, then the
+    first samples of its path) sped up: the corner of a hinge fitted to how far along its new path it was, the
+    old speed before (none, or a creep already under way) and the new one after. None unless the new speed is
+    clearly more (twice the old, and ``creep_speedup_mm_s`` over it)."""
+    if len(view.new_ts) < 3:
         return None
-    ts = np.array([b.ts[i] for i in idx + new])
-    ps = np.array([b.seen[i] for i in idx] + [b.xy[i] for i in new])
-    f = segments.fit(ex, b, new, head=True)
-    v = f.vel(b.ts[new[0]])
+    ts = np.concatenate([view.rest_ts, view.new_ts])
+    ps = np.vstack([view.rest_seen, view.new_xy])
+    t1 = float(view.new_ts[0])
+    v = view.path.vel(t1)
     speed = float(np.linalg.norm(v))
     if speed < 1e-6:
         return None
-    s = (ps - ps[0]) @ (v / speed)
-    lo, hi = ts[2], b.ts[new[0]]
-    h = fit_hinge(ts, s, lo, hi, steps=max(8, int(np.ceil((hi - lo) / (ex.dt / 8)))))
-    if h is None or h.after < 2.0 * max(h.before, 0.0) + ex.s.shots.creep_speedup_mm_s:
+    along = (ps - ps[0]) @ (v / speed)
+    lo, hi = ts[2], t1
+    h = fit_hinge(ts, along, lo, hi, steps=max(8, int(np.ceil((hi - lo) / (dt / 8)))))
+    if h is None or h.after < 2.0 * max(h.before, 0.0) + s.creep_speedup_mm_s:
         return None
     return h.t
-
-
-def retime_shot_start(ex: EventExtractor, ball: str, t: float, out: list[Event]) -> None:
-    """The shot's start, not yet given out, moved to the stroke time solved from its first contact."""
-    for k, e in enumerate(out):
-        if e.type == "shot_start" and e.shot == ex.shot and e.ball == ball:
-            c = Candidate("shot_start", (ball,), None, t, None, 0.0, "struck", e.confidence, positions=e.positions)
-            out[k] = resolve.event_of(ex, c)
-            if ex.stroke is not None:
-                ex.stroke = (ball, t, ex.stroke[2])
-            return
-
-
-def reappeared(ex: EventExtractor, re: Reappearance, out: list[Event]) -> None:
-    # A hidden resting ball came back elsewhere: someone moved it.
-    c = Candidate("disturbed", (re.id,), None, re.t, re.new_pos, 0.0, "moved_hidden", confidence("moved_hidden"))
-    resolve.give(ex, c, out)
 
 
 def still_going(stop_t: float | None, stroke_t: float | None, t_s: float, speed: float, s: ShotSettings) -> bool:

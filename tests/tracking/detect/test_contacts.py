@@ -244,3 +244,26 @@ def test_a_ball_set_off_across_the_line_of_centres_was_struck_itself() -> None:
 def test_of_frozen_balls_set_off_together_the_rearmost_was_struck() -> None:
     along = np.array([1.0, 0.0])
     assert contacts.struck_ball("1", along, PLACES, {"2", "3"}, {"1", "2"}, D, S) == "2"
+
+
+def test_an_unseen_striker_hits_the_ball_of_the_cluster_nearest_its_place_along_the_line_from_there() -> None:
+    # the striker rested at x = 500 (last seen there at 1.0 s); ball 2, frozen behind ball 1 on its side, is hit
+    striker = LeftRest("cue", np.array([500.0, 600.0]), 1.0, np.empty(0), np.empty((0, 2)))
+    cluster = [_at("1", 1000.0), _at("2", 1000.0 - D - 0.5), _at("cue", 500.0)]
+    hit = contacts.unseen_hit(striker, cluster, 1.2, D, DT)
+    assert hit is not None
+    assert (hit.striker, hit.target, hit.t) == ("cue", "2", 1.2)
+    assert abs(hit.t_gone - (1.0 + 0.5 * DT)) < 1e-12  # it left between its last sample there and the next
+    q = 1000.0 - D - 0.5
+    assert np.allclose(hit.pos, [q - D / 2, 600.0])  # the touch: a radius toward where it came from
+    assert np.allclose(hit.centre, [q - D, 600.0])  # its centre then: a diameter off
+    assert np.allclose(hit.place, [500.0, 600.0])
+
+
+def test_an_unseen_striker_from_the_side_hits_the_ball_on_that_side() -> None:
+    striker = LeftRest("cue", np.array([1000.0, 200.0]), 1.0, np.empty(0), np.empty((0, 2)))
+    cluster = [_at("1", 1000.0), _at("2", 1000.0 + D + 0.5)]
+    hit = contacts.unseen_hit(striker, cluster, 1.2, D, DT)
+    assert hit is not None and hit.target == "1"
+    assert np.allclose(hit.centre, [1000.0, 600.0 - D])
+    assert contacts.unseen_hit(striker, [_at("cue", 1000.0, 200.0)], 1.2, D, DT) is None  # nothing but itself

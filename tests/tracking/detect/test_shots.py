@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from tracking.detect import shots
-from tracking.detect.segments import PathView
-from tracking.detect.settings import ShotSettings
+from tracking.detect.segments import PathView, SetOffView
+from tracking.detect.settings import SegmentSettings, ShotSettings
 from tracking.detect.shots import PendingStart
+from tracking.trajectory import fit_path
 
 S = ShotSettings()
 
@@ -91,3 +92,64 @@ def test_a_ball_setting_off_just_after_it_stopped_in_this_shot_slowly_is_the_sam
     assert not shots.still_going(2.0, 1.0, 2.1, 2 * S.start_speed_mm_s, S)  # as fast as a struck ball
     assert not shots.still_going(0.5, 1.0, 1.1, slow, S)  # it stopped before this shot
     assert not shots.still_going(None, 1.0, 1.1, slow, S)
+
+
+SEG = SegmentSettings()
+PLACE = np.array([900.0, 600.0])
+
+
+def _set_off(at, t_lo: float = 1.0, first: int = 30, n_new: int = 10) -> SetOffView:
+    """A ball resting at PLACE whose detections follow ``at(t)`` (mm along +x from PLACE): the tracker holds it
+    at rest up to ``t_lo`` (detections from frame ``first``), then its path's first ``n_new`` samples."""
+    f_lo = round(t_lo / DT)
+    rest_ts = np.arange(first, f_lo + 1) * DT
+    new_ts = np.arange(f_lo + 1, f_lo + 1 + n_new) * DT
+
+    def xy(ts: np.ndarray) -> np.ndarray:
+        return np.array([PLACE + np.array([at(t), 0.0]) for t in ts]).reshape(-1, 2)
+
+    new_xy = xy(new_ts)
+    head = fit_path(new_ts[: SEG.window], new_xy[: SEG.window])
+    return SetOffView("1", PLACE, float(rest_ts[-1]), float(new_ts[0]), rest_ts, xy(rest_ts), new_ts, new_xy, head)
+
+
+def test_a_struck_ball_left_its_place_where_its_path_run_back_meets_it() -> None:
+    t_hit = 1.0 + 0.4 * DT  # between the last resting sample and the first moving one
+    view = _set_off(lambda t: max(0.0, 1000.0 * (t - t_hit)))
+    left = shots.set_off(view, S, SEG, DT)
+    assert left.crept is None and left.moved
+    assert abs(left.t - t_hit) < 0.05 * DT
+    assert abs(left.speed - 1000.0) < 1.0
+
+
+def test_a_slow_ball_that_crept_off_while_held_at_rest_left_where_its_speed_jumped() -> None:
+    # it sets off at 100 mm/s (slower than a struck ball) five frames before the tracker lets go of its place:
+    # its path run back reaches the place before the resting samples end, so the creep is looked for
+    t_c = 0.9 + 0.3 * DT
+    view = _set_off(lambda t: max(0.0, 100.0 * (t - t_c)))
+    t_s, crept = shots.left_place(view, S, DT)
+    assert crept is not None and t_s == crept
+    assert abs(crept - t_c) < 0.5 * DT
+    # without the hinge, halfway between its last detection still at the place and the next: a frame late
+    assert abs(0.5 * (55 + 56) * DT - t_c) > DT
+
+
+def test_detections_that_drift_back_and_forth_are_no_creep() -> None:
+    # a hand or noise: off its place by 2 mm and 6 mm in turn over the last frames held at rest
+    t_c = 0.9 + 0.3 * DT
+
+    def at(t: float) -> float:
+        if t > 1.0 + 1e-9:
+            return 100.0 * (t - t_c)
+        return (6.0 if round(t / DT) % 2 else 2.0) if t > 0.85 else 0.0
+
+    view = _set_off(at)
+    assert shots.creep_start(view, S, DT) is None
+    t_s, crept = shots.left_place(view, S, DT)
+    assert crept is None and abs(t_s - (view.t_lo - S.slow_start_frames * DT)) < 1e-6  # the earliest it may be
+
+
+def test_a_ball_that_got_start_min_mm_from_its_place_moved_off_and_jitter_did_not() -> None:
+    assert shots.moved_off(_set_off(lambda t: 1.1 * SEG.start_min_mm if t > 1.0 else 0.0), False, SEG)
+    assert not shots.moved_off(_set_off(lambda t: 0.9 * SEG.start_min_mm if t > 1.0 else 0.0), False, SEG)
+    assert not shots.set_off(_set_off(lambda t: 0.9 * SEG.start_min_mm if t > 1.0 else 0.0), S, SEG, DT).moved

@@ -1,0 +1,154 @@
+"""The cushion and jaw detectors as pure functions, fed hand-built records (no tracker, no extractor)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from calibration.table import TableModel
+from tracking.detect import cushions
+from tracking.detect.segments import PathView, Trail
+from tracking.detect.settings import CushionSettings
+from tracking.trajectory import PathFit, fit_path
+
+S = CushionSettings()
+TABLE = TableModel()
+R = TABLE.ball_radius_mm
+FPS = 60.0
+DT = 1 / FPS
+PK = TABLE.pockets["house-left"]
+PLAY = (PK.mouth_width_mm - 2 * R) / 2  # how far the centre moves sideways between the jaw faces
+FACE = PK.depth(PK.jaws[0].face_start)  # the depth where the faces begin
+
+
+def _bounce(y0: float, v0: float, e: float, t_end: float) -> tuple[np.ndarray, list[float]]:
+    """A ball between walls at +-PLAY (restitution ``e``), stepped every 0.05 ms: its offset at each frame and
+    the times it met a wall."""
+    h, y, v = 5e-5, y0, v0
+    frames, walls = [], []
+    for k in range(int(t_end / h) + 1):
+        t = k * h
+        if abs(t * FPS - round(t * FPS)) < h * FPS / 2:
+            frames.append(y)
+        y += v * h
+        if abs(y) >= PLAY and y * v > 0:
+            y, v = np.sign(y) * PLAY, -e * v
+            walls.append(t + h)
+    return np.array(frames), walls
+
+
+def _trail(lateral: np.ndarray, t0: float = 1.0, before: int = 10) -> Trail:
+    """A ball rolling down the mouth's axis at 150 mm/s for ``before`` frames short of the faces, then between
+    them at 2.5 mm a frame with the sideways offsets ``lateral``, first there at ``t0``."""
+    ps = [PK.point(FACE - 1.0 - 2.5 * k, 0.0) for k in range(before, 0, -1)]
+    ps += [PK.point(FACE + 1.0 + 2.5 * k, float(y)) for k, y in enumerate(lateral)]
+    ts = t0 + DT * (np.arange(len(ps)) - before)
+    return Trail("1", ts, np.array(ps, dtype=float))
+
+
+def test_a_ball_rattling_between_the_jaw_faces_touches_each_in_turn_before_it_drops() -> None:
+    ys, walls = _bounce(-1.6, 330.0, 0.75, 0.2)
+    lateral = ys[1:11]  # ten frames between the faces, the first a frame after it came in
+    t_drop = 1.0 + 0.17
+    got = cushions.rattle(_trail(lateral), PK, t_drop, R, S.rattle, DT)
+    truth = [1.0 - DT + w for w in walls if 1.0 - DT + w <= t_drop]
+    assert len(got) == len(truth) == 5
+    for c, w in zip(got, truth, strict=True):
+        assert (c.kind, c.balls, c.obstacle, c.evidence) == ("cushion", ("1",), "jaw:house-left", "rattle")
+        assert abs(c.t - w) < 0.25 * DT
+    # the touches alternate sides, each with the centre at the face it touched
+    centres = [c.pos for c in got if c.pos is not None]
+    assert [round(PK.lateral(p) / PLAY) for p in centres] == [1, -1, 1, -1, 1]
+    assert all(abs(abs(PK.lateral(p)) - PLAY) < 0.01 for p in centres)
+
+
+def test_only_the_samples_between_the_faces_are_read() -> None:
+    ys, _ = _bounce(-1.6, 330.0, 0.75, 0.2)
+    # samples far off the axis short of the faces (the ball coming in at a slant) are not part of the rattle
+    trail = _trail(ys[1:11])
+    xy = trail.xy.copy()
+    xy[:10] = [PK.point(FACE - 1.0 - 2.5 * k, 30.0 * (-1) ** k) for k in range(10, 0, -1)]
+    got = cushions.rattle(Trail("1", trail.ts, xy), PK, 1.17, R, S.rattle, DT)
+    assert len(got) == 5
+
+
+def test_a_ball_running_straight_down_the_mouth_does_not_rattle() -> None:
+    straight = np.linspace(0.3, 1.5, 10)
+    assert cushions.rattle(_trail(straight), PK, 1.17, R, S.rattle, DT) == []
+
+
+def test_too_few_samples_between_the_faces_are_no_rattle() -> None:
+    ys, _ = _bounce(-1.6, 330.0, 0.75, 0.2)
+    few = ys[1 : S.rattle.min_samples]
+    assert cushions.rattle(_trail(few), PK, 1.17, R, S.rattle, DT) == []
+
+
+N = np.array([0.0, 1.0])  # the inward normal of the left-house cushion, its nose line along y = 0
+D = TABLE.ball_diameter_mm
+START = 150.0  # mm/s: slower than this, nothing was struck
+
+
+def _line(p0: tuple[float, float], v: tuple[float, float], t0: float, ts: np.ndarray) -> np.ndarray:
+    return np.array(p0) + np.outer(ts - t0, np.array(v))
+
+
+def _away(t_b: float, p_b: tuple[float, float], v: tuple[float, float], first: int, n: int = 10) -> PathView:
+    """The kept samples of a path leaving the point ``p_b`` at ``t_b`` with velocity ``v``, from frame ``first``."""
+    ts = np.arange(first, first + n) * DT
+    return PathView("1", tuple(ts), tuple(_line(p_b, v, t_b, ts)))
+
+
+def test_the_paths_away_from_a_bounce_are_fitted_from_the_first_second_and_third_sample() -> None:
+    away = _away(1.0, (800.0, 34.0), (1200.0, 1600.0), 61, n=5)
+    got = list(cushions.paths_out(away, 1.005, 10))
+    # from the first: seen on the way in until the bounce; then until the sample left out
+    assert [t_in for t_in, _ in got] == [1.005, away.ts[0], away.ts[1]]
+    assert [f.t0 for _, f in got] == [away.ts[0], away.ts[1], away.ts[2]]
+    assert all(np.allclose(f.vel(f.t0), [1200.0, 1600.0]) for _, f in got)
+    assert len(list(cushions.paths_out(_away(1.0, (800.0, 34.0), (1200.0, 1600.0), 61, n=4), 1.005, 10))) == 2
+
+
+def test_a_ball_hit_into_a_cushion_bounced_off_it_before_it_was_seen_moving() -> None:
+    # ball 1 at (800, 60), 26 mm short of touching the cushion, hit at 1.0 s along (0.6, -0.8) at 2 m/s: it meets
+    # the cushion 16.25 ms later and comes away mirrored; first seen two frames after the hit
+    a, u, speed = np.array([800.0, 60.0]), np.array([0.6, -0.8]), 2000.0
+    t_b = 1.0 + (a[1] - R) / (0.8 * speed)
+    p_b = (a[0] + 0.6 * speed * (t_b - 1.0), R)
+    away = _away(t_b, p_b, (0.6 * speed, 0.8 * speed), 62)
+    c = cushions.bounce_off_start("1", a, a - u * D, 1.0, cushions.paths_out(away, 1.0, 10), TABLE, S, START, DT)
+    assert c is not None
+    assert (c.kind, c.balls, c.obstacle, c.evidence) == ("cushion", ("1",), "left-house", "bounce_before")
+    assert abs(c.t - t_b) < 0.05 * DT
+    assert c.pos is not None and np.allclose(c.pos, (p_b[0], 0.0), atol=0.5)  # the touch on the nose line
+    # hit away from the cushion, its path away from it is no bounce
+    assert (
+        cushions.bounce_off_start("1", a, a + u * D, 1.0, cushions.paths_out(away, 1.0, 10), TABLE, S, START, DT)
+        is None
+    )
+    # coming away at right angles to the mirrored hit: not the bounce of that hit (beyond bounce_angle_deg)
+    askew = _away(t_b, p_b, (-0.8 * speed, 0.6 * speed), 62)
+    assert (
+        cushions.bounce_off_start("1", a, a - u * D, 1.0, cushions.paths_out(askew, 1.0, 10), TABLE, S, START, DT)
+        is None
+    )
+
+
+def test_a_ball_glancing_off_another_beside_a_cushion_went_into_it_before_it_was_seen_again() -> None:
+    # ball 1 rolls along +x at y = 60 at 1 m/s and meets resting ball 2 at (800, 60) + D (0.6, 0.8) at 1.0 s: it
+    # keeps the part of its velocity across their line of centres, 0.8 m/s along (0.8, -0.6), into the cushion
+    tc, p = 1.0, np.array([800.0, 60.0])
+    ts_in = np.arange(50, 60) * DT
+    old = fit_path(ts_in, _line((800.0, 60.0), (1000.0, 0.0), tc, ts_in))
+    other = PathFit.still(p + D * np.array([0.6, 0.8]), 0.0, tc)
+    t_b = tc + (p[1] - R) / (0.6 * 800.0)
+    p_b = (p[0] + 640.0 * (t_b - tc), R)
+    first = int(np.ceil(t_b / DT))
+    away = _away(t_b, p_b, (640.0, 480.0), first)
+    new = fit_path(np.array(away.ts), np.array(away.ps))
+    c = cushions.bounce_after_hit("1", old, other, False, tc, new, away.ts[0], TABLE, S, START, DT)
+    assert c is not None and c.obstacle == "left-house"
+    assert abs(c.t - t_b) < 0.05 * DT
+    # ball 2 coming at it along their line of centres at 1 m/s sends it almost straight into the cushion: it would
+    # come straight back off it, not along the path seen
+    towards = PathFit(tc, (float(other.at(tc)[0]), -600.0, 0.0), (float(other.at(tc)[1]), -800.0, 0.0), 0.0, tc, 0.0, 5)
+    assert cushions.bounce_after_hit("1", old, towards, True, tc, new, away.ts[0], TABLE, S, START, DT) is None
+    assert cushions.bounce_after_hit("1", old, other, False, tc, new, None, TABLE, S, START, DT) is None
