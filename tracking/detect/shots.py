@@ -187,11 +187,31 @@ def left_place(ex: EventExtractor, b: Ball, br: Break, new: PathFit) -> tuple[fl
 
 def moved_off(ex: EventExtractor, b: Ball, br: Break, crept: bool) -> bool:
     """Whether the ball got ``start_min_mm`` from its place on its new path (a ball not seen creeping, six times
-    the measurement noise: a blurred or half-hidden ball's detections jitter that far)."""
+    the measurement noise: a blurred or half-hidden ball's detections jitter that far) and did not come straight
+    back to it (``back_at_place``)."""
     a = br.new.start_p
-    moved = max((float(np.linalg.norm(b.xy[i] - a)) for i in br.new.idx if b.sid[i] >= 0), default=0.0)
+    idx = [i for i in br.new.idx if b.sid[i] >= 0]
+    off = [float(np.linalg.norm(b.xy[i] - a)) for i in idx]
+    moved = max(off, default=0.0)
     s = ex.s.segments
-    return moved >= (s.start_min_mm if crept else max(s.start_min_mm, 6 * s.meas_sigma_mm))
+    if moved < (s.start_min_mm if crept else max(s.start_min_mm, 6 * s.meas_sigma_mm)):
+        return False
+    far = idx[int(np.argmax(off))]
+    later = [i for i in range(far + 1, len(b.xy)) if b.sid[i] >= 0][:2]
+    after = [float(np.linalg.norm(b.xy[i] - a)) for i in later]
+    resting = bool(later) and ex.segs[b.sid[later[0]]].kind == "rest"
+    return not back_at_place(after, s.meas_sigma_mm, resting)
+
+
+def back_at_place(after: Sequence[float], sigma_mm: float, resting: bool) -> bool:
+    """Whether a ball seen off its resting place came back to it: its next samples (``after``: each one's
+    distance from that place): the next two within three times the measurement noise of it, or the next one
+    where the tracker holds it at rest again there (``resting``). A ball set moving rolls away from its place; the
+    cloth only slows it, and a cushion or ball that turned it could not send it back onto the same spot within a
+    frame or two. One detection off and the next ones back where they were is a displaced blob (a highlight, a
+    shadow merged with the ball), not a start."""
+    n = 1 if resting else 2
+    return len(after) >= n and max(after[:n]) <= 3.0 * sigma_mm
 
 
 def struck_between_shots(
