@@ -925,7 +925,7 @@ class Tracker:
         if tr.prev_meas is None or tr.prev_t is None:
             return None
         best = self._hidden_behind(tr, tr.prev_meas, tr.prev_t)
-        if best is None and self.shot_active:
+        if best is None and self.shot_active and not self._seen_twice_in_one_place(tr):
             best = self._lost_in_stroke_blur(tr)
         if best is None:
             return None
@@ -934,6 +934,15 @@ class Tracker:
         tr.vouched = best.vouched  # the same ball: a known ball at its place stays one under the player's arm
         self._tracks.remove(best)
         return name
+
+    def _seen_twice_in_one_place(self, tr: _Track) -> bool:
+        """A new ball seen just twice, both times in one place (within the anchor gate): still, or a frame the
+        video repeated. Its path, which says which hidden ball it came from, shows on its next sighting; until
+        then no ball lost anywhere in the stroke's blur is given its id."""
+        if tr.prev_meas is None or tr.hits > self.s.confirm_hits:
+            return False
+        dx, dy = tr.last_meas - tr.prev_meas
+        return math.hypot(dx, dy) <= self.s.anchor_gate_mm
 
     def _hidden_named(self, tr: _Track) -> list[_Track]:
         """The hidden public balls other than ``tr``."""

@@ -3,39 +3,17 @@ a ball set moving rolls away from its place, it does not come back onto it a fra
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import numpy as np
 
-from api.pipeline import Pipeline
-from calibration.table import TableModel, TableSpec
+from calibration.table import TableModel
 from tracking.detect import shots
 from tracking.tracker import Tracker
-from vision.detections import Detections
 
+from .real_records import nearest, run
 from .records import dets, feed
 
-DATA = Path(__file__).parents[1] / "data" / "tracking"
-RED_PLACE = np.array([1338.4, 446.3])
-CUE_PLACE = np.array([1566.4, 448.9])
-
-
-def _record(name: str) -> tuple[dict, TableModel, list[tuple[float, Detections]]]:
-    doc = json.loads((DATA / name).read_text())
-    (length, width), (corner, middle) = doc["table_mm"], doc["mouths_mm"]
-    spec = TableSpec(length_mm=length, width_mm=width, ball_diameter_mm=doc["ball_mm"], corner_mouth_mm=corner,
-                     middle_mouth_mm=middle)  # fmt: skip
-    frames = []
-    for f in doc["frames"]:
-        z = np.array(f["pos_mm"], dtype=float).reshape(-1, 2)
-        d = Detections(
-            z * 0.59 + 20.0, z, np.full(len(z), 15.5), np.array(f["confidence"]), np.array(f["cls"]),
-            np.array(f["colour"], dtype=float).reshape(-1, 3), np.array(f["in_pocket"], dtype=bool),
-            np.array(f["covered"], dtype=bool),
-        )  # fmt: skip
-        frames.append((f["t"], d))
-    return doc, TableModel(spec), frames
+RED_PLACE = (1338.4, 446.3)
+CUE_PLACE = (1566.4, 448.9)
 
 
 def test_one_displaced_detection_then_back_on_its_place_leaves_the_ball_at_rest() -> None:
@@ -71,15 +49,9 @@ def test_back_at_place_wants_the_next_samples_on_the_spot() -> None:
 
 
 def test_the_red_jittering_on_its_spot_is_not_struck_and_the_cue_ball_hits_it() -> None:
-    doc, table, frames = _record("red-jitter-before-the-stroke.json")
-    pipe = Pipeline(table=table, meas_sigma_mm=doc["settings"]["meas_sigma_mm"])
-    for i, (t, d) in enumerate(frames):
-        pipe.step_detections(d, i, t)
-    pipe.finish()
-    events = pipe.sorted_events()
+    _, events = run("red-jitter-before-the-stroke.json")
     rests = next(e.positions for e in events if e.type == "shot_start") or {}  # where every ball rested
-    red = min(rests, key=lambda k: float(np.hypot(*(np.array(rests[k]) - RED_PLACE))))
-    cue = min(rests, key=lambda k: float(np.hypot(*(np.array(rests[k]) - CUE_PLACE))))
+    red, cue = nearest(rests, RED_PLACE), nearest(rests, CUE_PLACE)
     assert not [e for e in events if e.type == "disturbed"]  # the red was never touched before the stroke
     starts = [e for e in events if e.type == "shot_start"]
     assert [e.ball for e in starts] == [cue]
