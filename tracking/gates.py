@@ -181,11 +181,8 @@ def _pocket_follower(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.nda
 def _new_ball_gate(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarray:
     """A new ball does not take, through the kink tier, a detection inside a known or new ball's statistical
     gate: in a rack whose ball drops out for a frame, its new track would take the neighbour's detection, that
-    one the next, and so on along the rack. Only a gate drawn from a measured velocity counts: a ball seen once
-    (made public at once in the first moments) has one as wide as a break's speed, which holds every detection
-    far around it and says nothing about which ball each is."""
-    measured = sc.speed_bound < sc.s.filter.init_speed_sigma_mm_s
-    fresh = (sc.seen | sc.tentative) & measured
+    one the next, and so on along the rack."""
+    fresh = sc.seen | sc.tentative
     gated = ((tier == 0) & allowed & fresh[:, None]).any(axis=0)
     return sc.tentative[:, None] & gated[None, :] & (tier == 1)
 

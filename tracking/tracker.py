@@ -574,7 +574,7 @@ class Tracker:
         anchor = anchor.astype(float).reshape(-1, 2)
         # how fast a ball seen once, or one hidden while moving, may be going (the others never ask: 0)
         asks = [
-            st == TrackState.TENTATIVE or tr.hits == 1 or (st == TrackState.OCCLUDED and not tr.resting)
+            st == TrackState.TENTATIVE or (st == TrackState.OCCLUDED and not tr.resting)
             for st, tr in zip(states, tracks, strict=True)
         ]
         speed_bound = np.array([_speed_bound(tr.kf) if a else 0.0 for tr, a in zip(tracks, asks, strict=True)])
