@@ -166,6 +166,7 @@ class _Track:
     prev_t: float | None = None
     left_anchor: np.ndarray | None = None  # where it rested before it was last set moving
     left_t: float = -math.inf  # when it was last set moving
+    left_anchor_n: int = 0  # how many detections that resting place was the mean of
     vouched: bool = False  # it took a known ball's id at its known place (rack or operator): not a ghost
     recent: deque[tuple[float, float, float]] = field(default_factory=lambda: deque(maxlen=64))
     # a hidden moving ball's extrapolation when it stopped (coast_s), and the speed it had: where to look for it
@@ -749,6 +750,16 @@ class Tracker:
     def _update(self, tr: _Track, zc: np.ndarray, is_cue: bool, t: float, tier: int) -> None:
         dt = max(t - tr.last_t, 1e-6)
         tr.coast_end = None
+        if self._back_at_place(tr, zc):
+            # One detection off its place, the next back on it: a ball set moving rolls away (the cloth only
+            # slows it, and nothing it could hit sends it back onto the same spot a frame later), so that one
+            # was a displaced blob (a highlight, a shadow merged with the ball): it never left, it rests there.
+            assert tr.left_anchor is not None
+            tr.change(Change.SETTLED)
+            tr.anchor, tr.anchor_n = tr.left_anchor.copy(), max(tr.left_anchor_n, 1)
+            tr.left_anchor, tr.left_t = None, -math.inf
+            tr.kf.x = np.array([tr.anchor[0], tr.anchor[1], 0.0, 0.0])
+            tier = 0
         if tr.resting and tr.anchor is not None and tier == 0:
             # Anchored: the running mean of the detections (capped so a slow creep is still followed).
             tr.anchor_n = min(tr.anchor_n + 1, 60)
@@ -762,6 +773,7 @@ class Tracker:
             reseed(tr.kf, zc, (zc - base) / dt, self.s.filter, self._frame_dt)
             if tr.resting and tr.anchor is not None:
                 tr.left_anchor = tr.anchor.copy()
+                tr.left_anchor_n = tr.anchor_n
                 tr.left_t = t
             tr.change(Change.SET_MOVING)
             tr.anchor = None
@@ -780,6 +792,14 @@ class Tracker:
             self._maybe_confirm(tr, t)
         if not tr.resting:
             self._check_rest(tr, t)
+
+    def _back_at_place(self, tr: _Track, zc: np.ndarray) -> bool:
+        """Whether ``tr``, set moving from its resting place on its last detection alone, is seen back inside
+        that place's anchor gate now."""
+        if tr.resting or tr.left_anchor is None or tr.left_t != tr.last_t:
+            return False
+        dx, dy = zc - tr.left_anchor
+        return math.hypot(dx, dy) <= self.s.anchor_gate_mm
 
     def _maybe_confirm(self, tr: _Track, t: float) -> None:
         """A new ball becomes public at once in the first moments of the video. Later a ball cannot appear
@@ -905,7 +925,7 @@ class Tracker:
         if tr.prev_meas is None or tr.prev_t is None:
             return None
         best = self._hidden_behind(tr, tr.prev_meas, tr.prev_t)
-        if best is None and self.shot_active:
+        if best is None and self.shot_active and not self._seen_twice_in_one_place(tr):
             best = self._lost_in_stroke_blur(tr)
         if best is None:
             return None
@@ -914,6 +934,15 @@ class Tracker:
         tr.vouched = best.vouched  # the same ball: a known ball at its place stays one under the player's arm
         self._tracks.remove(best)
         return name
+
+    def _seen_twice_in_one_place(self, tr: _Track) -> bool:
+        """A new ball seen just twice, both times in one place (within the anchor gate): still, or a frame the
+        video repeated. Its path, which says which hidden ball it came from, shows on its next sighting; until
+        then no ball lost anywhere in the stroke's blur is given its id."""
+        if tr.prev_meas is None or tr.hits > self.s.confirm_hits:
+            return False
+        dx, dy = tr.last_meas - tr.prev_meas
+        return math.hypot(dx, dy) <= self.s.anchor_gate_mm
 
     def _hidden_named(self, tr: _Track) -> list[_Track]:
         """The hidden public balls other than ``tr``."""

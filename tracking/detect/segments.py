@@ -354,6 +354,10 @@ def set_off_view(ex: EventExtractor, b: Ball, br: Break, back_s: float) -> SetOf
     reads them."""
     rest = [i for i in br.old.idx if i in b.seen and b.ts[i] >= br.t_lo - back_s]
     new = [i for i in br.new.idx if b.sid[i] >= 0]
+    later: list[int] = []
+    if new:
+        far = max(new, key=lambda i: float(np.linalg.norm(b.xy[i] - br.new.start_p)))
+        later = [i for i in range(far + 1, len(b.xy)) if b.sid[i] >= 0][:2]
     return SetOffView(
         b.id,
         br.new.start_p,
@@ -364,6 +368,8 @@ def set_off_view(ex: EventExtractor, b: Ball, br: Break, back_s: float) -> SetOf
         np.array([b.ts[i] for i in new]),
         np.array([b.xy[i] for i in new]).reshape(-1, 2),
         fit(ex, b, br.new.idx, head=True),
+        np.array([b.xy[i] for i in later]).reshape(-1, 2),
+        bool(later) and ex.segs[b.sid[later[0]]].kind == "rest",
     )
 
 
@@ -695,8 +701,9 @@ class LeftRest:
 class SetOffView:
     """A resting ball set moving as a detector reads its leaving: its place (the tracker's anchor), its last
     resting sample (``t_lo``) and first moving one (``t_hi``), its detections over the end of its rest and its
-    kept samples on the new path (times, positions; mm, table frame), and that path fitted to its first
-    ``window`` samples."""
+    kept samples on the new path (times, positions; mm, table frame), that path fitted to its first ``window``
+    samples, and its next two kept samples after the new path's one farthest from the place (``back_xy``), the
+    first of them held at rest by the tracker or not (``back_resting``)."""
 
     ball: str
     place: np.ndarray
@@ -707,6 +714,8 @@ class SetOffView:
     new_ts: np.ndarray
     new_xy: np.ndarray
     path: PathFit
+    back_xy: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+    back_resting: bool = False
 
 
 @dataclass(frozen=True)

@@ -106,9 +106,25 @@ def left_place(view: SetOffView, s: ShotSettings, dt: float) -> tuple[float, flo
 
 def moved_off(view: SetOffView, crept: bool, s: SegmentSettings) -> bool:
     """Whether the ball got ``start_min_mm`` from its place on its new path (a ball not seen creeping, six times
-    the measurement noise: a blurred or half-hidden ball's detections jitter that far)."""
-    moved = max((float(np.linalg.norm(p - view.place)) for p in view.new_xy), default=0.0)
-    return moved >= (s.start_min_mm if crept else max(s.start_min_mm, 6 * s.meas_sigma_mm))
+    the measurement noise: a blurred or half-hidden ball's detections jitter that far) and did not come straight
+    back to it (``back_at_place``)."""
+    off = np.linalg.norm(view.new_xy - view.place, axis=1) if len(view.new_xy) else np.zeros(0)
+    moved = float(off.max(initial=0.0))
+    if moved < (s.start_min_mm if crept else max(s.start_min_mm, 6 * s.meas_sigma_mm)):
+        return False
+    after = [float(np.linalg.norm(p - view.place)) for p in view.back_xy]
+    return not back_at_place(after, s.meas_sigma_mm, view.back_resting)
+
+
+def back_at_place(after: Sequence[float], sigma_mm: float, resting: bool) -> bool:
+    """Whether a ball seen off its resting place came back to it: its next samples (``after``: each one's
+    distance from that place): the next two within three times the measurement noise of it, or the next one
+    where the tracker holds it at rest again there (``resting``). A ball set moving rolls away from its place; the
+    cloth only slows it, and a cushion or ball that turned it could not send it back onto the same spot within a
+    frame or two. One detection off and the next ones back where they were is a displaced blob (a highlight, a
+    shadow merged with the ball), not a start."""
+    n = 1 if resting else 2
+    return len(after) >= n and max(after[:n]) <= 3.0 * sigma_mm
 
 
 def stalled(first: PathView, others: Sequence[np.ndarray], diameter_mm: float, s: ShotSettings) -> bool:
