@@ -148,6 +148,22 @@ class _Burst:
 
 
 @dataclass
+class _Spot:
+    """A weak detection that no track took, seen again at one place: a ball at rest the detector scores too low
+    to start a track (a dark ball on dark cloth), until it has held still for ``rest_vouch_s``."""
+
+    seen: list[tuple[float, float, float]]  # its sightings (t, x, y) over the last rest_vouch_s, oldest first
+    conf: float  # the mean of its detections' confidence
+    cue_votes: int
+    colour: np.ndarray | None
+    first_t: float  # when it was first seen
+
+    @property
+    def pos(self) -> np.ndarray:
+        return np.mean(np.array(self.seen)[:, 1:], axis=0)
+
+
+@dataclass
 class _Track:
     key: int
     kf: KalmanFilter
@@ -167,7 +183,9 @@ class _Track:
     left_anchor: np.ndarray | None = None  # where it rested before it was last set moving
     left_t: float = -math.inf  # when it was last set moving
     left_anchor_n: int = 0  # how many detections that resting place was the mean of
-    vouched: bool = False  # it took a known ball's id at its known place (rack or operator): not a ghost
+    # a ball, not a ghost: it took a known ball's id at its known place, or it held still (``_vouch_at_rest``)
+    vouched: bool = False
+    first_t: float = 0.0  # when it was first seen
     recent: deque[tuple[float, float, float]] = field(default_factory=lambda: deque(maxlen=64))
     # a hidden moving ball's extrapolation when it stopped (coast_s), and the speed it had: where to look for it
     coast_end: np.ndarray | None = None
@@ -222,6 +240,7 @@ class Tracker:
         self._recovered: list[Reappearance] = []  # hidden resting balls found elsewhere in this frame
         self._pocket = np.zeros(0, np.int64)  # this frame's detections' pockets (``step``'s ``pocket``)
         self._resumed_t = -math.inf  # when observation last resumed after frames without the table (``resume``)
+        self._spots: list[_Spot] = []  # weak detections held still where no track is (``_watch_spots``)
         pockets = list(table.pockets.values())
         # the pockets' mouth centres, outward normals and mouth widths as arrays (the cloth test's screen)
         self._mouths = (
@@ -280,6 +299,7 @@ class Tracker:
 
         losses = self._miss([tr for i, tr in enumerate(active) if i not in matched_t], t)
         self._start_tracks(z, born_conf, cue, col, start, matched_d, t)
+        self._watch_spots(z, born_conf, cue, col, start, matched_d, t)
         relabel = self._watch_burst(t, t_prev)
         balls = tuple(self._observe(tr, t, tr.key in kinked) for tr in self._tracks if self._public(tr))
         since = relabel[0] if relabel is not None else 0.0
@@ -319,13 +339,93 @@ class Tracker:
         # in the first frame a ball frozen among others is a ball at once (``_new_track``); later it never matters
         first_frame = self._t0 is None or self._t0 == t
         packed = (frozen_neighbours(z, self.table.ball_diameter_mm) >= MIN_NEIGHBOURS) if first_frame else None
+        room = self._room_for_ball(z)
         for c in range(len(z)):
-            if not start[c]:
+            if not (start[c] and room[c]):
                 continue
             if c not in matched_d and (conf[c] >= self.s.new_track_confidence or self._at_known_place(z[c], t)):
                 sure = packed is not None and bool(packed[c]) and conf[c] >= self.s.new_track_confidence
                 self._tracks.append(self._new_track(z[c], bool(cue[c]), t, float(conf[c]), sure))
                 self._tracks[-1].colour = None if col is None else col[c].copy()
+
+    def _watch_spots(
+        self,
+        z: np.ndarray,
+        conf: np.ndarray,
+        cue: np.ndarray,
+        col: np.ndarray | None,
+        start: np.ndarray,
+        matched_d: set[int],
+        t: float,
+    ) -> None:
+        """Every ball on the table as the video opens gets a track, however weak its detections: one too weak to
+        start a track (below ``new_track_confidence``) that no track took, seen in the first moments
+        (``_in_opening``), is kept as a spot; a spot that holds still for ``rest_vouch_s`` (``_held_still``) is a
+        ball at rest and becomes a track. Later a weak blob is no new ball (a ball cannot appear from nowhere;
+        where one is hidden, a weak blob over its place is the arm over it). A spot missed longer than a
+        tentative track may be is forgotten."""
+        s = self.s
+        keep_for = (s.tentative_max_misses + 0.5) * self._frame_dt
+        self._spots = [sp for sp in self._spots if t - sp.seen[-1][0] <= keep_for]
+        room = self._room_for_ball(z)
+        reach = s.still_radius * self.table.ball_radius_mm
+        for c in range(len(z)):
+            if c in matched_d or not (start[c] and room[c]) or conf[c] >= s.new_track_confidence:
+                continue
+            near = [(float(np.hypot(*(z[c] - sp.pos))), k) for k, sp in enumerate(self._spots) if sp.seen[-1][0] < t]
+            d, k = min(near, default=(math.inf, -1))
+            if d > reach:
+                if not self._in_opening(t):
+                    continue
+                colour = None if col is None else col[c].copy()
+                self._spots.append(_Spot([(t, float(z[c, 0]), float(z[c, 1]))], float(conf[c]), 0, colour, t))
+                k = len(self._spots) - 1
+            else:
+                self._spots[k].seen.append((t, float(z[c, 0]), float(z[c, 1])))
+            sp = self._spots[k]
+            n = len(sp.seen)
+            sp.conf += (float(conf[c]) - sp.conf) / n
+            sp.cue_votes += 1 if cue[c] else -1
+            if col is not None and sp.colour is not None:
+                sp.colour = sp.colour + (col[c] - sp.colour) / n
+            since = t - s.rest_vouch_s - 0.5 * self._frame_dt
+            if sp.seen[0][0] <= since + self._frame_dt:
+                pts = np.array([(x, y) for rt, x, y in sp.seen if rt >= since])
+                if self._held_still(pts, s.rest_vouch_s):
+                    self._spots.pop(k)
+                    self._tracks.append(self._ball_at_rest(sp, pts, t))
+                else:
+                    del sp.seen[0]  # the oldest sighting left the window
+
+    def _ball_at_rest(self, sp: _Spot, pts: np.ndarray, t: float) -> _Track:
+        """The track of a spot that held still long enough to be a ball (``_watch_spots``): at rest on the mean
+        of its sightings, vouched for, and public at once where ``_maybe_confirm`` allows it."""
+        mean = pts.mean(axis=0)
+        tr = self._new_track(mean, sp.cue_votes > 0, t, sp.conf)
+        tr.cue_votes = sp.cue_votes
+        tr.colour = sp.colour
+        tr.hits = len(pts)
+        tr.recent.clear()
+        tr.recent.extend(sp.seen)
+        tr.change(Change.SETTLED)
+        tr.anchor, tr.anchor_n = mean, min(len(pts), 60)
+        tr.vouched = True
+        tr.first_t = sp.first_t
+        if tr.state == TrackState.TENTATIVE:
+            self._maybe_confirm(tr, t)
+        return tr
+
+    def _room_for_ball(self, z: np.ndarray) -> np.ndarray:
+        """(N,) bool: where a ball's centre can be. The cushion stops a ball with its centre nearly a radius
+        from the nose (the nose touches it just above its equator, at 0.96 R), so nothing whose centre lies
+        closer than half a radius to a nose (the other half: calibration and detection error) is a new ball,
+        but in a pocket's mouth, which a ball enters: it is the cushion itself, the rail, a player's hand on it."""
+        tb = self.table
+        m = 0.5 * tb.ball_radius_mm
+        inside = (z[:, 0] >= m) & (z[:, 0] <= tb.length_mm - m) & (z[:, 1] >= m) & (z[:, 1] <= tb.width_mm - m)
+        for c in np.flatnonzero(~inside):
+            inside[c] = tb.in_pocket_mouth(_pt(z[c])) is not None
+        return inside
 
     @staticmethod
     def _public(tr: _Track) -> bool:
@@ -792,6 +892,31 @@ class Tracker:
             self._maybe_confirm(tr, t)
         if not tr.resting:
             self._check_rest(tr, t)
+        self._vouch_at_rest(tr, t)
+
+    def _vouch_at_rest(self, tr: _Track, t: float) -> None:
+        """A thing seen holding still in most frames for ``rest_vouch_s`` is a ball at rest, however weakly the
+        detector scores it (a dark ball on dark cloth has a faint rim): a hand or the cue tip does not hold still
+        that long. Its track is a ball from then on (``vouched``); a tentative one seen since the first moments
+        becomes public (``_maybe_confirm``)."""
+        if tr.vouched:
+            return
+        since = t - self.s.rest_vouch_s - 0.5 * self._frame_dt
+        if not tr.recent or tr.recent[0][0] > since + self._frame_dt:
+            return  # not seen that long ago: too young to tell
+        pts = np.array([(x, y) for rt, x, y in tr.recent if rt >= since])
+        if self._held_still(pts, self.s.rest_vouch_s):
+            tr.vouched = True
+
+    def _held_still(self, pts: np.ndarray, span: float) -> bool:
+        """Are these sightings over ``span`` seconds one thing holding still: seen in ``rest_seen_fraction`` of the
+        frames, each within ``still_radius`` ball radii of their mean? The circle is wider than the rest circle: a
+        dark ball's faint rim puts its detections several millimetres about its centre, while a rolling ball
+        leaves a radius within a frame or two."""
+        if len(pts) < self.s.rest_seen_fraction * (span / self._frame_dt + 1):
+            return False
+        reach = self.s.still_radius * self.table.ball_radius_mm
+        return float(np.max(np.linalg.norm(pts - pts.mean(axis=0), axis=1))) <= reach
 
     def _back_at_place(self, tr: _Track, zc: np.ndarray) -> bool:
         """Whether ``tr``, set moving from its resting place on its last detection alone, is seen back inside
@@ -806,7 +931,10 @@ class Tracker:
         from nowhere: it is a hidden ball coming back (it takes that ball's id), or one placed on the table
         between shots, which must have rested for rest_window_s; anything else (a hand, the cue tip) stays
         tentative and is dropped when it goes. A placed ball is a clear detection: the player's bridge hand, still
-        on the cloth before a stroke, is a weak ball-sized blob."""
+        on the cloth before a stroke, is a weak ball-sized blob. Nothing becomes a ball where no ball's centre can
+        be (``_room_for_ball``)."""
+        if not self._room_for_ball(tr.last_meas.reshape(1, 2))[0]:
+            return
         if (self._t0 is None or t - self._t0 <= self.s.warmup_s) and (
             tr.quality >= self.s.placed_confidence or not self._off_known_places(tr)
         ):
@@ -822,7 +950,7 @@ class Tracker:
             tr.change(Change.CONFIRMED)
             tr.id = adopted
             return
-        if (
+        if (tr.vouched and self._in_opening(tr.first_t) and not self._off_known_places(tr)) or (
             not self.shot_active
             and tr.resting
             and tr.hits >= 2 * self.s.confirm_hits
@@ -831,6 +959,12 @@ class Tracker:
         ):
             tr.change(Change.CONFIRMED)
             tr.id = self._claim_id(tr)
+
+    def _in_opening(self, t: float) -> bool:
+        """Was ``t`` in the first moments of the video (``warmup_s``), when every ball on the table is seen for the
+        first time? Later a ball held still where no track was cannot have come from nowhere: it is a lost ball
+        found again (``_recover``), or a ball placed between shots, or not a ball (a hand resting on the cloth)."""
+        return self._t0 is None or t - self._t0 <= self.s.warmup_s
 
     def _recover(self, tr: _Track, t: float) -> str | None:
         """A lost ball seen at rest again gets its track back: a new track seen clearly at rest (a placed ball's
@@ -861,7 +995,7 @@ class Tracker:
         if best.resting and gap(best) > self.table.ball_radius_mm:
             self._recovered.append(Reappearance(name, _pt(best.pos), _pt(anchor), t))
         best.id = None
-        tr.vouched = best.vouched
+        tr.vouched = tr.vouched or best.vouched
         tr.cue_votes = max(tr.cue_votes, best.cue_votes) if best.cue_votes > 0 else tr.cue_votes
         self._tracks.remove(best)
         return name
@@ -931,7 +1065,7 @@ class Tracker:
             return None
         name = best.id
         best.id = None
-        tr.vouched = best.vouched  # the same ball: a known ball at its place stays one under the player's arm
+        tr.vouched = tr.vouched or best.vouched  # the same ball: a known ball at its place stays one under an arm
         self._tracks.remove(best)
         return name
 
@@ -1014,7 +1148,8 @@ class Tracker:
             return self._lost_recent.pop()
         first = _first_seen(tr)
         name = self.ids.claim(first, tr.cue_votes > 0)
-        tr.vouched = name in self.ids.known and self._at_known_place(first, tr.recent[0][0] if tr.recent else None)
+        known = name in self.ids.known and self._at_known_place(first, tr.recent[0][0] if tr.recent else None)
+        tr.vouched = tr.vouched or known
         return name
 
     def _in_warmup(self, t: float | None) -> bool:
@@ -1049,7 +1184,7 @@ class Tracker:
         # few millimetres and it cannot take a neighbour's detection when its own drops out
         still = self._at_known_place(zc, t)
         kf = make_ball_filter(zc, self.s.filter, np.zeros(2) if still else None, self._frame_dt)
-        tr = _Track(self._next_key, kf, Phase.TENTATIVE, t, zc.copy(), cue_votes=1 if is_cue else -1)
+        tr = _Track(self._next_key, kf, Phase.TENTATIVE, t, zc.copy(), cue_votes=1 if is_cue else -1, first_t=t)
         tr.quality = conf
         tr.recent.append((t, float(zc[0]), float(zc[1])))
         self._next_key += 1
