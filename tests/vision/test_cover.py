@@ -86,15 +86,19 @@ def test_a_frame_without_the_player_has_no_cover() -> None:
 
 
 def test_no_ball_is_born_on_the_hand() -> None:
-    """Observation starts on the bridge frame: the balls are tracked at once, the blob on the hand is not; the
-    same detections without the cover flag would give the hand a track (so the flag is what stops it)."""
+    """Observation starts on the bridge frame: the balls are tracked at once, the blob on the hand is not. That
+    blob's centre lies past the cushion's nose, where no ball's centre can be, so the tracker refuses it even
+    unflagged; the same blob one diameter in on the cloth, where a ball could be, gets a track without the cover
+    flag and none with it (so the flag is what stops it there)."""
     cal = _calibration()
     img, px, hand = _frame("hand-bridge")
     conf = FIXTURE["frames"]["hand-bridge"]["confidence"]
     dets = _detections(cal, px, conf)
     model = CoverModel(cal)
     covered = model.covered(model.update(img, px), px)
-    hand_mm = dets.pos_mm[hand][0]
+    on_cloth = dets.pos_mm.copy()
+    on_cloth[hand, 1] = cal.table.width_mm - cal.table.ball_diameter_mm
+    dets_in = Detections(dets.px, on_cloth, dets.radius_px, dets.confidence, dets.cls, dets.colour)
 
     def tracked(d: Detections) -> list[tuple[float, float]]:
         pipe = Pipeline(cal, game="eight")
@@ -102,12 +106,15 @@ def test_no_ball_is_born_on_the_hand() -> None:
             pipe.step_detections(d, i, i / 25.0)
         return list(pipe.balls.values())
 
-    def near_hand(balls: list[tuple[float, float]]) -> bool:
-        return any(np.hypot(*(np.array(b) - hand_mm)) < 30.0 for b in balls)
+    def near(balls: list[tuple[float, float]], at: np.ndarray) -> bool:
+        return any(np.hypot(*(np.array(b) - at)) < 30.0 for b in balls)
 
+    assert dets.pos_mm[hand][0][1] > cal.table.width_mm  # past the nose
     flagged = tracked(dets.with_flags(covered=covered))
     unflagged = tracked(dets)
-    assert near_hand(unflagged)
-    assert not near_hand(flagged)
+    assert not near(flagged, dets.pos_mm[hand][0])
+    assert not near(unflagged, dets.pos_mm[hand][0])
+    assert near(tracked(dets_in), on_cloth[hand][0])
+    assert not near(tracked(dets_in.with_flags(covered=covered)), on_cloth[hand][0])
     # every ball the tracker takes without the flag it takes with it
-    assert sorted(flagged) == sorted(b for b in unflagged if not near_hand([b]))
+    assert sorted(flagged) == sorted(unflagged)
