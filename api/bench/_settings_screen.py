@@ -138,16 +138,15 @@ def _order(tuning: list[Path], held: list[Path]) -> list[tuple[str, Path]]:
 
 
 def screen(names: str, tuning: list[Path], held: list[Path], run: SceneRun, every_suite: bool = False) -> int:
-    """Each named field (``all``: every field in ``OFF``) switched off over the suites; prints a line per field
-    and suite, then the fields that moved nothing."""
+    """Each named field (``all``: every field in ``OFF``) switched off over the suites, or set to a value
+    (``NAME=VALUE``: the setting halved or doubled); prints a line per trial and suite, then the trials that
+    moved nothing."""
     from dataclasses import replace
 
     from api.bench.tracking import run_suite
 
     picked = list(OFF) if names.strip() == "all" else [n.strip() for n in names.split(",") if n.strip()]
-    unknown = [n for n in picked if n not in OFF]
-    if unknown:
-        raise ValueError(f"--screen: no off value for {', '.join(unknown)} (known: {', '.join(OFF)})")
+    trials = [_trial(n) for n in picked]
     suites = _order(tuning, held)
     quiet = _silent(run_suite)
     base = {p: SuiteFigures.of(quiet(p, run)) for _, p in suites}
@@ -156,20 +155,31 @@ def screen(names: str, tuning: list[Path], held: list[Path], run: SceneRun, ever
         f1 = " ".join(f"{k} {b.f1[k]:.4f}" for k in KINDS)
         print(f"{p.name} ({role}) at the defaults: {f1}; calls {b.calls}")
     still: list[str] = []
-    for name in picked:
-        value = OFF[name]
-        over = (*run.overrides, f"{name}={value:g}" if isinstance(value, float) else f"{name}={value}")
+    for name, value in trials:
+        over = (*run.overrides, f"{name}={value}")
         moved_any = False
         for role, p in suites:
             moved, words = SuiteFigures.of(quiet(p, replace(run, overrides=over))).change(base[p])
-            print(f"{name}={value:g} {p.name} ({role}): {words}", flush=True)
+            print(f"{name}={value} {p.name} ({role}): {words}", flush=True)
             moved_any |= moved
             if moved and not every_suite:
                 break
         if not moved_any:
-            still.append(name)
+            still.append(f"{name}={value}")
     print(f"moved no suite beyond noise: {', '.join(still) or 'none'}")
     return 0
+
+
+def _trial(item: str) -> tuple[str, str]:
+    """A field and the value it is tried at: ``NAME=VALUE`` as given (a setting moved, not switched off), or a
+    bare ``NAME`` at its off value."""
+    name, sep, value = item.partition("=")
+    if sep:
+        return name.strip(), value.strip()
+    if name not in OFF:
+        raise ValueError(f"--screen: no off value for {name} (known: {', '.join(OFF)}); give NAME=VALUE")
+    off = OFF[name]
+    return name, f"{off:g}" if isinstance(off, float) else str(off)
 
 
 def _silent(run_suite: Any) -> Any:
