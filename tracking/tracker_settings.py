@@ -27,7 +27,11 @@ class TrackerSettings:
     # a new ball missed more frames than this is dropped (a hand, the cue tip). More: a blob lingers as a
     # candidate; fewer: a ball seen through a gap in the player's arm is dropped before it is confirmed
     tentative_max_misses: int = 2
-    min_confidence: float = 0.25  # weaker detections are ignored: lower takes in shadows, higher loses blurred balls
+    # a detection fainter than this (a shadow, a highlight; the classical detector keeps blobs from 0.15) is
+    # ignored: it moves no ball, not even one missed for a frame or two beside it
+    # (tests/tracking/test_tracking_faint_blobs.py). Lower: a faint blob beside a blurred ball's path drags it
+    # there; higher: a blurred ball's own weak detections are lost (the rendered suites' weakest is 0.29)
+    min_confidence: float = 0.25
     # weaker ones may update a known ball but never start a new one (a ball half under the player's arm scores
     # 0.3-0.5; a hand 0.5): higher keeps more blobs out and is slower to take a ball placed back
     new_track_confidence: float = 0.55
@@ -82,8 +86,10 @@ class TrackerSettings:
     # detections this far outside the cushion noses still count (noise, a ball's edge on a cushion): larger
     # lets the rail's highlights in
     cloth_slack_mm: float = 12.0
-    # a detection this far past a pocket's mouth line is a dropped ball (or the rail): smaller loses a ball
-    # rattling deep in a mouth, larger lets a dropped ball come back
+    # a detection this far past a pocket's mouth line is a ball in the hole (the detector sees up to 60 mm past
+    # a corner's mouth line): it has dropped, and its track is potted (tests/tracking/test_tracking_dropped_ball.py).
+    # Smaller loses a ball rattling deep in a mouth (its centre still over the cloth's lip); larger keeps a
+    # ball lying in sight in the hole in play, never potted
     dropped_depth_mm: float = 25.0
     # a ball's colour difference (grey levels) from frame to frame: blur and light. Smaller: a blurred ball's
     # colour reads as another ball's; larger: colour tells balls apart less
