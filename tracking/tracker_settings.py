@@ -56,8 +56,9 @@ class TrackerSettings:
     # near its place: a hand coming out from over it is not it. Larger: the hand takes its id
     inplay_reacquire_mm: float = 40.0
     inplay_hidden_s: float = 0.1
-    # a hidden moving ball is looked for this long along its path (a ball rolls on under an arm). Longer: a far
-    # blob takes its id; shorter: a ball reappearing beyond an arm is a new, unnamed ball
+    # a hidden moving ball is looked for this long along its path and where its extrapolation ended (a ball
+    # rolls on under an arm, or bounces off a cushion in a blur: test_tracking_unseen_bounce.py). Longer: a far
+    # blob takes its id; shorter: a ball reappearing beyond an arm is a new, unnamed ball (or called off the table)
     moving_reacquire_s: float = 1.5
     # a hidden moving ball is extrapolated this long, then held where last seen: longer follows it further,
     # but a ball that stopped unseen is placed where it never went
@@ -118,8 +119,9 @@ class TrackerSettings:
     # (two balls swapping places in a pack look alike) for balls set moving burst_join_frames after the first,
     # burst_check_frames after (two clear frames of each path) and in every frame up to burst_last_frames
     # (later, the balls collide), and changed where the changed balls' paths lead back better, each to within
-    # a radius of its new place. Fewer balls: every two-ball hit is checked; more frames: balls that collided
-    # after the burst are checked as if they had not
+    # a radius of its new place (test_tracking_tracker.py::test_balls_of_a_rack_broken_at_30_fps_get_their_ids_
+    # back_from_their_paths: unchecked, a 30 fps break leaves three balls' ids rotated). Fewer balls: every
+    # two-ball hit is checked; more frames: balls that collided after the burst are checked as if they had not
     burst_min_balls: int = 3
     burst_join_frames: float = 2.0
     burst_check_frames: float = 3.0
