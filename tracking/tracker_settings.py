@@ -80,8 +80,11 @@ class TrackerSettings:
     touch_reach_mm: float = 5.0
     # a moving ball hidden this briefly resumes on a weak detection where it is predicted (a blurred ball seen
     # again behind a cue) if it was moving at least weak_resume_speed_mm_s (fast enough to blur, or its speed
-    # unknown: not a slow ball, whose weak detection may be the hand that struck it). Longer or slower lets a
-    # hand near its path take it; shorter or faster loses a fast ball blurred weak
+    # unknown: not a slow ball, whose weak detection may be the hand that struck it); so does a ball blurred
+    # out as it hits another (test_tracking_events.py::test_struck_ball_blurred_out_at_a_hit_keeps_its_id_at_30_
+    # fps, test_tracking_tracker.py::test_ball_hidden_as_it_hits_a_resting_ball_keeps_its_id_when_both_come_
+    # back_weak). Longer or slower lets a hand near its path take it; shorter or faster loses a fast ball
+    # blurred weak
     weak_resume_s: float = 0.1
     weak_resume_speed_mm_s: float = 200.0
     # detections this far outside the cushion noses still count (noise, a ball's edge on a cushion): larger

@@ -214,8 +214,10 @@ class LineSettings:
     # loses crossings of balls that stop just over, smaller reads noise about the line as crossings
     line_margin_mm: float = 0.75
     # ... and start this far off it from rest against other balls (a rack's row on the long line), whose edges
-    # pull a resting ball's measured centre off: the p95 of such balls' position error. Larger: real crossings
-    # from the rack lost
+    # pull a resting ball's measured centre off: the p95 of such balls' position error
+    # (test_tracking_suite_cases.py::test_a_rack_ball_measured_two_mm_off_the_long_line_does_not_cross_it_
+    # leaving_but_a_lone_one_does). Larger: real crossings from the rack lost; smaller: a racked ball leaving
+    # its place crosses the line it sits on
     line_packed_margin_mm: float = 2.5
     # over a line and back inside one path (a curving ball): this far past it each way. Smaller: a ball
     # running along the line crosses it with every wobble; larger: a shallow excursion lost
