@@ -73,7 +73,6 @@ OFF: dict[str, float] = {
     "pots.slow_drop_mm_s": 0.0,
     "lines.line_packed_margin_mm": 0.75,  # from a pack as from motion (line_margin_mm)
     "lines.line_excursion_mm": 0.0,
-    "lines.line_settle_s": 0.0,  # a resting ball judged where the tracker first called it resting
     "ghost_below": 0.0,  # every track a ball
     # tracker
     "tracker.confirm_hits": 1,  # a ball confirmed at its first detection

@@ -188,25 +188,21 @@ def close_move_seg(
     return None
 
 
-def settle(ex: EventExtractor, now: float, out: list[Event], force: bool) -> None:
-    """The lines and rest touches of the paths that ended in rest, for balls resting ``line_settle_s`` since
-    (or no longer resting, or ``force``: the shot ends)."""
+def settle(ex: EventExtractor, out: list[Event]) -> None:
+    """The lines and rest touches of the paths that ended in rest: a ball is called resting once it has stayed
+    within ``rest_radius_mm`` for ``rest_window_s``, so where it was first called resting is where it settled."""
     for b in ex.balls.values():
-        st = b.settling
-        if st is None:
-            continue
-        if force or st.rest is not b.seg or now - b.ts[st.rest.idx[0]] >= ex.s.lines.line_settle_s - 1e-9:
+        if b.settling is not None:
             settle_ball(ex, b, out)
 
 
 def settle_ball(ex: EventExtractor, b: Ball, out: list[Event]) -> None:
-    """A stopped path's line crossings, judged on its samples, the detections while it crept to rest, and
-    the median of the last few of those (where it settled) as its end."""
+    """A stopped path's line crossings, judged on its samples and its first resting detection (where it
+    settled) as its end."""
     st, b.settling = b.settling, None
     if st is None:
         return
-    n = max(1, round(ex.s.lines.line_settle_s / ex.dt))
-    idx = st.rest.idx[:n]
+    idx = st.rest.idx[:1]
     ts = st.ts + [b.ts[i] for i in idx]
     ps = st.ps + [b.seen.get(i, b.xy[i]) for i in idx]
     keep = 4 * ex.s.segments.window + len(idx)  # the path's last moving samples and the settling ones

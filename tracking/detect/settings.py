@@ -222,10 +222,6 @@ class LineSettings:
     # over a line and back inside one path (a curving ball): this far past it each way. Smaller: a ball
     # running along the line crosses it with every wobble; larger: a shallow excursion lost
     line_excursion_mm: float = 2.0
-    # a path that ends in rest is judged from where the ball settled: its detections this long after the
-    # tracker called it resting (it may still creep a few millimetres, over a line). Longer: the crossing
-    # is decided later, and a ball moved by hand after it stopped is judged where the hand left it
-    line_settle_s: float = 0.3
 
 
 @dataclass(frozen=True)
