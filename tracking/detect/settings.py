@@ -241,8 +241,8 @@ class ExtractorSettings:
     # average 0.53-0.59 in the rendered suites, a ball at least 0.61 (half hidden); a ball known at its place
     # (rack, operator) is vouched for at 0.75 whatever its detections. It also keeps such tracks out of the
     # guided streak search and the reported balls. Higher: half-hidden balls' events lost; lower: hands and the
-    # cue's tip are reported as balls (at 0, on the real tuning clips, phantom track-seconds 6.7 -> 22.6, and
-    # balls tracked in the first frame 0.76 -> 0.87: the real camera's balls score lower than the rendered ones)
+    # cue's tip are reported as balls, phantom tracks on a real camera (whose balls also score lower than the
+    # rendered ones, so there a lower value finds more of them as well)
     ghost_below: float = 0.6
 
 
