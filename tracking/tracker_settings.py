@@ -53,7 +53,8 @@ class TrackerSettings:
     # takes balls a few millimetres apart into chains
     frozen_tol_mm: float = 5.0
     # in play, a ball hidden at rest longer than inplay_hidden_s (under the player's arm) comes back only this
-    # near its place: a hand coming out from over it is not it. Larger: the hand takes its id
+    # near its place: a hand coming out from over it is not it (test_tracking_blur.py::test_players_hand_over_
+    # the_table_in_play_takes_no_resting_balls_id). Larger: the hand takes its id
     inplay_reacquire_mm: float = 40.0
     inplay_hidden_s: float = 0.1
     # a hidden moving ball is looked for this long along its path and where its extrapolation ended (a ball
@@ -103,7 +104,9 @@ class TrackerSettings:
     # ball's own detection, larger lets the cue ball's id pass to an object ball
     colour_gate_sigma: float = 4.0
     # a kink to a detection this far off a ball's colour is to another ball (a white ball half blurred into the
-    # cloth moves about 6 sigma off its resting colour; a red ball or a dark sleeve is 11-13 sigma off a white one)
+    # cloth moves about 6 sigma off its resting colour; a red ball or a dark sleeve is 11-13 sigma off a white one;
+    # test_gates.py's two colour_kink tests). Larger: the struck cue ball's id passes to the player's sleeve;
+    # smaller: a blurred ball's own kink is vetoed
     colour_kink_sigma: float = 8.0
     # a ball classed cue (or not) this many more times than not is firmly that class: fewer lets a few
     # misclassed frames fix a wrong class

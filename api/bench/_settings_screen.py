@@ -61,6 +61,7 @@ OFF: dict[str, float] = {
     "cushions.hug_mm": -1.0,  # no ball hugs a cushion
     "cushions.hinge_reach": 0,  # a touch's corner at the lowest sample
     "cushions.steep_fall_mm_s": BIG,  # no steep-approach bounce
+    "cushions.steep_rise_mm_s": BIG,  # no steep-approach bounce (by its rise)
     "cushions.rest_touch_plateau_mm": 0.0,
     "cushions.jaw_touch_mm": -1.0,  # no touch of a stopping ball
     "cushions.bounce_angle_deg": 180.0,
@@ -90,6 +91,9 @@ OFF: dict[str, float] = {
     "tracker.colour_cost": 0.0,  # colour adds nothing to a cost
     "tracker.colour_gate_sigma": BIG,  # no colour gate
     "tracker.colour_class_votes": 1000000,  # no ball firmly of a class
+    "tracker.colour_kink_sigma": BIG,  # no kink vetoed for its colour
+    "tracker.placed_confidence": 0.0,  # a ball placed between shots confirmed whatever its detections
+    "tracker.inplay_reacquire_mm": 150.0,  # in play as between shots (reacquire_radius_mm)
     "tracker.blur_adopt_s": 0.0,
     "tracker.burst_min_balls": 1000,  # no burst's ids checked
 }
