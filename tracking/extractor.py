@@ -24,7 +24,6 @@ confidence sets ``review`` instead of dropping the event.
 from __future__ import annotations
 
 import bisect
-import math
 from dataclasses import replace
 
 import numpy as np
@@ -94,7 +93,7 @@ class EventExtractor:
             windows = segments.sample_windows(self, tf.t, self.s.contacts.kiss_window)
             for c in contacts.kisses(windows, self.dt, self.table.ball_diameter_mm, self.s.contacts):
                 resolve.give(self, c, out)
-        breaks.settle(self, tf.t, out, force=False)
+        breaks.settle(self, out)
         self._check_shot_end(tf, out)
         return in_shots(out)
 
@@ -146,7 +145,7 @@ class EventExtractor:
         if self.quiet_since is None:
             self.quiet_since = tf.t
         if shots.quiet_long_enough(self.quiet_since, tf.t, self.s.shots):
-            breaks.settle(self, tf.t, out, force=True)
+            breaks.settle(self, out)
             self._end_shot(self.shot_last_t, out)
 
     def _end_shot(self, t: float, out: list[Event]) -> None:
@@ -163,7 +162,6 @@ class EventExtractor:
                 self.table.ball_diameter_mm,
                 s.contacts,
                 s.shots.shot_end_hold_s,
-                s.lines.line_settle_s,
                 self.dt,
             )
             for c in found:
@@ -207,7 +205,7 @@ class EventExtractor:
         for b in self.balls.values():
             if b.segs and b.seg.kind == "move" and b.seg.idx:
                 breaks.close_move(self, b, segments.end_of(self, b), out)
-        breaks.settle(self, math.inf, out, force=True)
+        breaks.settle(self, out)
         if self.shot_active and self.times:
             self._end_shot(self.shot_last_t or self.times[-1], out)
         return in_shots(out)

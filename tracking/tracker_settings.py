@@ -27,7 +27,11 @@ class TrackerSettings:
     # a new ball missed more frames than this is dropped (a hand, the cue tip). More: a blob lingers as a
     # candidate; fewer: a ball seen through a gap in the player's arm is dropped before it is confirmed
     tentative_max_misses: int = 2
-    min_confidence: float = 0.25  # weaker detections are ignored: lower takes in shadows, higher loses blurred balls
+    # a detection fainter than this (a shadow, a highlight; the classical detector keeps blobs from 0.15) is
+    # ignored: it moves no ball, not even one missed for a frame or two beside it
+    # (tests/tracking/test_tracking_faint_blobs.py). Lower: a faint blob beside a blurred ball's path drags it
+    # there; higher: a blurred ball's own weak detections are lost (the rendered suites' weakest is 0.29)
+    min_confidence: float = 0.25
     # weaker ones may update a known ball but never start a new one (a ball half under the player's arm scores
     # 0.3-0.5; a hand 0.5): higher keeps more blobs out and is slower to take a ball placed back
     new_track_confidence: float = 0.55
@@ -55,11 +59,13 @@ class TrackerSettings:
     # takes balls a few millimetres apart into chains
     frozen_tol_mm: float = 5.0
     # in play, a ball hidden at rest longer than inplay_hidden_s (under the player's arm) comes back only this
-    # near its place: a hand coming out from over it is not it. Larger: the hand takes its id
+    # near its place: a hand coming out from over it is not it (test_tracking_blur.py::test_players_hand_over_
+    # the_table_in_play_takes_no_resting_balls_id). Larger: the hand takes its id
     inplay_reacquire_mm: float = 40.0
     inplay_hidden_s: float = 0.1
-    # a hidden moving ball is looked for this long along its path (a ball rolls on under an arm). Longer: a far
-    # blob takes its id; shorter: a ball reappearing beyond an arm is a new, unnamed ball
+    # a hidden moving ball is looked for this long along its path and where its extrapolation ended (a ball
+    # rolls on under an arm, or bounces off a cushion in a blur: test_tracking_unseen_bounce.py). Longer: a far
+    # blob takes its id; shorter: a ball reappearing beyond an arm is a new, unnamed ball (or called off the table)
     moving_reacquire_s: float = 1.5
     # a hidden moving ball is extrapolated this long, then held where last seen: longer follows it further,
     # but a ball that stopped unseen is placed where it never went
@@ -81,15 +87,20 @@ class TrackerSettings:
     touch_reach_mm: float = 5.0
     # a moving ball hidden this briefly resumes on a weak detection where it is predicted (a blurred ball seen
     # again behind a cue) if it was moving at least weak_resume_speed_mm_s (fast enough to blur, or its speed
-    # unknown: not a slow ball, whose weak detection may be the hand that struck it). Longer or slower lets a
-    # hand near its path take it; shorter or faster loses a fast ball blurred weak
+    # unknown: not a slow ball, whose weak detection may be the hand that struck it); so does a ball blurred
+    # out as it hits another (test_tracking_events.py::test_struck_ball_blurred_out_at_a_hit_keeps_its_id_at_30_
+    # fps, test_tracking_tracker.py::test_ball_hidden_as_it_hits_a_resting_ball_keeps_its_id_when_both_come_
+    # back_weak). Longer or slower lets a hand near its path take it; shorter or faster loses a fast ball
+    # blurred weak
     weak_resume_s: float = 0.1
     weak_resume_speed_mm_s: float = 200.0
     # detections this far outside the cushion noses still count (noise, a ball's edge on a cushion): larger
     # lets the rail's highlights in
     cloth_slack_mm: float = 12.0
-    # a detection this far past a pocket's mouth line is a dropped ball (or the rail): smaller loses a ball
-    # rattling deep in a mouth, larger lets a dropped ball come back
+    # a detection this far past a pocket's mouth line is a ball in the hole (the detector sees up to 60 mm past
+    # a corner's mouth line): it has dropped, and its track is potted (tests/tracking/test_tracking_dropped_ball.py).
+    # Smaller loses a ball rattling deep in a mouth (its centre still over the cloth's lip); larger keeps a
+    # ball lying in sight in the hole in play, never potted
     dropped_depth_mm: float = 25.0
     # a ball's colour difference (grey levels) from frame to frame: blur and light. Smaller: a blurred ball's
     # colour reads as another ball's; larger: colour tells balls apart less
@@ -99,7 +110,9 @@ class TrackerSettings:
     # ball's own detection, larger lets the cue ball's id pass to an object ball
     colour_gate_sigma: float = 4.0
     # a kink to a detection this far off a ball's colour is to another ball (a white ball half blurred into the
-    # cloth moves about 6 sigma off its resting colour; a red ball or a dark sleeve is 11-13 sigma off a white one)
+    # cloth moves about 6 sigma off its resting colour; a red ball or a dark sleeve is 11-13 sigma off a white one;
+    # test_gates.py's two colour_kink tests). Larger: the struck cue ball's id passes to the player's sleeve;
+    # smaller: a blurred ball's own kink is vetoed
     colour_kink_sigma: float = 8.0
     # a ball classed cue (or not) this many more times than not is firmly that class: fewer lets a few
     # misclassed frames fix a wrong class
@@ -118,8 +131,9 @@ class TrackerSettings:
     # (two balls swapping places in a pack look alike) for balls set moving burst_join_frames after the first,
     # burst_check_frames after (two clear frames of each path) and in every frame up to burst_last_frames
     # (later, the balls collide), and changed where the changed balls' paths lead back better, each to within
-    # a radius of its new place. Fewer balls: every two-ball hit is checked; more frames: balls that collided
-    # after the burst are checked as if they had not
+    # a radius of its new place (test_tracking_tracker.py::test_balls_of_a_rack_broken_at_30_fps_get_their_ids_
+    # back_from_their_paths: unchecked, a 30 fps break leaves three balls' ids rotated). Fewer balls: every
+    # two-ball hit is checked; more frames: balls that collided after the burst are checked as if they had not
     burst_min_balls: int = 3
     burst_join_frames: float = 2.0
     burst_check_frames: float = 3.0

@@ -61,6 +61,7 @@ OFF: dict[str, float] = {
     "cushions.hug_mm": -1.0,  # no ball hugs a cushion
     "cushions.hinge_reach": 0,  # a touch's corner at the lowest sample
     "cushions.steep_fall_mm_s": BIG,  # no steep-approach bounce
+    "cushions.steep_rise_mm_s": BIG,  # no steep-approach bounce (by its rise)
     "cushions.rest_touch_plateau_mm": 0.0,
     "cushions.jaw_touch_mm": -1.0,  # no touch of a stopping ball
     "cushions.bounce_angle_deg": 180.0,
@@ -73,7 +74,6 @@ OFF: dict[str, float] = {
     "pots.slow_drop_mm_s": 0.0,
     "lines.line_packed_margin_mm": 0.75,  # from a pack as from motion (line_margin_mm)
     "lines.line_excursion_mm": 0.0,
-    "lines.line_settle_s": 0.0,  # a resting ball judged where the tracker first called it resting
     "ghost_below": 0.0,  # every track a ball
     # tracker
     "tracker.confirm_hits": 1,  # a ball confirmed at its first detection
@@ -91,6 +91,9 @@ OFF: dict[str, float] = {
     "tracker.colour_cost": 0.0,  # colour adds nothing to a cost
     "tracker.colour_gate_sigma": BIG,  # no colour gate
     "tracker.colour_class_votes": 1000000,  # no ball firmly of a class
+    "tracker.colour_kink_sigma": BIG,  # no kink vetoed for its colour
+    "tracker.placed_confidence": 0.0,  # a ball placed between shots confirmed whatever its detections
+    "tracker.inplay_reacquire_mm": 150.0,  # in play as between shots (reacquire_radius_mm)
     "tracker.blur_adopt_s": 0.0,
     "tracker.burst_min_balls": 1000,  # no burst's ids checked
 }
@@ -138,16 +141,15 @@ def _order(tuning: list[Path], held: list[Path]) -> list[tuple[str, Path]]:
 
 
 def screen(names: str, tuning: list[Path], held: list[Path], run: SceneRun, every_suite: bool = False) -> int:
-    """Each named field (``all``: every field in ``OFF``) switched off over the suites; prints a line per field
-    and suite, then the fields that moved nothing."""
+    """Each named field (``all``: every field in ``OFF``) switched off over the suites, or set to a value
+    (``NAME=VALUE``: the setting halved or doubled); prints a line per trial and suite, then the trials that
+    moved nothing."""
     from dataclasses import replace
 
     from api.bench.tracking import run_suite
 
     picked = list(OFF) if names.strip() == "all" else [n.strip() for n in names.split(",") if n.strip()]
-    unknown = [n for n in picked if n not in OFF]
-    if unknown:
-        raise ValueError(f"--screen: no off value for {', '.join(unknown)} (known: {', '.join(OFF)})")
+    trials = [_trial(n) for n in picked]
     suites = _order(tuning, held)
     quiet = _silent(run_suite)
     base = {p: SuiteFigures.of(quiet(p, run)) for _, p in suites}
@@ -156,20 +158,31 @@ def screen(names: str, tuning: list[Path], held: list[Path], run: SceneRun, ever
         f1 = " ".join(f"{k} {b.f1[k]:.4f}" for k in KINDS)
         print(f"{p.name} ({role}) at the defaults: {f1}; calls {b.calls}")
     still: list[str] = []
-    for name in picked:
-        value = OFF[name]
-        over = (*run.overrides, f"{name}={value:g}" if isinstance(value, float) else f"{name}={value}")
+    for name, value in trials:
+        over = (*run.overrides, f"{name}={value}")
         moved_any = False
         for role, p in suites:
             moved, words = SuiteFigures.of(quiet(p, replace(run, overrides=over))).change(base[p])
-            print(f"{name}={value:g} {p.name} ({role}): {words}", flush=True)
+            print(f"{name}={value} {p.name} ({role}): {words}", flush=True)
             moved_any |= moved
             if moved and not every_suite:
                 break
         if not moved_any:
-            still.append(name)
+            still.append(f"{name}={value}")
     print(f"moved no suite beyond noise: {', '.join(still) or 'none'}")
     return 0
+
+
+def _trial(item: str) -> tuple[str, str]:
+    """A field and the value it is tried at: ``NAME=VALUE`` as given (a setting moved, not switched off), or a
+    bare ``NAME`` at its off value."""
+    name, sep, value = item.partition("=")
+    if sep:
+        return name.strip(), value.strip()
+    if name not in OFF:
+        raise ValueError(f"--screen: no off value for {name} (known: {', '.join(OFF)}); give NAME=VALUE")
+    off = OFF[name]
+    return name, f"{off:g}" if isinstance(off, float) else str(off)
 
 
 def _silent(run_suite: Any) -> Any:

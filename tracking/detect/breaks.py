@@ -412,25 +412,22 @@ def close_move_seg(
     return None
 
 
-def settle(ex: EventExtractor, now: float, out: list[Event], force: bool) -> None:
-    """The lines and rest touches of the paths that ended in rest, for balls resting ``line_settle_s`` since
-    (or no longer resting, or ``force``: the shot ends)."""
+def settle(ex: EventExtractor, out: list[Event]) -> None:
+    """The lines and rest touches of the paths that ended in rest: a ball is called resting once it has stayed
+    within ``rest_radius_mm`` for ``rest_window_s``, so where it was first called resting is where it settled."""
     for b in ex.balls.values():
-        st = b.settling
-        if st is None:
-            continue
-        if force or st.rest is not b.seg or now - b.ts[st.rest.idx[0]] >= ex.s.lines.line_settle_s - 1e-9:
+        if b.settling is not None:
             settle_ball(ex, b, out)
 
 
 def settle_ball(ex: EventExtractor, b: Ball, out: list[Event]) -> None:
-    """A stopped path's stop against a cushion and line crossings, judged on its samples and the detections
-    while it crept to rest (``settled_views``)."""
+    """A stopped path's stop against a cushion and line crossings, judged on its samples and its first resting
+    detection, where it settled (``settled_views``)."""
     st, b.settling = b.settling, None
     if st is None:
         return
     dt = ex.dt
-    settled = segments.settled_path(b, st, max(1, round(ex.s.lines.line_settle_s / dt)))
+    settled = segments.settled_path(b, st, 1)
     tail, whole = settled_views(settled, ex.s.segments.window)
     if len(tail.ts) >= 4:
         # the ball's samples a touch may look back over (``cushions.hugs``): its time is solved up to a frame late
@@ -441,10 +438,10 @@ def settle_ball(ex: EventExtractor, b: Ball, out: list[Event]) -> None:
 
 
 def settled_views(settled: SettledPath, window: int) -> tuple[PathView, PathView]:
-    """A path that ended in rest, read twice: its last moving samples (``4 * window``) and the detections while it
-    crept to rest, without its start, for a stop against a cushion; and the whole, ending where it settled (the
-    median of the last five of those detections: a resting ball's detections scatter by the noise), for its line
-    crossings."""
+    """A path that ended in rest, read twice: its last moving samples (``4 * window``) and its ``settling``
+    resting detections, without its start, for a stop against a cushion; and the whole, ending where it settled
+    (the median of the last five at most of those detections: a resting ball's detections scatter by the noise),
+    for its line crossings."""
     p = settled.path
     keep = 4 * window + settled.settling
     tail = PathView(p.ball, p.ts[1:][-keep:], p.ps[1:][-keep:])

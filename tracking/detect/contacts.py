@@ -579,12 +579,11 @@ def nudges(
     diameter_mm: float,
     s: ContactSettings,
     hold_s: float,
-    settle_s: float,
     dt: float,
 ) -> list[Candidate]:
     """Balls the tracker kept resting (``rests``: each one's rest at the shot's end) that end the shot struck at
     ``t_s`` ``nudge_min_mm`` or more from where it found them (the means of their detections over ``hold_s``:
-    before the stroke, or once they had settled (``settle_s``) if they stopped in this shot, and at its end),
+    before the stroke, or once the tracker called them resting if they stopped in this shot, and at its end),
     pushed by a moving ball (``runs``) whose path came to touching distance of that place from the far side, not
     one already in contact with it in this shot (``touched``: the pairs): contacts at a nudge's confidence
     (inferred, never seen), read as the shot ends, before its ``shot_end``."""
@@ -593,8 +592,8 @@ def nudges(
         if r.start_t < t_s:  # resting since before the stroke
             since = t_s
             p0 = r.mean(t_s - hold_s, t_s)
-        else:  # stopped in this shot: where it settled (it may creep a few millimetres as it does)
-            since = r.start_t + settle_s + hold_s
+        else:  # stopped in this shot: where it settled (the tracker's rest call waits for that)
+            since = r.start_t + hold_s
             p0 = r.mean(since - hold_s, since)
         p1 = r.mean(r.last_t - hold_s, r.last_t + 1.0)
         if p0 is None or p1 is None:

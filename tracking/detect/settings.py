@@ -214,16 +214,14 @@ class LineSettings:
     # loses crossings of balls that stop just over, smaller reads noise about the line as crossings
     line_margin_mm: float = 0.75
     # ... and start this far off it from rest against other balls (a rack's row on the long line), whose edges
-    # pull a resting ball's measured centre off: the p95 of such balls' position error. Larger: real crossings
-    # from the rack lost
+    # pull a resting ball's measured centre off: the p95 of such balls' position error
+    # (test_tracking_suite_cases.py::test_a_rack_ball_measured_two_mm_off_the_long_line_does_not_cross_it_
+    # leaving_but_a_lone_one_does). Larger: real crossings from the rack lost; smaller: a racked ball leaving
+    # its place crosses the line it sits on
     line_packed_margin_mm: float = 2.5
     # over a line and back inside one path (a curving ball): this far past it each way. Smaller: a ball
     # running along the line crosses it with every wobble; larger: a shallow excursion lost
     line_excursion_mm: float = 2.0
-    # a path that ends in rest is judged from where the ball settled: its detections this long after the
-    # tracker called it resting (it may still creep a few millimetres, over a line). Longer: the crossing
-    # is decided later, and a ball moved by hand after it stopped is judged where the hand left it
-    line_settle_s: float = 0.3
 
 
 @dataclass(frozen=True)
@@ -241,8 +239,10 @@ class ExtractorSettings:
     review_below: float = 0.5
     # a track whose detections average a lower confidence is not a ball: the cue's tip and the player's hand
     # average 0.53-0.59 in the rendered suites, a ball at least 0.61 (half hidden); a ball known at its place
-    # (rack, operator) is vouched for at 0.75 whatever its detections. Higher: half-hidden balls' events lost;
-    # lower: the cue's tip makes contacts
+    # (rack, operator) is vouched for at 0.75 whatever its detections. It also keeps such tracks out of the
+    # guided streak search and the reported balls. Higher: half-hidden balls' events lost; lower: hands and the
+    # cue's tip are reported as balls, phantom tracks on a real camera (whose balls also score lower than the
+    # rendered ones, so there a lower value finds more of them as well)
     ghost_below: float = 0.6
 
 

@@ -93,7 +93,7 @@ def test_two_balls_at_rest_side_by_side_never_kissed() -> None:
     assert contacts.kisses([a, b], DT, D, S) == []
 
 
-HOLD, SETTLE = 0.25, 0.3
+HOLD = 0.25
 
 
 def _rest(moved_mm: float) -> RestSpell:
@@ -114,7 +114,7 @@ def _cue(direction: float) -> MovingSamples:
 
 
 def _nudges(rest: RestSpell, cue: MovingSamples, touched: set[frozenset[str]]) -> list:
-    return contacts.nudges([rest], [cue], 1.0, touched, D, S, HOLD, SETTLE, DT)
+    return contacts.nudges([rest], [cue], 1.0, touched, D, S, HOLD, DT)
 
 
 def test_a_ball_found_moved_at_the_shots_end_was_nudged_by_the_ball_that_reached_it_from_behind() -> None:
