@@ -501,9 +501,12 @@ class ClassicalDetector:
         confidence = packed_confidence(support[sel], confidence[sel], neighbours)
         unlike = p_ball = None
         if self._ball_judge is not None and len(px):
-            sure = (neighbours >= MIN_NEIGHBOURS) | (confidence >= s.ball_sure_confidence)
-            in_pocket = self._pocket_inside.contains(pos[sel])
-            unlike, p_ball = judge(self._ball_judge, frame, px, radius_px[sel], s.ball_min_p, sure, in_pocket)
+            clean = confidence >= s.ball_sure_confidence
+            sure = (neighbours >= MIN_NEIGHBOURS) | clean
+            # not shown to the network: inside a pocket's mouth (the tracker decides there), and a clean ball's
+            # rim and vote peak, which its look can neither flag nor lift past any threshold a track starts at
+            unjudged = self._pocket_inside.contains(pos[sel]) | clean
+            unlike, p_ball = judge(self._ball_judge, frame, px, radius_px[sel], s.ball_min_p, sure, unjudged)
         cls = self._classify(colour)
         return Detections(px, pos[sel], radius_px[sel], confidence, cls, colour, unlike_ball=unlike, p_ball=p_ball)
 

@@ -243,3 +243,17 @@ def test_proposals_inside_a_pocket_or_sure_by_geometry_are_not_flagged_and_no_co
     unlike, p = judge(model, frame, px, np.full(4, 10.0), THRESHOLD, sure, unjudged)
     assert unlike.tolist() == [True, False, True, False]
     assert np.isnan(p[1]) and np.all(p[[0, 2, 3]] < THRESHOLD)  # the one in a pocket's mouth is not judged
+
+
+def test_a_clean_ball_is_not_shown_to_the_network():
+    """A proposal as confident as ``ball_sure_confidence`` (a clean rim and vote peak) is neither flagged nor
+    lifted past any confidence a track starts at by its look, so it is not judged: p(ball) NaN."""
+    pytest.importorskip("models.synth.balls")
+    from tests.detect_support import render
+    from vision.classical import ClassicalDetector, ClassicalSettings
+
+    rendered = render([(800.0, 600.0), (1500.0, 900.0), (2200.0, 500.0)], size=(1280, 720))
+    judged = ClassicalDetector(rendered.calibration, ball_classifier=True).detect(rendered.image)
+    clean = judged.confidence >= ClassicalSettings().ball_sure_confidence
+    assert clean.sum() == 3
+    assert np.isnan(judged.p_ball[clean]).all() and not judged.unlike_ball[clean].any()
