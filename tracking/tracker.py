@@ -460,7 +460,8 @@ class Tracker:
         look: np.ndarray | None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray, np.ndarray]:
         """The detections a ball on the cloth can make: confident enough, on the cloth, one per ball; last, each
-        one's confidence as a new ball (raised where its ``look`` is a ball's, ``vision.ball_classifier.combine``)."""
+        one's confidence as a new ball (raised where its ``look`` is a ball's, ``vision.ball_classifier.combine``,
+        in the opening moments only: see ``_opening``)."""
         z = np.asarray(pos_mm, dtype=float).reshape(-1, 2)
         conf = np.ones(len(z)) if confidence is None else np.asarray(confidence, dtype=float).reshape(-1)
         cue = np.zeros(len(z), bool) if is_cue is None else np.asarray(is_cue, dtype=bool).reshape(-1)
@@ -472,11 +473,20 @@ class Tracker:
         # ``pocket``: the index (``table.pockets``' order) of the pocket whose inside holds each detection, or -1
         self._pocket = np.full(len(z), -1) if pocket is None else np.asarray(pocket).reshape(-1)
         self._pocket = self._pocket[keep]
-        born = conf if look is None else combine(conf, np.asarray(look, dtype=float).reshape(-1))
+        born = conf if look is None or not self._opening() else combine(conf, np.asarray(look, dtype=float).reshape(-1))
         z, conf, cue, start, born = z[keep], conf[keep], cue[keep], start[keep], born[keep]
         col = None if col is None or len(col) != len(keep) else col[keep]
         self._colour, self._cue = col, cue
         return z, conf, cue, col, start, born
+
+    def _opening(self) -> bool:
+        """Has the tracker watched the table for less than ``warmup_s`` (before this frame)? As the video opens
+        every ball is at rest at its place and none is known yet: a ball the rim finds poorly (a dark ball on blue
+        cloth) but that looks like one is a ball to start. Later every ball on the table has been seen; a new
+        track is then a ball already known (hidden, moving) or something else, and a blob with almost no rim
+        that only looks round and lit (the bridge hand on the cue, 0.3 by its rim) is not vouched for by its
+        look: it must show a ball's rim, as without the classifier."""
+        return self._t0 is None or self._t is None or self._t - self._t0 < self.s.warmup_s
 
     def _predict(self, t: float) -> list[_Track]:
         """Moves the clock to ``t`` and every moving track's filter with it (a hidden one bounces off the

@@ -120,7 +120,7 @@ def judge(
     p(ball) (NaN where not judged). Nothing is dropped and no confidence changed: a ball in the cue's shadow
     can look unlike one and must still continue its track; what its look decides is whether a new ball may
     start there (``Detections.unlike_ball``, ``p_ball``). Proposals marked ``unjudged`` (inside a pocket's
-    mouth) are not shown to the network."""
+    mouth, or a clean ball's rim and vote peak: ``vision.classical``) are not shown to the network."""
     n = len(np.asarray(px).reshape(-1, 2))
     unlike, p_ball = np.zeros(n, bool), np.full(n, np.nan)
     ask = np.flatnonzero(~np.asarray(unjudged, dtype=bool))

@@ -148,8 +148,9 @@ class ClassicalSettings:
     # ``unlike_ball`` unless frozen in a packing or as confident as ``ball_sure_confidence``: no new ball starts
     # on it, but it may continue a known ball's track (a ball under the cue stick or the player's arm does not
     # look like one to it: p(ball) 0.0-0.4 on renders). Its p(ball) goes with it (``Detections.p_ball``): the
-    # tracker may start a dark ball on blue cloth that looks like a ball (models/ball_classifier/README.md).
-    ball_classifier: bool = False
+    # tracker may start a dark ball on blue cloth that looks like a ball, as the video opens (``Tracker._opening``).
+    # On by default: measured on and off in models/ball_classifier/README.md, "Default".
+    ball_classifier: bool = True
     ball_min_p: float = 0.5
     # A proposal with a clean ball's full rim and vote peak is not overruled by its look: no non-ball proposal on
     # the tuning footage scores over 0.70 on the detector's confidence (gloves reach 0.80 on unseen clips),
@@ -500,9 +501,12 @@ class ClassicalDetector:
         confidence = packed_confidence(support[sel], confidence[sel], neighbours)
         unlike = p_ball = None
         if self._ball_judge is not None and len(px):
-            sure = (neighbours >= MIN_NEIGHBOURS) | (confidence >= s.ball_sure_confidence)
-            in_pocket = self._pocket_inside.contains(pos[sel])
-            unlike, p_ball = judge(self._ball_judge, frame, px, radius_px[sel], s.ball_min_p, sure, in_pocket)
+            clean = confidence >= s.ball_sure_confidence
+            sure = (neighbours >= MIN_NEIGHBOURS) | clean
+            # not shown to the network: inside a pocket's mouth (the tracker decides there), and a clean ball's
+            # rim and vote peak, which its look can neither flag nor lift past any threshold a track starts at
+            unjudged = self._pocket_inside.contains(pos[sel]) | clean
+            unlike, p_ball = judge(self._ball_judge, frame, px, radius_px[sel], s.ball_min_p, sure, unjudged)
         cls = self._classify(colour)
         return Detections(px, pos[sel], radius_px[sel], confidence, cls, colour, unlike_ball=unlike, p_ball=p_ball)
 

@@ -75,6 +75,32 @@ def test_a_ball_like_look_lifts_a_dark_balls_confidence_as_a_new_ball_and_nothin
     assert c[0] >= 0.6 and c[1] == pytest.approx(0.75) and c[2] == pytest.approx(0.42)
 
 
+def test_a_ball_like_look_starts_a_track_as_the_video_opens_and_not_later():
+    """A dark ball (0.35 by its rim) that looks like a ball gets a track in the opening moments; a blob with as
+    little rim that looks as round and lit later on (the bridge hand on a rendered cue: 0.32, p(ball) 0.99) does
+    not, and without its look the dark ball gets none either."""
+    from calibration.table import TableModel
+    from tracking.tracker import Tracker
+
+    dt = 1.0 / 60.0
+    balls = np.array([[500.0, 500.0], [1200.0, 700.0]])  # a clean ball, a dark ball
+    hand = np.array([[2200.0, 900.0]])
+
+    def run(look: bool) -> list[set[tuple[int, int]]]:
+        tracker, seen = Tracker(TableModel()), []
+        for i in range(90):
+            pos, conf, p = balls, np.array([0.95, 0.35]), np.array([0.99, 0.98])
+            if i >= 60:  # a second after the first frame
+                pos, conf, p = np.vstack([balls, hand]), np.array([0.95, 0.35, 0.32]), np.array([0.99, 0.98, 0.99])
+            tf = tracker.step(i, i * dt, pos, conf, look=p if look else None)
+            seen.append({(round(b.pos[0]), round(b.pos[1])) for b in tf.balls})
+        return seen
+
+    judged, plain = run(True), run(False)
+    assert judged[10] == judged[-1] == {(500, 500), (1200, 700)}
+    assert plain[10] == plain[-1] == {(500, 500)}
+
+
 def test_a_missing_model_falls_back_with_a_warning(tmp_path, capsys):
     assert load_ball_classifier(tmp_path / "none.onnx") is None
     err = capsys.readouterr().err
@@ -217,3 +243,17 @@ def test_proposals_inside_a_pocket_or_sure_by_geometry_are_not_flagged_and_no_co
     unlike, p = judge(model, frame, px, np.full(4, 10.0), THRESHOLD, sure, unjudged)
     assert unlike.tolist() == [True, False, True, False]
     assert np.isnan(p[1]) and np.all(p[[0, 2, 3]] < THRESHOLD)  # the one in a pocket's mouth is not judged
+
+
+def test_a_clean_ball_is_not_shown_to_the_network():
+    """A proposal as confident as ``ball_sure_confidence`` (a clean rim and vote peak) is neither flagged nor
+    lifted past any confidence a track starts at by its look, so it is not judged: p(ball) NaN."""
+    pytest.importorskip("models.synth.balls")
+    from tests.detect_support import render
+    from vision.classical import ClassicalDetector, ClassicalSettings
+
+    rendered = render([(800.0, 600.0), (1500.0, 900.0), (2200.0, 500.0)], size=(1280, 720))
+    judged = ClassicalDetector(rendered.calibration, ball_classifier=True).detect(rendered.image)
+    clean = judged.confidence >= ClassicalSettings().ball_sure_confidence
+    assert clean.sum() == 3
+    assert np.isnan(judged.p_ball[clean]).all() and not judged.unlike_ball[clean].any()
