@@ -65,13 +65,13 @@ class _Measured:
     confidence: np.ndarray
     cls: np.ndarray
     colour: np.ndarray | None
-    no_start: np.ndarray | None = None  # where no new track may start (``_no_start``)
+    no_start: np.ndarray | None = None  # where no new track may start (``no_start``)
 
 
-def _no_start(dets: Any) -> np.ndarray | None:
+def no_start(dets: Any) -> np.ndarray | None:
     """Detections no new track may start on: vision's ``in_pocket``, ``covered`` or ``unlike_ball`` (None where
-    none is given)."""
-    if isinstance(dets, _Measured):
+    none is given), or the ``no_start`` already drawn from them (streak measurements, recorded tracker input)."""
+    if hasattr(dets, "no_start"):
         return dets.no_start
     flags = [
         np.asarray(f, dtype=bool).reshape(-1)
@@ -88,13 +88,13 @@ def _with_measurements(dets: Any, keep: np.ndarray, added: list[tuple[np.ndarray
     cls = np.asarray(dets.cls).reshape(-1)
     colour = getattr(dets, "colour", None)
     col = None if colour is None else np.asarray(colour, dtype=float).reshape(-1, 3)
-    no_start = _no_start(dets)
+    barred = no_start(dets)
     return _Measured(
         np.vstack([pos[keep], *[np.asarray(a[0])[None, :] for a in added]]),
         np.concatenate([conf[keep], [a[1] for a in added]]),
         np.concatenate([cls[keep], np.array([a[2] for a in added], dtype=cls.dtype)]),
         None if col is None else np.vstack([col[keep], *[np.asarray(a[3])[None, :] for a in added]]),
-        None if no_start is None else np.concatenate([no_start[keep], np.zeros(len(added), bool)]),
+        None if barred is None else np.concatenate([barred[keep], np.zeros(len(added), bool)]),
     )
 
 
@@ -253,7 +253,7 @@ class Pipeline:
         cls = np.asarray(dets.cls).reshape(-1)
         is_cue = cls == CUE_CLASS if cls.dtype.kind in "iu" else cls == "cue"
         colour = getattr(dets, "colour", None)
-        no_start = _no_start(dets)  # None: detections without vision's labels (recorded tracker input)
+        barred = no_start(dets)  # None: detections without vision's labels
         tf = self.tracker.step(
             index,
             float(t),
@@ -262,8 +262,8 @@ class Pipeline:
             is_cue,
             colour,
             shot_active=self.extractor.shot_active,
-            may_start=None if no_start is None else ~no_start,
-            pocket=None if no_start is None else self.pockets.which(dets.pos_mm),
+            may_start=None if barred is None else ~barred,
+            pocket=None if barred is None else self.pockets.which(dets.pos_mm),
             look=getattr(dets, "p_ball", None),
         )
         self.last = tf

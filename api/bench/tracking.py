@@ -53,7 +53,7 @@ import numpy as np
 
 from api.bench.verdicts import verdict_difference
 from api.commands.bench import Tee
-from api.pipeline import Pipeline, timed_frames
+from api.pipeline import Pipeline, no_start, timed_frames
 from calibration.contract import Event, read_jsonl
 from calibration.table import TableModel
 from tracking.detect.settings import setting_path, with_values
@@ -323,10 +323,14 @@ TRACKER_INPUT = "tracker-input.npz"
 
 
 class _Recorder:
-    """What the tracker is fed, frame after frame, for ``TRACKER_INPUT``."""
+    """What the tracker is fed, frame after frame, for ``TRACKER_INPUT``: positions, confidences, classes and
+    colours, and, where vision gave them, where no track may start (``api.pipeline.no_start``) and each
+    detection's p(ball) (NaN where not judged), so that a replay starts the same balls the video did."""
 
     def __init__(self) -> None:
         self.frames: list[tuple[int, float, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]] = []
+        self.barred: list[np.ndarray | None] = []
+        self.looks: list[np.ndarray | None] = []
 
     def add(self, dets: Any, index: int, t: float) -> None:
         colour = getattr(dets, "colour", None)
@@ -337,6 +341,9 @@ class _Recorder:
             np.asarray(dets.cls).reshape(-1),
             None if colour is None else np.asarray(colour, dtype=float).reshape(-1, 3),
         ))  # fmt: skip
+        barred, look = no_start(dets), getattr(dets, "p_ball", None)
+        self.barred.append(None if barred is None else np.asarray(barred, dtype=bool).reshape(-1))
+        self.looks.append(None if look is None else np.asarray(look, dtype=float).reshape(-1))
 
     def save(self, path: Path) -> None:
         f = self.frames
@@ -351,6 +358,16 @@ class _Recorder:
         }
         if f and all(c is not None for c in colours):
             arrays["colour"] = np.concatenate(colours)  # type: ignore[arg-type]
+        if any(b is not None for b in self.barred):
+            # per frame whether vision flagged it at all (a frame without flags lets a track start anywhere)
+            arrays["flagged"] = np.array([b is not None for b in self.barred])
+            arrays["no_start"] = np.concatenate([
+                np.zeros(len(x[2]), bool) if b is None else b for x, b in zip(f, self.barred, strict=True)
+            ])  # fmt: skip
+        if any(p is not None for p in self.looks):
+            arrays["p_ball"] = np.concatenate([
+                np.full(len(x[2]), np.nan) if p is None else p for x, p in zip(f, self.looks, strict=True)
+            ])  # fmt: skip
         np.savez_compressed(path, **arrays)
 
 
@@ -360,6 +377,8 @@ class _Recorded:
     confidence: np.ndarray
     cls: np.ndarray
     colour: np.ndarray | None
+    no_start: np.ndarray | None = None
+    p_ball: np.ndarray | None = None  # NaN where not judged: the same as none for ``vision.ball_classifier.combine``
 
 
 def recorded_frames(path: Path) -> Iterator[tuple[int, float, _Recorded]]:
@@ -369,11 +388,15 @@ def recorded_frames(path: Path) -> Iterator[tuple[int, float, _Recorded]]:
     with np.load(path, allow_pickle=False) as z:
         data = {k: z[k] for k in z.files}
     ends = np.cumsum(data["count"])
-    colour = data.get("colour")
+    colour, barred, look, flagged = (data.get(k) for k in ("colour", "no_start", "p_ball", "flagged"))
     for k, (i, t) in enumerate(zip(data["index"], data["t"], strict=True)):
         a, b = (int(ends[k - 1]) if k else 0), int(ends[k])
         col = None if colour is None else colour[a:b]
-        dets = _Recorded(data["pos_mm"][a:b], data["confidence"][a:b], data["cls"][a:b], col)
+        nos = None if barred is None or flagged is None or not flagged[k] else barred[a:b]
+        dets = _Recorded(
+            data["pos_mm"][a:b], data["confidence"][a:b], data["cls"][a:b], col, nos,
+            None if look is None else look[a:b],
+        )  # fmt: skip
         yield int(i), float(t), dets
 
 
