@@ -41,3 +41,21 @@ def feed(tracker: Tracker, frames: Iterable[tuple[float, Detections]], start: in
 def row(tracker_scene_ids: Sequence[str | None], name: str) -> int:
     """The scene row of the public ball ``name``."""
     return list(tracker_scene_ids).index(name)
+
+
+def between_walls(
+    y0: float, v0: float, e: float, play: float, t_end: float, fps: float
+) -> tuple[np.ndarray, list[float]]:
+    """A ball bouncing between walls at +-``play`` (a pocket's jaw faces; restitution ``e``), stepped every
+    0.05 ms from offset ``y0`` at ``v0``: its offset at each frame (``fps``) and the times it met a wall."""
+    h, y, v = 5e-5, y0, v0
+    frames, walls = [], []
+    for k in range(int(t_end / h) + 1):
+        t = k * h
+        if abs(t * fps - round(t * fps)) < h * fps / 2:
+            frames.append(y)
+        y += v * h
+        if abs(y) >= play and y * v > 0:
+            y, v = float(np.sign(y)) * play, -e * v
+            walls.append(t + h)
+    return np.array(frames), walls

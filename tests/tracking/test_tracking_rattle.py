@@ -6,23 +6,9 @@ import numpy as np
 
 from tracking.rattle import rattle_touches
 
+from .records import between_walls
+
 FPS = 60.0
-
-
-def _rattle(y0: float, v0: float, e: float, play: float, t_end: float) -> tuple[np.ndarray, list[float]]:
-    """A ball between walls at +-play, stepped every 0.05 ms: its offset at each frame and its wall times."""
-    h, y, v, t = 5e-5, y0, v0, 0.0
-    frames, walls = [], []
-    for k in range(int(t_end / h) + 1):
-        t = k * h
-        if abs(t * FPS - round(t * FPS)) < h * FPS / 2:
-            frames.append(y)
-        y += v * h
-        if abs(y) >= play and y * v > 0:
-            y = np.sign(y) * play
-            v = -e * v
-            walls.append(t + h)
-    return np.array(frames), walls
 
 
 def test_a_ball_bouncing_between_the_faces_touches_each_in_turn() -> None:
@@ -31,7 +17,7 @@ def test_a_ball_bouncing_between_the_faces_touches_each_in_turn() -> None:
     millimetre (40 draws of the noise), the touches are found within a frame: every one of them, and at most
     one found in five that is not one; with the noise left out, each on its side."""
     play, t_drop = 2.5, 0.17
-    ys, walls = _rattle(-1.6, 330.0, 0.75, play, 0.2)
+    ys, walls = between_walls(-1.6, 330.0, 0.75, play, 0.2, FPS)
     truth = [w for w in walls if w <= t_drop]
     assert len(truth) == 5
     ts = np.arange(len(ys)) / FPS
@@ -77,7 +63,7 @@ def test_the_pipeline_reports_each_touch_of_a_ball_rattling_down_a_corner_pocket
     pk = TABLE.pockets["house-left"]
     play = (pk.mouth_width_mm - TABLE.ball_diameter_mm) / 2
     face = pk.depth(pk.jaws[0].face_start)
-    ys, walls = _rattle(-1.6, 330.0, 0.75, play, 0.2)
+    ys, walls = between_walls(-1.6, 330.0, 0.75, play, 0.2, FPS)
     start = np.array(pk.point(-800.0, ys[0]))
     first = np.array(pk.point(face + 1.0, ys[0]))  # the first frame between the faces
     run = [start + (first - start) * (k / 32) for k in range(1, 33)]

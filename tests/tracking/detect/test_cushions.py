@@ -10,6 +10,8 @@ from tracking.detect.segments import PathView, Trail
 from tracking.detect.settings import CushionSettings
 from tracking.trajectory import PathFit, fit_path
 
+from ..records import between_walls
+
 S = CushionSettings()
 TABLE = TableModel()
 R = TABLE.ball_radius_mm
@@ -18,22 +20,6 @@ DT = 1 / FPS
 PK = TABLE.pockets["house-left"]
 PLAY = (PK.mouth_width_mm - 2 * R) / 2  # how far the centre moves sideways between the jaw faces
 FACE = PK.depth(PK.jaws[0].face_start)  # the depth where the faces begin
-
-
-def _bounce(y0: float, v0: float, e: float, t_end: float) -> tuple[np.ndarray, list[float]]:
-    """A ball between walls at +-PLAY (restitution ``e``), stepped every 0.05 ms: its offset at each frame and
-    the times it met a wall."""
-    h, y, v = 5e-5, y0, v0
-    frames, walls = [], []
-    for k in range(int(t_end / h) + 1):
-        t = k * h
-        if abs(t * FPS - round(t * FPS)) < h * FPS / 2:
-            frames.append(y)
-        y += v * h
-        if abs(y) >= PLAY and y * v > 0:
-            y, v = np.sign(y) * PLAY, -e * v
-            walls.append(t + h)
-    return np.array(frames), walls
 
 
 def _trail(lateral: np.ndarray, t0: float = 1.0, before: int = 10) -> Trail:
@@ -46,7 +32,7 @@ def _trail(lateral: np.ndarray, t0: float = 1.0, before: int = 10) -> Trail:
 
 
 def test_a_ball_rattling_between_the_jaw_faces_touches_each_in_turn_before_it_drops() -> None:
-    ys, walls = _bounce(-1.6, 330.0, 0.75, 0.2)
+    ys, walls = between_walls(-1.6, 330.0, 0.75, PLAY, 0.2, FPS)
     lateral = ys[1:11]  # ten frames between the faces, the first a frame after it came in
     t_drop = 1.0 + 0.17
     got = cushions.rattle(_trail(lateral), PK, t_drop, R, S.rattle, DT)
@@ -62,7 +48,7 @@ def test_a_ball_rattling_between_the_jaw_faces_touches_each_in_turn_before_it_dr
 
 
 def test_only_the_samples_between_the_faces_are_read() -> None:
-    ys, _ = _bounce(-1.6, 330.0, 0.75, 0.2)
+    ys, _ = between_walls(-1.6, 330.0, 0.75, PLAY, 0.2, FPS)
     # samples far off the axis short of the faces (the ball coming in at a slant) are not part of the rattle
     trail = _trail(ys[1:11])
     xy = trail.xy.copy()
@@ -77,7 +63,7 @@ def test_a_ball_running_straight_down_the_mouth_does_not_rattle() -> None:
 
 
 def test_too_few_samples_between_the_faces_are_no_rattle() -> None:
-    ys, _ = _bounce(-1.6, 330.0, 0.75, 0.2)
+    ys, _ = between_walls(-1.6, 330.0, 0.75, PLAY, 0.2, FPS)
     few = ys[1 : S.rattle.min_samples]
     assert cushions.rattle(_trail(few), PK, 1.17, R, S.rattle, DT) == []
 
