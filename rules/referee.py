@@ -685,11 +685,18 @@ class Referee:
         digest A24)."""
         if self._open is not None:
             raise _Reject("rerack while a shot is in progress")
-        self._freeze()
         table = dict(self.state.table or {})
         objs = sorted(self.game.object_balls(table), key=_num)
         keep_out = 1 if self.game.cue_ball is None and objs else 0
         rack = self.table.rack_positions(rows=5)
+        if len(objs) - keep_out > len(rack):
+            # the table as the referee holds it has more balls than a game has (a tracker id for a ball it
+            # also knows by number, or something that is no ball): the ids must be put right before a rerack
+            raise _Reject(
+                f"rerack: the table holds {len(objs)} object balls, more than the {len(rack) + keep_out} a game "
+                "has; correct the ball ids first (001 2.1.16)"
+            )
+        self._freeze()
         placed = {b: rack[i] for i, b in enumerate(objs[: len(objs) - keep_out])}
         self.state = self.state.evolve(table=freeze_positions(placed), awaiting_lag=True, in_hand=True)
         return []

@@ -3,6 +3,7 @@ replaying the golden logs of tests/data/rules/."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 import pytest
@@ -127,6 +128,22 @@ def test_blocked_position_rerack_then_lag_then_hand_2_1_16(game):
     for e in lag_events(1, "a"):
         s.add(e)
     assert s.verdicts[-1].next_player == "A" and s.ref.state.in_hand and not s.ref.state.awaiting_lag
+
+
+def test_a_rerack_of_more_balls_than_a_pyramid_holds_is_refused_and_changes_nothing_2_1_16():
+    """The referee's table holds a tracker id beside the fifteen numbered balls (a ball seen twice): a rerack
+    cannot place sixteen object balls in a pyramid of fifteen, so it is refused with the reason, and nothing
+    the clients see changes."""
+    ref = Referee("russian71")
+    ref.feed(Event(type="frame_start", game="russian71", breaker="A"))
+    table = {**racked(T), "t6": (1000.0, 400.0)}
+    ref.feed(Event(type="shot_start", t=1.0, shot=0, ball="cue", positions=dict(table)))
+    with contextlib.suppress(UnjudgedShot):
+        ref.feed(Event(type="shot_end", t=2.0, shot=0, positions=dict(table)))
+    before = ref.snapshot()
+    with pytest.raises(RefereeInputError, match=r"16 object balls.*correct the ball ids"):
+        ref.feed(Event(type="rerack"))
+    assert ref.snapshot() == before
 
 
 def test_after_a_frame_the_balls_racked_again_open_the_next_frame_else_the_shot_is_unjudged_2_1_4():
