@@ -299,7 +299,6 @@ class Tracker:
 
         losses = self._miss([tr for i, tr in enumerate(active) if i not in matched_t], t)
         self._start_tracks(z, born_conf, cue, col, start, matched_d, t)
-        self._watch_spots(z, born_conf, cue, col, start, matched_d, t)
         relabel = self._watch_burst(t, t_prev)
         balls = tuple(self._observe(tr, t, tr.key in kinked) for tr in self._tracks if self._public(tr))
         since = relabel[0] if relabel is not None else 0.0
@@ -347,31 +346,23 @@ class Tracker:
                 sure = packed is not None and bool(packed[c]) and conf[c] >= self.s.new_track_confidence
                 self._tracks.append(self._new_track(z[c], bool(cue[c]), t, float(conf[c]), sure))
                 self._tracks[-1].colour = None if col is None else col[c].copy()
+        weak = [c for c in range(len(z)) if start[c] and room[c] and c not in matched_d]
+        self._watch_spots([c for c in weak if conf[c] < self.s.new_track_confidence], z, conf, cue, col, t)
 
     def _watch_spots(
-        self,
-        z: np.ndarray,
-        conf: np.ndarray,
-        cue: np.ndarray,
-        col: np.ndarray | None,
-        start: np.ndarray,
-        matched_d: set[int],
-        t: float,
+        self, weak: list[int], z: np.ndarray, conf: np.ndarray, cue: np.ndarray, col: np.ndarray | None, t: float
     ) -> None:
         """Every ball on the table as the video opens gets a track, however weak its detections: one too weak to
-        start a track (below ``new_track_confidence``) that no track took, seen in the first moments
-        (``_in_opening``), is kept as a spot; a spot that holds still for ``rest_vouch_s`` (``_held_still``) is a
+        start a track (below ``new_track_confidence``) that no track took (``weak``: where a ball may start and
+        its centre can be), seen in the first moments (``_in_opening``), is kept as a spot; a spot that holds still for ``rest_vouch_s`` (``_held_still``) is a
         ball at rest and becomes a track. Later a weak blob is no new ball (a ball cannot appear from nowhere;
         where one is hidden, a weak blob over its place is the arm over it). A spot missed longer than a
         tentative track may be is forgotten."""
         s = self.s
         keep_for = (s.tentative_max_misses + 0.5) * self._frame_dt
         self._spots = [sp for sp in self._spots if t - sp.seen[-1][0] <= keep_for]
-        room = self._room_for_ball(z)
         reach = s.still_radius * self.table.ball_radius_mm
-        for c in range(len(z)):
-            if c in matched_d or not (start[c] and room[c]) or conf[c] >= s.new_track_confidence:
-                continue
+        for c in weak:
             near = [(float(np.hypot(*(z[c] - sp.pos))), k) for k, sp in enumerate(self._spots) if sp.seen[-1][0] < t]
             d, k = min(near, default=(math.inf, -1))
             if d > reach:
