@@ -178,25 +178,41 @@ def event_of(ex: EventExtractor, c: Candidate) -> Event:
 def record_event(
     ex: EventExtractor, kind: str, t: float, confidence: float = 1.0, shot: int | str | None = "auto", **kw: object
 ) -> Event:
+    """The event of ``kind`` at ``t`` in the extractor's stream (``make_event`` at the frame nearest ``t``);
+    ``shot`` "auto": the shot in play (a ``shot_end``: the shot it ends), else none. The state change: the shot in
+    play ends no sooner than its last event."""
     t = max(float(t), 0.0)
-    i = bisect.bisect_left(ex.times, t)
-    cands = [j for j in (i - 1, i) if 0 <= j < len(ex.times)]
-    frame = min(cands, key=lambda j: abs(ex.times[j] - t)) if cands else 0
-    frame_no = ex.frames[frame] if cands else 0
+    frame = nearest_frame(ex.times, ex.frames, t)
     if shot == "auto":
         shot = ex.shot if ex.shot_active or kind == "shot_end" else None
     if ex.shot_active and shot == ex.shot and kind not in ("shot_start", "shot_end"):
         # the shot ends no sooner than its last event (a touch timed on a hinge's corner may come a moment
         # after the time the ball was found to stop): the referee closes the shot at its end
         ex.shot_last_t = max(ex.shot_last_t, t)
+    return make_event(kind, t, frame, shot, confidence, ex.s.review_below, **kw)
+
+
+def nearest_frame(times: Sequence[float], frames: Sequence[int], t: float) -> int:
+    """The number of the frame (``frames``, taken at ``times``, in time order) nearest ``t``: of two equally near,
+    the earlier; 0 before any frame."""
+    i = bisect.bisect_left(times, t)
+    near = [j for j in (i - 1, i) if 0 <= j < len(times)]
+    return frames[min(near, key=lambda j: abs(times[j] - t))] if near else 0
+
+
+def make_event(
+    kind: str, t: float, frame: int, shot: int | str | None, confidence: float, review_below: float, **kw: object
+) -> Event:
+    """The ``Event`` record: its confidence within [0, 1], flagged for review below ``review_below`` (given out
+    all the same: the referee judges it, the report highlights it)."""
     conf = float(min(max(confidence, 0.0), 1.0))
     return Event(
         type=kind,  # type: ignore[arg-type]
         t=round(t, 6),
-        frame=frame_no,
+        frame=frame,
         shot=shot,  # type: ignore[arg-type]
         confidence=round(conf, 3),
-        review=conf < ex.s.review_below,
+        review=conf < review_below,
         **kw,  # type: ignore[arg-type]
     )
 

@@ -139,3 +139,20 @@ def test_events_that_are_no_touch_are_never_merged() -> None:
     assert resolve.give(ex, hand, out)
     assert [(e.type, e.line, e.direction, e.shot) for e in out[:2]] == [("line_cross", "house", "+x", None)] * 2
     assert (out[2].type, out[2].ball, out[2].shot, out[2].confidence) == ("disturbed", "1", None, 0.6)
+
+
+def test_an_event_is_at_the_frame_nearest_its_time() -> None:
+    times, numbers = [1.0, 1.0 + DT, 1.0 + 2 * DT], [60, 61, 62]
+    assert resolve.nearest_frame(times, numbers, 1.0 + 0.4 * DT) == 60
+    assert resolve.nearest_frame(times, numbers, 1.0 + 0.6 * DT) == 61
+    assert resolve.nearest_frame(times, numbers, 1.0 + 1.5 * DT) == 61  # halfway: the earlier
+    assert resolve.nearest_frame(times, numbers, 5.0) == 62
+    assert resolve.nearest_frame([], [], 1.0) == 0
+
+
+def test_an_event_less_sure_than_review_below_is_flagged_not_dropped() -> None:
+    e = resolve.make_event("cushion", 1.23456789, 74, 0, 0.49, 0.5, ball="1", cushion="house", pos=(51.6, 600.0))
+    assert (e.type, e.t, e.frame, e.shot, e.ball, e.review) == ("cushion", 1.234568, 74, 0, "1", True)
+    assert not resolve.make_event("shot_end", 1.0, 60, 0, 0.5, 0.5, positions={}).review
+    sure = resolve.make_event("contact", 1.0, 60, 0, 1.7, 0.5, balls=("1", "2"), pos=(934.0, 600.0))
+    assert sure.confidence == 1.0 and not sure.review
