@@ -31,7 +31,7 @@ import numpy as np
 from calibration.contract import Event
 from calibration.table import TableModel
 from tracking.detect import breaks, contacts, lines, pots, resolve, segments, shots
-from tracking.detect.candidate import Candidate, confidence
+from tracking.detect.candidate import Candidate, Evidence, confidence
 from tracking.detect.geometry import as_pt
 from tracking.detect.resolve import in_shots
 from tracking.detect.segments import Ball, Seg, Settling
@@ -81,7 +81,7 @@ class EventExtractor:
         for obs in tf.balls:
             self._observe(obs, tf.t, out)
         for loss in tf.losses:
-            pots.lost(self, loss, out)
+            self._lost(loss, out)
         for re in tf.reappeared:
             # a hidden resting ball came back elsewhere: someone moved it
             conf = confidence("moved_hidden")
@@ -110,7 +110,59 @@ class EventExtractor:
         resolve.give(self, c, sink)
         self.balls[ball].last_event_t = t
         self.stroke = (ball, t, np.asarray(place, dtype=float).copy())
-        contacts.propagate(self, ball, ball, t, sink)
+        self.propagate(ball, ball, t, sink)
+
+    def give_contact(
+        self,
+        a: str,
+        b: str,
+        t: float,
+        pos: np.ndarray,
+        conf: float,
+        out: list[Event],
+        chain: bool = True,
+        evidence: Evidence = "hit",
+        t_seen: float | None = None,
+        residual_mm: float = 0.0,
+    ) -> None:
+        """A contact of ``a`` (the hitter) with ``b`` at ``t`` for the resolver; given out, and ``chain``, the hit
+        passes on through ``b``'s frozen cluster (``propagate``)."""
+        cand = Candidate("contact", (a, b), None, t, as_pt(pos), residual_mm, evidence, conf, t_seen=t_seen)
+        if resolve.give(self, cand, out) and chain:
+            self.propagate(a, b, t, out)
+
+    def propagate(self, hitter: str, hit: str, t: float, out: list[Event]) -> None:
+        """The pushes through ``hit``'s frozen cluster (``contacts.chains``, along ``contacts.push_direction`` from
+        the hitter's path just before ``t``), for the resolver; passed on no further (every pair of the cluster is
+        read here already)."""
+        cluster = segments.resting_cluster(self, hit, t)
+        push = None
+        if cluster:
+            pb = segments.path_before(self, self.balls[hitter], t)
+            push = contacts.push_direction(pb[0] if pb is not None else None, cluster[0].pos, t)
+        for c in contacts.chains(cluster, t, self.table.ball_diameter_mm, self.s.contacts, push):
+            resolve.give(self, c, out)
+
+    def _lost(self, loss: Loss, out: list[Event]) -> None:
+        """The tracker decided a ball is gone (``pots.lost`` reads how): it leaves the table; the jaw it touched on
+        the way in (the first not already given out), its rattle, the end of its path, then its ``pot`` or
+        ``off_table``."""
+        b = self.balls.get(loss.id)
+        if b is None:
+            return
+        b.on_table = False
+        b.pending = None
+        gone = pots.lost(loss, segments.lost_view(self, b), self.table, self.s.pots, self.s.cushions, self.dt)
+        if gone.event.kind == "pot":
+            b.potted = True
+        next((c for c in gone.jaws if resolve.give(self, c, out)), None)
+        for c in gone.rattles:
+            resolve.give(self, c, out)
+        if b.segs and b.seg.kind == "move":
+            breaks.close_move(self, b, (gone.t, gone.pos), out)
+        resolve.give(self, gone.event, out)
+        if self.shot_active:
+            self.shot_last_t = max(self.shot_last_t, gone.t)
 
     def judge_pending(self, out: list[Event], force: bool) -> None:
         """The ball set off slowly between shots (``pending``): pushed by hand or struck (``shots.judge_pending``),
@@ -197,7 +249,7 @@ class EventExtractor:
         if self.pending is not None:
             self.judge_pending(out, force=True)
         for loss in losses:
-            pots.lost(self, loss, out)
+            self._lost(loss, out)
         for b in self.balls.values():
             if b.pending is not None:
                 b.pending = None

@@ -41,7 +41,7 @@ def test_two_balls_one_unseen_since_their_contact_are_not_known_to_have_stayed_t
     ts = [i / 60 for i in range(10)]
     a = _ball("1", ts, [(500.0 + 10 * i, 500.0) for i in range(10)], sid=1)
     b = _ball("2", ts[:2], [(568.0, 500.0), (569.0, 500.0)], sid=2)  # hidden from the third frame on
-    assert contacts.parted(ex, a, b, ts[3], ts[9])
+    assert contacts.parted(segments.pair_track(ex, a, b, ts[3], ts[9]), TABLE.ball_diameter_mm, ex.s.contacts)
 
 
 def test_one_sample_per_frame_the_first_of_two_a_jittery_clock_rounds_together() -> None:

@@ -37,22 +37,3 @@ def test_a_corner_held_beside_the_lowest_sample_comes_late(monkeypatch: pytest.M
     graze = [e for e in _touches(events) if abs((e.t or 0.0) - t) < 0.1]
     assert len(graze) == 1
     assert (graze[0].t or 0.0) - t > 1.5 / 60
-
-
-def test_a_graze_past_the_flat_nose_is_of_the_jaw_tip() -> None:
-    # A touch of the pyramid cushion's nose line whose centre lies past the flat nose (the physics' cushion ends
-    # there and the jaw's rounded tip begins) touched the pyramid-right pocket's jaw: frame-short-s5's ball 1
-    # grazed it 2.7 mm past the flat, and the truth names the jaw.
-    from calibration.table import TableModel
-    from tracking.detect import cushions
-    from tracking.extractor import EventExtractor
-
-    table = TableModel()
-    ex = EventExtractor(table)
-    cu = table.cushions["pyramid"]
-    lo, hi = table.cushion_flats["pyramid"]
-    assert cushions.tip_touched(ex, cu, (lo + hi) / 2) is None
-    assert cushions.tip_touched(ex, cu, hi + 0.5) is None  # within the noise of the flat's end: the cushion
-    right, left = cushions.tip_touched(ex, cu, hi + 2.7), cushions.tip_touched(ex, cu, lo - 2.7)
-    assert right is not None and right.pocket == "pyramid-right" and right.cushion == "pyramid"
-    assert left is not None and left.pocket == "pyramid-left"

@@ -95,7 +95,7 @@ def bounce_off_start(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -
     """The cushion a ball hit from rest touched before it was first seen moving (``cushions.bounce_off_start``),
     read off its hit given out just now and its first paths away."""
     dt = ex.dt
-    hit = resolve.contact_between(ex, b.id, br.t_lo - 3 * dt, br.t_hi + dt)
+    hit = resolve.contact_between(ex.contacts, b.id, br.t_lo - 3 * dt, br.t_hi + dt)
     if hit is None:
         return
     other, t_hit = hit
@@ -127,7 +127,7 @@ def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) ->
     unseen = br.t_hi - br.t_lo > 4 * dt  # it left its place out of sight
     if unseen and back_in_sight(b, br, dt):
         return  # back in sight after moving unseen; its start was already accounted for
-    if resolve.set_off_explained(ex, b.id, t_s, crept=crept is not None):
+    if resolve.set_off_explained(b.last_event_t, t_s, crept is not None, dt):
         return  # already explained (a contact found from the hitter's side, or a chain)
     if struck_unseen(ex, b, br, new, t_s, speed, crept, out):
         return
@@ -153,7 +153,7 @@ def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) ->
     pb = segments.path_before(ex, o, t_c)
     q = pb[0].at(t_c) if pb is not None else a
     mid = (np.asarray(q) + a) / 2
-    contacts.give_contact(ex, other, b.id, t_c, mid, conf, out)
+    ex.give_contact(other, b.id, t_c, mid, conf, out)
 
 
 def back_in_sight(b: Ball, br: Break, dt: float) -> bool:
@@ -207,7 +207,7 @@ def hit_by_unseen(ex: EventExtractor, hit: contacts.UnseenHit, out: list[Event])
     if not ex.shot_active:
         ex.start_shot(hit.striker, hit.t_gone, hit.place, confidence("struck_unseen"), out)
     conf = confidence("unseen_hit")
-    contacts.give_contact(ex, hit.striker, hit.target, hit.t, hit.pos, conf, out, evidence="unseen_hit")
+    ex.give_contact(hit.striker, hit.target, hit.t, hit.pos, conf, out, evidence="unseen_hit")
     close_move_seg(ex, s_ball, Seg(-1, "move", hit.t_gone, hit.place.copy()), (hit.t, hit.centre), out)
     s_ball.waypoint = (hit.t, hit.centre)
     s_ball.last_event_t = hit.t
@@ -263,7 +263,7 @@ def set_off_unhit(
         hit = contacts.hit_at_stroke(st, b.id, a, new, t_s, br.t_lo, br.t_hi, D, ex.s.contacts, start_speed, dt)
     if hit is not None:
         striker, t_c, pos, t_stroke = hit
-        contacts.give_contact(ex, striker, b.id, t_c, pos, confidence("stroke_hit"), out, evidence="stroke_hit")
+        ex.give_contact(striker, b.id, t_c, pos, confidence("stroke_hit"), out, evidence="stroke_hit")
         if t_stroke is not None:
             retime_shot_start(ex, striker, t_stroke, out)
         return
@@ -275,7 +275,7 @@ def set_off_unhit(
     if reached is not None:
         striker, t_c, q = reached
         mid = (q + a) / 2
-        contacts.give_contact(ex, striker, b.id, t_c, mid, confidence("slow_hit"), out, evidence="slow_hit")
+        ex.give_contact(striker, b.id, t_c, mid, confidence("slow_hit"), out, evidence="slow_hit")
         return
     if speed > ex.s.shots.touch_max_speed_mm_s:
         # faster than a hand sends a ball: a ball lost from sight hit it (at 30 fps a 4 m/s ball may
@@ -285,7 +285,7 @@ def set_off_unhit(
         lost = contacts.lost_hitter(last, a - u * D, t_s, D, ex.s.contacts, dt)
         if lost is not None:
             pos = a - u * (D / 2)
-            contacts.give_contact(ex, lost, b.id, t_s, pos, confidence("lost_hit"), out, evidence="lost_hit")
+            ex.give_contact(lost, b.id, t_s, pos, confidence("lost_hit"), out, evidence="lost_hit")
         return
     resolve.give(ex, Candidate("disturbed", (b.id,), None, t_s, as_pt(a), 0.0, "unhit", confidence("unhit")), out)
 
@@ -338,7 +338,7 @@ def explain_kink(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> No
     pb = segments.path_before(ex, ex.balls[name], tc)
     hitter = hitter_of(b.id, kink.old, name, pb, tc)
     hit = name if hitter == b.id else b.id
-    contacts.give_contact(ex, hitter, hit, tc, pc, call.confidence, out, residual_mm=residual)
+    ex.give_contact(hitter, hit, tc, pc, call.confidence, out, residual_mm=residual)
     if pb is not None and kink.new.n >= 2:
         away = segments.path_samples(b, br.new)
         t_first = away.ts[0] if away.ts else None

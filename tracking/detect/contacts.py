@@ -6,13 +6,11 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from calibration.contract import Event
-from tracking.detect import resolve, segments
-from tracking.detect.candidate import Candidate, Evidence, confidence
+from tracking.detect import segments
+from tracking.detect.candidate import Candidate, confidence
 from tracking.detect.geometry import (
     as_pt,
     gap_between,
@@ -20,13 +18,13 @@ from tracking.detect.geometry import (
 )
 from tracking.detect.segments import (
     Approach,
-    Ball,
     Kink,
     KinkReading,
     LastSeen,
     LeftRest,
     MovingSamples,
     Neighbour,
+    PairTrack,
     RestingBall,
     RestSpell,
     SampleWindow,
@@ -34,10 +32,6 @@ from tracking.detect.segments import (
 )
 from tracking.detect.settings import ContactSettings
 from tracking.trajectory import PathFit, closest_time, fit_path, solve_root
-
-if TYPE_CHECKING:
-    from tracking.extractor import EventExtractor
-
 
 # A true hit's two estimates of its instant (the hitter's arrival, the ball's departure) agree within a frame and a
 # half: each is run back or on from its own path, to half a frame or so.
@@ -480,42 +474,14 @@ def approach_gap(a: SampleWindow, c: SampleWindow, ja: list[int], jc: list[int],
     return float(min(np.linalg.norm(fa.at(x) - fc.at(x)) for x in u))
 
 
-def give_contact(
-    ex: EventExtractor,
-    a: str,
-    b: str,
-    t: float,
-    pos: np.ndarray,
-    conf: float,
-    out: list[Event],
-    chain: bool = True,
-    evidence: Evidence = "hit",
-    t_seen: float | None = None,
-    residual_mm: float = 0.0,
-) -> None:
-    """A contact of ``a`` (the hitter) with ``b`` at ``t`` for the resolver; given out, and ``chain``, the hit
-    passes on through ``b``'s frozen cluster (``propagate``)."""
-    cand = Candidate("contact", (a, b), None, t, as_pt(pos), residual_mm, evidence, conf, t_seen=t_seen)
-    if resolve.give(ex, cand, out) and chain:
-        propagate(ex, a, b, t, out)
-
-
-def parted(ex: EventExtractor, a: Ball, b: Ball, t0: float, t1: float) -> bool:
-    """Whether ``a`` and ``b`` were seen apart (centres more than a diameter and ``parted_mm``) in a frame
-    between ``t0`` and ``t1``, or not seen together at all then (so not known to have stayed together)."""
-
-    def window(o: Ball) -> tuple[np.ndarray, np.ndarray]:
-        lo, hi = np.searchsorted(o.ts_arr[: len(o.ts)], [t0, t1], side="right")
-        kept, frames = segments.kept_frames(ex, o, int(lo), int(hi))
-        return frames, o.xy_arr[kept]
-
-    fa, xa = window(a)
-    fb, xb = window(b)
-    _, ia, ib = np.intersect1d(fa, fb, return_indices=True)
-    if len(ia) < 2:
+def parted(track: PairTrack, diameter_mm: float, s: ContactSettings) -> bool:
+    """Whether two balls (``track``: their centres in the frames both were seen over a span) were seen apart, centres
+    more than a diameter and ``parted_mm``, in one of those frames, or seen together in fewer than two (so not
+    known to have stayed together: one pushing the other keeps them a diameter apart)."""
+    if len(track.frames) < 2:
         return True
-    gaps = np.linalg.norm(xa[ia] - xb[ib], axis=1) - ex.table.ball_diameter_mm
-    return bool(gaps.max() > ex.s.contacts.parted_mm)
+    gaps = np.linalg.norm(track.xy_a - track.xy_b, axis=1) - diameter_mm
+    return bool(gaps.max() > s.parted_mm)
 
 
 # A push through a frozen cluster: a pair whose line of centres is 60 degrees off the push passes on half of it
@@ -523,23 +489,15 @@ def parted(ex: EventExtractor, a: Ball, b: Ball, t0: float, t1: float) -> bool:
 CHAIN_SHARE_TOL = 0.5
 
 
-def push_direction(ex: EventExtractor, hitter: str, origin: np.ndarray, t: float) -> np.ndarray | None:
-    """The unit direction of the impulse on a ball at ``origin`` hit at ``t``: from the hitter's centre then to
-    the ball's (the line of centres at the touch); None where the hitter's place then is not known."""
-    pb = segments.path_before(ex, ex.balls[hitter], t)
-    if pb is None:
+def push_direction(hitter: PathFit | None, origin: np.ndarray, t: float) -> np.ndarray | None:
+    """The unit direction of the impulse on a ball at ``origin`` hit at ``t`` by a ball on the path ``hitter``
+    (its path just before then): from the hitter's centre then to the ball's, the line of centres at the touch
+    (equal smooth spheres push each other only along it). None where the hitter's place then is not known."""
+    if hitter is None:
         return None
-    d = origin - pb[0].at(t)
+    d = origin - hitter.at(t)
     n = float(np.linalg.norm(d))
     return d / n if n > 1e-6 else None
-
-
-def propagate(ex: EventExtractor, hitter: str, hit: str, t: float, out: list[Event]) -> None:
-    """The pushes through ``hit``'s frozen cluster (``chains``), for the resolver."""
-    cluster = segments.resting_cluster(ex, hit, t)
-    push = push_direction(ex, hitter, cluster[0].pos, t) if cluster else None
-    for c in chains(cluster, t, ex.table.ball_diameter_mm, ex.s.contacts, push):
-        resolve.give(ex, c, out)  # (passed on no further: every pair of the cluster is read here already)
 
 
 def chains(

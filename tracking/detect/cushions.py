@@ -8,7 +8,6 @@ import bisect
 import math
 from collections.abc import Iterable, Iterator
 from itertools import islice
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,9 +26,6 @@ from tracking.detect.segments import Kink, KinkReading, PathView, Trail
 from tracking.detect.settings import CushionSettings
 from tracking.rattle import RattleSettings, rattle_touches
 from tracking.trajectory import Hinge, PathFit, closest_time, fit_hinge, fit_path, solve_root
-
-if TYPE_CHECKING:
-    from tracking.extractor import EventExtractor
 
 
 def kink_readings(k: Kink, samples: PathView, table: TableModel, s: CushionSettings, dt: float) -> list[KinkReading]:
@@ -395,11 +391,6 @@ def jaw_tip(table: TableModel, s: CushionSettings, cu: Cushion, al: float) -> Ja
         return None
     jaws = [j for pk in cu.pockets for j in table.pockets[pk].jaws if j.cushion == cu.name]
     return min(jaws, key=lambda j: abs(cu.along(j.nose_end) - al), default=None)
-
-
-def tip_touched(ex: EventExtractor, cu: Cushion, al: float) -> Jaw | None:
-    """``jaw_tip`` on the extractor's table and settings."""
-    return jaw_tip(ex.table, ex.s.cushions, cu, al)
 
 
 def touch_hinge(

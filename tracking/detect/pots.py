@@ -3,61 +3,56 @@ crosses the drop depth, with the jaw touches on the way in, or ``off_table``."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 import numpy as np
 
-from calibration.contract import Event
-from calibration.table import Pocket
-from tracking.detect import breaks, cushions, resolve, segments
+from calibration.table import Pocket, TableModel
+from tracking.detect import cushions
 from tracking.detect.candidate import Candidate
-from tracking.detect.geometry import (
-    as_pt,
-)
-from tracking.detect.settings import PotSettings
+from tracking.detect.geometry import as_pt
+from tracking.detect.segments import LostView
+from tracking.detect.settings import CushionSettings, PotSettings
 from tracking.tracker import Loss
 from tracking.trajectory import PathFit, solve_root
 
-if TYPE_CHECKING:
-    from tracking.extractor import EventExtractor
+
+@dataclass(frozen=True)
+class Gone:
+    """How a ball the tracker lost left the table (``lost``): when and where (the drop, or half a frame after its
+    last sighting), the jaw touches read off its last path on the way in (the resolver gives out the first not
+    already given out), its rattle between the jaw faces, and its ``pot`` or ``off_table``."""
+
+    t: float
+    pos: np.ndarray
+    jaws: tuple[Candidate, ...]
+    rattles: tuple[Candidate, ...]
+    event: Candidate
 
 
-def lost(ex: EventExtractor, loss: Loss, out: list[Event]) -> None:
-    b = ex.balls.get(loss.id)
-    if b is None:
-        return
-    b.on_table = False
-    b.pending = None
-    dt = ex.dt
+def lost(loss: Loss, view: LostView, table: TableModel, s: PotSettings, cs: CushionSettings, dt: float) -> Gone:
+    """The reading of a ball the tracker lost (``loss``; ``view``: its last path and every sample): in a pocket
+    mouth a ``pot``, timed at the drop (``drop_time``) where its last path gets there, with the jaws that path
+    brushed (``cushions.jaw_touches``) and its rattle (``cushions.rattle``); elsewhere ``off_table``. Both carry
+    the tracker's confidence."""
     t_ev = loss.last_t + 0.5 * dt
     p_ev = np.array(loss.last_pos)
-    good = [i for i in b.seg.idx if b.sid[i] >= 0] if b.segs else []
-    f = segments.fit(ex, b, good) if b.segs and b.seg.kind == "move" and len(good) >= 2 else None
-    if loss.kind == "pot" and loss.pocket is not None:
-        b.potted = True
-        pk = ex.table.pockets[loss.pocket]
-        if f is not None:
-            drop = drop_time(loss, f, pk, ex.s.pots, dt, ex.table.ball_radius_mm)
-            if drop is not None:
-                t_ev, p_ev = drop, f.at(drop)
-            # the jaws it brushed on the way in: the first not already found
-            jaws = cushions.jaw_touches(b.id, pk, f, loss.last_t - 2 * dt, t_ev, ex.s.cushions, ex.table.ball_radius_mm)
-            next((c for c in jaws if resolve.give(ex, c, out)), None)
-        R, rs = ex.table.ball_radius_mm, ex.s.cushions.rattle
-        for c in cushions.rattle(segments.trail(b), pk, t_ev, R, rs, dt):
-            resolve.give(ex, c, out)
-        if b.segs and b.seg.kind == "move":
-            breaks.close_move(ex, b, (t_ev, p_ev), out)
-        resolve.give(ex, Candidate("pot", (b.id,), loss.pocket, t_ev, None, 0.0, "drop", loss.confidence), out)
-        if ex.shot_active:
-            ex.shot_last_t = max(ex.shot_last_t, t_ev)
-    else:
-        if b.segs and b.seg.kind == "move":
-            breaks.close_move(ex, b, (t_ev, p_ev), out)
-        c = Candidate("off_table", (b.id,), None, t_ev, as_pt(p_ev), 0.0, "off_table", loss.confidence)
-        resolve.give(ex, c, out)
-        if ex.shot_active:
-            ex.shot_last_t = max(ex.shot_last_t, t_ev)
+    f = view.path
+    if loss.kind != "pot" or loss.pocket is None:
+        c = Candidate("off_table", (view.ball,), None, t_ev, as_pt(p_ev), 0.0, "off_table", loss.confidence)
+        return Gone(t_ev, p_ev, (), (), c)
+    pk = table.pockets[loss.pocket]
+    R = table.ball_radius_mm
+    jaws: list[Candidate] = []
+    if f is not None:
+        drop = drop_time(loss, f, pk, s, dt, R)
+        if drop is not None:
+            t_ev, p_ev = drop, f.at(drop)
+        # the jaws it brushed on the way in
+        jaws = cushions.jaw_touches(view.ball, pk, f, loss.last_t - 2 * dt, t_ev, cs, R)
+    rattles = cushions.rattle(view.trail, pk, t_ev, R, cs.rattle, dt)
+    c = Candidate("pot", (view.ball,), loss.pocket, t_ev, None, 0.0, "drop", loss.confidence)
+    return Gone(t_ev, p_ev, tuple(jaws), tuple(rattles), c)
 
 
 def drop_time(loss: Loss, f: PathFit, pk: Pocket, s: PotSettings, dt: float, radius_mm: float) -> float | None:

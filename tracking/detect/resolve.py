@@ -5,11 +5,15 @@ event goes through ``record_event``."""
 from __future__ import annotations
 
 import bisect
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from calibration.contract import Event
-from tracking.detect import contacts
+from tracking.detect import contacts, segments
 from tracking.detect.candidate import Candidate, Evidence
+from tracking.detect.segments import PairTrack
+from tracking.detect.settings import ContactSettings
 
 if TYPE_CHECKING:
     from tracking.extractor import EventExtractor
@@ -46,9 +50,30 @@ SAME_TOUCH_FRAMES: dict[Evidence, float] = {
 BETWEEN_SHOTS: frozenset[Evidence] = frozenset({"hand_push", "slow_set_off"})
 
 
-def same_touch(ex: EventExtractor, c: Candidate) -> bool:
-    """Whether ``c`` reads a touch already given out (the rule above). A line crossing, a ball leaving the table,
-    a shot's start or end and a ``disturbed`` are each read once, by one detector: never merged."""
+@dataclass(frozen=True)
+class Given:
+    """The touches given out so far, as the resolver's rule reads them: each contact (its pair, its time), each
+    cushion or jaw touch (the ball, its time, the cushion or jaw, the decision it was given out in: one call of
+    the extractor's ``update`` or ``finish``), and the decision being made now."""
+
+    contacts: tuple[tuple[frozenset[str], float], ...]
+    cushions: tuple[tuple[str, float, str | None, int], ...]
+    decision: int
+
+
+def last_touch(given: Given, c: Candidate) -> float | None:
+    """The time of the latest contact given out between the balls of the contact ``c``, before ``c``."""
+    key = frozenset(c.balls)
+    return max((t for k, t in given.contacts if k == key and t < c.t), default=None)
+
+
+def same_touch(
+    c: Candidate, given: Given, since: PairTrack | None, s: ContactSettings, diameter_mm: float, dt: float
+) -> bool:
+    """Whether ``c`` reads a touch already given out (``given``), by the rule above. ``since``: the pair's centres
+    from their last contact given out (``last_touch``) to ``c``, for a contact of two balls that touched before.
+    A line crossing, a ball leaving the table, a shot's start or end and a ``disturbed`` are each read once, by
+    one detector: never merged."""
     if c.kind not in ("cushion", "contact"):
         return False
     if c.kind == "cushion":
@@ -56,23 +81,22 @@ def same_touch(ex: EventExtractor, c: Candidate) -> bool:
         if c.evidence == "jaw_touch":
             # a potted ball's path is read for a jaw once, as it drops: a touch of that jaw given out in the same
             # decision (the kink it turned at on the way in) is that touch
-            return any(b == ball and o == c.obstacle and d == ex.decision for b, _, o, d in ex.cushion_times)
-        w = SAME_TOUCH_FRAMES[c.evidence] * ex.dt
-        return any(b == ball and abs(t - c.seen_at) <= w for b, t, _, _ in ex.cushion_times) if w > 0 else False
+            return any(b == ball and o == c.obstacle and d == given.decision for b, _, o, d in given.cushions)
+        w = SAME_TOUCH_FRAMES[c.evidence] * dt
+        return any(b == ball and abs(t - c.seen_at) <= w for b, t, _, _ in given.cushions) if w > 0 else False
     a, b = c.balls
     if a == b:
         return True
     key = frozenset(c.balls)
     # a push through a frozen cluster reaches its balls over a few frames: the pairs it went through within
     # chain_repeat_s are not hit again
-    w = ex.s.contacts.chain_repeat_s if c.evidence == "chain" else SAME_TOUCH_FRAMES[c.evidence] * ex.dt
-    if any(k == key and abs(t - c.seen_at) <= w for k, t in ex.contacts):
+    w = s.chain_repeat_s if c.evidence == "chain" else SAME_TOUCH_FRAMES[c.evidence] * dt
+    if any(k == key and abs(t - c.seen_at) <= w for k, t in given.contacts):
         return True
-    if any(k == key and abs(t - c.t) <= SAME_TOUCH_FRAMES["hit"] * ex.dt for k, t in ex.contacts):
+    if any(k == key and abs(t - c.t) <= SAME_TOUCH_FRAMES["hit"] * dt for k, t in given.contacts):
         return True
-    last = max((t for k, t in ex.contacts if k == key and t < c.t), default=None)
     # the two have stayed together since they last touched (one pushing the other): one contact
-    return last is not None and not contacts.parted(ex, ex.balls[a], ex.balls[b], last, c.t)
+    return since is not None and last_touch(given, c) is not None and not contacts.parted(since, diameter_mm, s)
 
 
 # A ball set off this near its last touch given out was set off by that touch (a contact found from the hitter's
@@ -84,17 +108,19 @@ SET_OFF_AFTER_FRAMES = 1
 CREEP_AFTER_FRAMES = 2
 
 
-def set_off_explained(ex: EventExtractor, ball: str, t_s: float, crept: bool) -> bool:
-    """Whether a ball set off at ``t_s`` (``crept``: timed where a creep sped up) reads a touch already given out
-    (the window above): nothing more sets it off."""
-    last = ex.balls[ball].last_event_t
-    late = (CREEP_AFTER_FRAMES if crept else SET_OFF_AFTER_FRAMES) * ex.dt
-    return last is not None and t_s - SET_OFF_BEFORE_FRAMES * ex.dt <= last <= t_s + late
+def set_off_explained(last: float | None, t_s: float, crept: bool, dt: float) -> bool:
+    """Whether a ball set off at ``t_s`` (``crept``: timed where a creep sped up) whose last touch given out
+    (``Ball.last_event_t``) was at ``last`` reads that touch (the window above): nothing more sets it off."""
+    late = (CREEP_AFTER_FRAMES if crept else SET_OFF_AFTER_FRAMES) * dt
+    return last is not None and t_s - SET_OFF_BEFORE_FRAMES * dt <= last <= t_s + late
 
 
-def contact_between(ex: EventExtractor, ball: str, lo: float, hi: float) -> tuple[str, float] | None:
-    """The latest contact of ``ball`` given out between ``lo`` and ``hi``: the other ball and its time."""
-    for key, t in reversed(ex.contacts):
+def contact_between(
+    given: Sequence[tuple[frozenset[str], float]], ball: str, lo: float, hi: float
+) -> tuple[str, float] | None:
+    """The latest contact of ``ball`` among the contacts ``given`` out (pair, time) between ``lo`` and ``hi``:
+    the other ball and its time."""
+    for key, t in reversed(given):
         if ball in key and lo <= t <= hi:
             (other,) = key - {ball}
             return other, t
@@ -102,8 +128,16 @@ def contact_between(ex: EventExtractor, ball: str, lo: float, hi: float) -> tupl
 
 
 def give(ex: EventExtractor, c: Candidate, out: list[Event]) -> bool:
-    """``c`` as an event in ``out`` unless it reads a touch already given out; True if it was given out."""
-    if same_touch(ex, c):
+    """``c`` as an event in ``out`` unless it reads a touch already given out (``same_touch``); True if it was
+    given out. The resolver's state change: the touch is recorded in the extractor (its contacts, its cushion
+    touches, the balls' last touch, the shot's last event)."""
+    given = Given(tuple(ex.contacts), tuple(ex.cushion_times), ex.decision)
+    since = None
+    if c.kind == "contact" and c.balls[0] != c.balls[1]:
+        last = last_touch(given, c)
+        if last is not None:
+            since = segments.pair_track(ex, ex.balls[c.balls[0]], ex.balls[c.balls[1]], last, c.t)
+    if same_touch(c, given, since, ex.s.contacts, ex.table.ball_diameter_mm, ex.dt):
         return False
     if c.kind not in ("cushion", "contact"):
         out.append(event_of(ex, c))
@@ -144,25 +178,41 @@ def event_of(ex: EventExtractor, c: Candidate) -> Event:
 def record_event(
     ex: EventExtractor, kind: str, t: float, confidence: float = 1.0, shot: int | str | None = "auto", **kw: object
 ) -> Event:
+    """The event of ``kind`` at ``t`` in the extractor's stream (``make_event`` at the frame nearest ``t``);
+    ``shot`` "auto": the shot in play (a ``shot_end``: the shot it ends), else none. The state change: the shot in
+    play ends no sooner than its last event."""
     t = max(float(t), 0.0)
-    i = bisect.bisect_left(ex.times, t)
-    cands = [j for j in (i - 1, i) if 0 <= j < len(ex.times)]
-    frame = min(cands, key=lambda j: abs(ex.times[j] - t)) if cands else 0
-    frame_no = ex.frames[frame] if cands else 0
+    frame = nearest_frame(ex.times, ex.frames, t)
     if shot == "auto":
         shot = ex.shot if ex.shot_active or kind == "shot_end" else None
     if ex.shot_active and shot == ex.shot and kind not in ("shot_start", "shot_end"):
         # the shot ends no sooner than its last event (a touch timed on a hinge's corner may come a moment
         # after the time the ball was found to stop): the referee closes the shot at its end
         ex.shot_last_t = max(ex.shot_last_t, t)
+    return make_event(kind, t, frame, shot, confidence, ex.s.review_below, **kw)
+
+
+def nearest_frame(times: Sequence[float], frames: Sequence[int], t: float) -> int:
+    """The number of the frame (``frames``, taken at ``times``, in time order) nearest ``t``: of two equally near,
+    the earlier; 0 before any frame."""
+    i = bisect.bisect_left(times, t)
+    near = [j for j in (i - 1, i) if 0 <= j < len(times)]
+    return frames[min(near, key=lambda j: abs(times[j] - t))] if near else 0
+
+
+def make_event(
+    kind: str, t: float, frame: int, shot: int | str | None, confidence: float, review_below: float, **kw: object
+) -> Event:
+    """The ``Event`` record: its confidence within [0, 1], flagged for review below ``review_below`` (given out
+    all the same: the referee judges it, the report highlights it)."""
     conf = float(min(max(confidence, 0.0), 1.0))
     return Event(
         type=kind,  # type: ignore[arg-type]
         t=round(t, 6),
-        frame=frame_no,
+        frame=frame,
         shot=shot,  # type: ignore[arg-type]
         confidence=round(conf, 3),
-        review=conf < ex.s.review_below,
+        review=conf < review_below,
         **kw,  # type: ignore[arg-type]
     )
 

@@ -430,6 +430,30 @@ def one_per_frame(idx: np.ndarray, ts: np.ndarray, dt: float) -> tuple[np.ndarra
     return idx[first], frames[first]
 
 
+def pair_track(ex: EventExtractor, a: Ball, b: Ball, t0: float, t1: float) -> PairTrack:
+    """The centres of ``a`` and ``b`` in the frames both were seen (kept samples, one per frame:
+    ``kept_frames``) after ``t0`` up to ``t1``, as ``contacts.parted`` reads them."""
+
+    def window(o: Ball) -> tuple[np.ndarray, np.ndarray]:
+        lo, hi = np.searchsorted(o.ts_arr[: len(o.ts)], [t0, t1], side="right")
+        kept, frames = kept_frames(ex, o, int(lo), int(hi))
+        return frames, o.xy_arr[kept]
+
+    fa, xa = window(a)
+    fb, xb = window(b)
+    common, ia, ib = np.intersect1d(fa, fb, return_indices=True)
+    return PairTrack(a.id, b.id, common, xa[ia], xb[ib])
+
+
+def lost_view(ex: EventExtractor, b: Ball) -> LostView:
+    """A ball the tracker lost, as ``pots.lost`` reads it: the path it was moving on when last seen (fitted to
+    its last ``window`` kept samples; None where it rested or had fewer than two) and its every sample."""
+    moving = bool(b.segs) and b.seg.kind == "move"
+    good = [i for i in b.seg.idx if b.sid[i] >= 0] if b.segs else []
+    path = fit(ex, b, good) if moving and len(good) >= 2 else None
+    return LostView(b.id, path, trail(b))
+
+
 def sample_windows(ex: EventExtractor, t: float, w: int) -> list[SampleWindow]:
     """The last ``w`` samples of every ball sampled at ``t`` (``contacts.kisses`` reads them); none where no
     sample of any of them was kept on a moving path (balls at rest all along never kissed)."""
@@ -735,6 +759,28 @@ class Trail:
     ball: str
     ts: np.ndarray
     xy: np.ndarray
+
+
+@dataclass(frozen=True)
+class PairTrack:
+    """Two balls as the resolver reads whether they parted: the frames both were seen in over a span, and their
+    centres in those frames (mm, table frame; one row per frame)."""
+
+    a: str
+    b: str
+    frames: np.ndarray
+    xy_a: np.ndarray
+    xy_b: np.ndarray
+
+
+@dataclass(frozen=True)
+class LostView:
+    """A ball the tracker lost, as ``pots.lost`` reads it: the path it was last seen moving on (None where it
+    was resting, or its path had fewer than two kept samples) and its every sample (``Trail``)."""
+
+    ball: str
+    path: PathFit | None
+    trail: Trail
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from tracking.detect.segments import (
     LastSeen,
     LeftRest,
     MovingSamples,
+    PairTrack,
     RestingBall,
     RestSpell,
     SampleWindow,
@@ -49,6 +50,37 @@ def test_a_ball_alone_or_moving_passes_nothing_on() -> None:
 def test_a_pair_beyond_the_frozen_tolerance_is_not_in_contact() -> None:
     apart = D + S.frozen_tol_mm + 0.5
     assert contacts.chains([_at("1", 1000.0), _at("2", 1000.0 + apart)], 1.5, D, S) == []
+
+
+def test_the_push_on_a_ball_hit_is_along_the_line_of_centres_from_the_hitter() -> None:
+    # the hitter rolls along +x at 1 m/s and meets the ball a little above its line: the push is from the hitter's
+    # centre at the touch to the ball's, whatever way the hitter was rolling
+    hitter = fit_path(
+        np.array([0.9, 0.95, 1.0]), np.array([[900.0 - D, 580.0], [950.0 - D, 580.0], [1000.0 - D, 580.0]])
+    )
+    origin = np.array([1000.0 - D + D * np.cos(0.3), 580.0 + D * np.sin(0.3)])
+    u = contacts.push_direction(hitter, origin, 1.0)
+    assert u is not None and np.allclose(u, [np.cos(0.3), np.sin(0.3)], atol=1e-6)
+    assert contacts.push_direction(None, origin, 1.0) is None  # the hitter's place then not known
+
+
+def test_a_pair_across_the_push_reads_less_sure_than_one_along_it() -> None:
+    cluster = [_at("1", 1000.0), _at("2", 1000.0 + D), RestingBall("3", np.array([1000.0, 600.0 + D]))]
+    got = {c.balls: c.confidence for c in contacts.chains(cluster, 1.5, D, S, np.array([1.0, 0.0]))}
+    assert got[("1", "3")] < 0.6 * got[("1", "2")]
+    # the push not known: nothing tells the pairs apart
+    assert len({c.confidence for c in contacts.chains(cluster, 1.5, D, S)}) == 1
+
+
+def _pair(gaps: list[float]) -> PairTrack:
+    a = np.tile([1000.0, 600.0], (len(gaps), 1))
+    return PairTrack("1", "2", np.arange(len(gaps)), a, a + np.stack([D + np.array(gaps), 0 * a[:, 1]], axis=1))
+
+
+def test_two_balls_part_once_seen_more_than_parted_mm_apart_in_a_frame_both_were_seen() -> None:
+    assert not contacts.parted(_pair([0.2, S.parted_mm - 0.1, 0.5]), D, S)  # one pushing the other: together
+    assert contacts.parted(_pair([0.2, S.parted_mm + 0.1, 0.5]), D, S)
+    assert contacts.parted(_pair([0.2]), D, S)  # seen together once: not known to have stayed together
 
 
 DT = 1 / 60

@@ -138,3 +138,15 @@ def test_a_ball_glancing_off_another_beside_a_cushion_went_into_it_before_it_was
     towards = PathFit(tc, (float(other.at(tc)[0]), -600.0, 0.0), (float(other.at(tc)[1]), -800.0, 0.0), 0.0, tc, 0.0, 5)
     assert cushions.bounce_after_hit("1", old, towards, True, tc, new, away.ts[0], TABLE, S, START, DT) is None
     assert cushions.bounce_after_hit("1", old, other, False, tc, new, None, TABLE, S, START, DT) is None
+
+
+def test_a_touch_past_the_flat_nose_is_of_the_jaw_tip() -> None:
+    # the physics' cushion ends at its flat nose and the jaw's rounded tip begins: a centre touching the nose line
+    # past the flat by more than tip_past_mm touched the jaw at that end
+    cu = TABLE.cushions["pyramid"]
+    lo, hi = TABLE.cushion_flats["pyramid"]
+    assert cushions.jaw_tip(TABLE, S, cu, (lo + hi) / 2) is None
+    assert cushions.jaw_tip(TABLE, S, cu, hi + 0.5) is None  # within the noise of the flat's end: the cushion
+    right, left = cushions.jaw_tip(TABLE, S, cu, hi + 2.7), cushions.jaw_tip(TABLE, S, cu, lo - 2.7)
+    assert right is not None and right.pocket == "pyramid-right" and right.cushion == "pyramid"
+    assert left is not None and left.pocket == "pyramid-left"
