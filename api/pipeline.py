@@ -66,6 +66,9 @@ class _Measured:
     cls: np.ndarray
     colour: np.ndarray | None
     no_start: np.ndarray | None = None  # where no new track may start (``no_start``)
+    # p(ball) of each detection's look (``Detections.p_ball``), NaN for a measurement put in (a streak is not a
+    # look the classifier judged); None where the detector gives none
+    p_ball: np.ndarray | None = None
 
 
 def no_start(dets: Any) -> np.ndarray | None:
@@ -89,12 +92,16 @@ def _with_measurements(dets: Any, keep: np.ndarray, added: list[tuple[np.ndarray
     colour = getattr(dets, "colour", None)
     col = None if colour is None else np.asarray(colour, dtype=float).reshape(-1, 3)
     barred = no_start(dets)
+    p_ball = getattr(dets, "p_ball", None)
     return _Measured(
         np.vstack([pos[keep], *[np.asarray(a[0])[None, :] for a in added]]),
         np.concatenate([conf[keep], [a[1] for a in added]]),
         np.concatenate([cls[keep], np.array([a[2] for a in added], dtype=cls.dtype)]),
         None if col is None else np.vstack([col[keep], *[np.asarray(a[3])[None, :] for a in added]]),
         None if barred is None else np.concatenate([barred[keep], np.zeros(len(added), bool)]),
+        None
+        if p_ball is None
+        else np.concatenate([np.asarray(p_ball, dtype=float).reshape(-1)[keep], np.full(len(added), np.nan)]),
     )
 
 

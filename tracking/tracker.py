@@ -354,19 +354,23 @@ class Tracker:
     ) -> None:
         """Every ball on the table as the video opens gets a track, however weak its detections: one too weak to
         start a track (below ``new_track_confidence``) that no track took (``weak``: where a ball may start and
-        its centre can be), seen in the first moments (``_in_opening``), is kept as a spot; a spot that holds still for ``rest_vouch_s`` (``_held_still``) is a
-        ball at rest and becomes a track. Later a weak blob is no new ball (a ball cannot appear from nowhere;
-        where one is hidden, a weak blob over its place is the arm over it). A spot missed longer than a
-        tentative track may be is forgotten."""
+        its centre can be), seen in the first moments (``_in_opening``), is kept as a spot; a spot that holds still
+        for ``rest_vouch_s`` (``_held_still``) is a ball at rest and becomes a track. Later a weak blob is no new
+        ball (a ball cannot appear from nowhere), but a lost ball seen at rest again gets its track back: while a
+        public ball is hidden, a weak blob is watched the same way, and one that holds still for ``rest_vouch_s``
+        is a ball at rest, which takes the hidden ball's id (``_recover``; a hand or the cue tip does not hold
+        still that long, and a blob under the player's arm is no place to start: ``weak`` leaves it out). A spot
+        missed longer than a tentative track may be is forgotten."""
         s = self.s
         keep_for = (s.tentative_max_misses + 0.5) * self._frame_dt
         self._spots = [sp for sp in self._spots if t - sp.seen[-1][0] <= keep_for]
         reach = s.still_radius * self.table.ball_radius_mm
+        watch = self._in_opening(t) or any(tr.state == TrackState.OCCLUDED and tr.id is not None for tr in self._tracks)
         for c in weak:
             near = [(float(np.hypot(*(z[c] - sp.pos))), k) for k, sp in enumerate(self._spots) if sp.seen[-1][0] < t]
             d, k = min(near, default=(math.inf, -1))
             if d > reach:
-                if not self._in_opening(t):
+                if not watch:
                     continue
                 colour = None if col is None else col[c].copy()
                 self._spots.append(_Spot([(t, float(z[c, 0]), float(z[c, 1]))], float(conf[c]), 0, colour, t))
@@ -976,8 +980,8 @@ class Tracker:
         s = self.s
         if not (tr.resting and tr.anchor is not None and tr.hits >= 2 * s.confirm_hits):
             return None
-        if tr.quality < s.placed_confidence:
-            return None
+        if tr.quality < s.placed_confidence and not tr.vouched:
+            return None  # neither seen clearly nor held still for ``rest_vouch_s``: a hand at rest, not a ball
         hidden = [
             o for o in self._tracks
             if o is not tr and o.state == TrackState.OCCLUDED and o.id is not None and self._same_colour(o, tr)
@@ -1193,6 +1197,8 @@ class Tracker:
         if self.s.confirm_hits <= 1 or (first_frame and (conf >= self.s.placed_confidence or packed)):
             tr.change(Change.CONFIRMED)
             tr.id = self._claim_id(tr)
+            # frozen among two others in the first frame: a ball of the rack, however faint its rim grows later
+            tr.vouched = tr.vouched or packed
         return tr
 
     # ---- leaving the table -----------------------------------------------------------------------------
