@@ -137,7 +137,7 @@ class EventExtractor:
         read here already)."""
         cluster = segments.resting_cluster(self, hit, t)
         push = None
-        if cluster:
+        if cluster and hitter != hit:  # a ball struck by the cue: no ball's path before then gives the push
             pb = segments.path_before(self, self.balls[hitter], t)
             push = contacts.push_direction(pb[0] if pb is not None else None, cluster[0].pos, t)
         for c in contacts.chains(cluster, t, self.table.ball_diameter_mm, self.s.contacts, push):

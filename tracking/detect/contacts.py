@@ -509,7 +509,8 @@ def chains(
     resolves it), though most of them do not visibly move, so these contacts are inferred from the rest
     positions (lower confidence). Each pair reads (pusher, pushed): the one nearer the ball hit first. A ball
     hit while moving, or alone, passes nothing on. ``push``: the unit direction of the impulse on the ball hit
-    first (``push_direction``), where known."""
+    first (``push_direction``), where known: a pair whose pusher it drives square to their line of centres or
+    away from the pushed ball is not in contact (the rows of a rack fan apart); not known, every pair is."""
     if len(cluster) < 2:
         return []
     origin = cluster[0].pos
@@ -521,8 +522,11 @@ def chains(
             if float(np.linalg.norm(a.pos - c.pos)) > diameter_mm + s.frozen_tol_mm:
                 continue
             # the push passes on along a pair's line of centres in the share cos(angle to the push); the share it
-            # does not pass on, in CHAIN_SHARE_TOL, is the reading's misfit
+            # does not pass on, in CHAIN_SHARE_TOL, is the reading's misfit. Smooth balls press on each other only
+            # along their line of centres: a pusher driven square to it or away from it (no share) does not touch
             u = (c.pos - a.pos) / max(float(np.linalg.norm(c.pos - a.pos)), 1e-9)
+            if push is not None and float(u @ push) <= 0.0:
+                continue
             misfit = (1.0 - float(u @ push)) / CHAIN_SHARE_TOL if push is not None else 0.0
             pos = as_pt((a.pos + c.pos) / 2)
             out.append(Candidate("contact", (a.ball, c.ball), None, t, pos, 0.0, "chain", confidence("chain", misfit)))

@@ -64,12 +64,27 @@ def test_the_push_on_a_ball_hit_is_along_the_line_of_centres_from_the_hitter() -
     assert contacts.push_direction(None, origin, 1.0) is None  # the hitter's place then not known
 
 
-def test_a_pair_across_the_push_reads_less_sure_than_one_along_it() -> None:
-    cluster = [_at("1", 1000.0), _at("2", 1000.0 + D), RestingBall("3", np.array([1000.0, 600.0 + D]))]
+def test_a_pair_off_the_push_reads_less_sure_than_one_along_it() -> None:
+    # 2 straight ahead of 1, 3 at 60 degrees: the push passes on to both, half of it to 3
+    c60 = RestingBall("3", np.array([1000.0 + D / 2, 600.0 + D * np.sqrt(3) / 2]))
+    cluster = [_at("1", 1000.0), _at("2", 1000.0 + D), c60]
     got = {c.balls: c.confidence for c in contacts.chains(cluster, 1.5, D, S, np.array([1.0, 0.0]))}
-    assert got[("1", "3")] < 0.6 * got[("1", "2")]
+    assert got[("1", "3")] < got[("1", "2")]
     # the push not known: nothing tells the pairs apart
     assert len({c.confidence for c in contacts.chains(cluster, 1.5, D, S)}) == 1
+
+
+def test_a_pair_square_to_the_push_or_behind_it_is_not_in_contact() -> None:
+    # 1 hit along +x: 3 beside it (square to the push) and 4 behind it are driven by nothing; 2 ahead is
+    beside = RestingBall("3", np.array([1000.0, 600.0 + D]))
+    cluster = [_at("1", 1000.0), _at("2", 1000.0 + D), beside, _at("4", 1000.0 - D)]
+    pairs = {c.balls for c in contacts.chains(cluster, 1.5, D, S, np.array([1.0, 0.0]))}
+    assert pairs == {("1", "2")}
+    # a push a little off square into 3 presses on it (with a small share)
+    tilted = np.array([np.cos(0.2), np.sin(0.2)])
+    assert ("1", "3") in {c.balls for c in contacts.chains(cluster, 1.5, D, S, tilted)}
+    # the push not known (a ball struck by the cue): every touching pair is read
+    assert {c.balls for c in contacts.chains(cluster, 1.5, D, S)} == {("1", "2"), ("1", "3"), ("1", "4")}
 
 
 def _pair(gaps: list[float]) -> PairTrack:
