@@ -306,8 +306,7 @@ def unseen_striker(
 ) -> str | None:
     """A resting ball that vanished (``left``: every other ball's last rest and its samples since) within
     ``unseen_strike_s`` before a ball at ``a`` started along ``v`` at ``t_s``, from a place behind that direction
-    of travel, and soon enough to have sent it off that fast (``fast_enough``): the struck ball, unseen while it
-    ran (blur, or under the player's arm). The latest to vanish."""
+    of travel: the struck ball, unseen while it ran (blur, or under the player's arm). The latest to vanish."""
     best, best_t = None, -math.inf
     for o in left:
         # its samples after its rest, but those still within a few millimetres of its place: the first
@@ -322,25 +321,9 @@ def unseen_striker(
             continue
         if float((a - o.rest_pos) @ v) <= 0:
             continue
-        if not fast_enough(float(np.linalg.norm(a - o.rest_pos)), t_s - o.gone_t, float(np.linalg.norm(v))):
-            continue
         if o.gone_t > best_t:
             best, best_t = o.ball, o.gone_t
     return best
-
-
-# how much faster than a striker's mean speed over its unseen run the ball it hit may seem to leave: its speed is
-# read off a few blurred first samples, and the run's length is taken centre to centre (a diameter too long)
-STRIKE_SPEED_SLACK = 1.5
-
-
-def fast_enough(run_mm: float, took_s: float, speed_mm_s: float) -> bool:
-    """Whether a striker that left its place ``took_s`` before the ball ``run_mm`` away set off could have set it
-    off at ``speed_mm_s``. A ball hit by one of equal mass leaves no faster than the hitter arrives, and a ball
-    rolling on cloth only slows, so it arrives no faster than its mean speed over the run: a striker that took
-    longer (a ball that only went out of sight, under an arm or into the detector's noise, and stayed at its
-    place) could not have sent it off that fast."""
-    return speed_mm_s <= STRIKE_SPEED_SLACK * run_mm / max(took_s, 1e-6)
 
 
 def kisses(windows: Sequence[SampleWindow], dt: float, diameter_mm: float, s: ContactSettings) -> list[Candidate]:
