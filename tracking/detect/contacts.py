@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -111,8 +110,6 @@ def kink_readings(
         d = float(np.linalg.norm(path.at(k.t) - k.p))
         if abs(d - D) > s.contact_tol_mm:
             continue
-        if not o.moving and runs_over(k, path.at(k.t), D):
-            continue
         root = solve_root(gap_between(k.old, path, D), k.lo, k.hi)
         if o.path_to_last is not None:
             # two rolling balls, and the incoming path took in samples from after the hit (the other ball's
@@ -124,20 +121,6 @@ def kink_readings(
         score = abs(d - D) / s.contact_tol_mm
         out.append(KinkReading(score, "ball", o.ball, tc, (k.old.at(tc) + path.at(tc)) / 2, abs(d - D)))
     return out
-
-
-def runs_over(k: Kink, place: np.ndarray, diameter_mm: float) -> bool:
-    """Whether the bending ball's run through the kink (from its last sample in, by the bend, to its first
-    sample out) took its centre within a radius of a resting ball's centre (``place``). Two balls on the cloth
-    never overlap: a hitter's centre stops a diameter short of the ball it hits and leaves it, so a run over
-    another's place is a ball in the air over it (a jump shot) or a misplaced detection, not a hit on it."""
-    pts = [k.old.at(k.t_lo), k.p, k.new.at(k.t_hi)]
-    for a, b in pairwise(pts):
-        ab = b - a
-        u = float(np.clip((place - a) @ ab / max(float(ab @ ab), 1e-9), 0.0, 1.0))
-        if float(np.linalg.norm(a + u * ab - place)) < 0.5 * diameter_mm:
-            return True
-    return False
 
 
 def find_pusher(
