@@ -24,10 +24,24 @@ def first_seen_moving(first: PathView, s: ShotSettings) -> float | None:
     """A ball first seen already moving (``first``: its first samples) with no shot in play was struck out of
     sight (under the player's arm), where it is faster than twice ``start_speed_mm_s`` (no hand sends a ball so
     fast): the shot starts with it, timed at its first sighting (flagged for review). That time, or None."""
+    if stops_dead(first, s):
+        return None
     f = fit_path(np.array(first.ts), np.array(first.ps))
     if float(np.linalg.norm(f.vel(f.t0))) < 2 * s.start_speed_mm_s:
         return None
     return f.t0
+
+
+def stops_dead(first: PathView, s: ShotSettings) -> bool:
+    """Whether a thing's first samples (``first``) make a first step at a rolling ball's speed and then none:
+    every later step under 0.3 of the first's speed. A rolling ball loses a few m/s2 at most on the cloth, so
+    steps that stop dead after the first are a detection that jumped once (a dark ball's centre read with or
+    without its shadow), or a ball that ran into another (``stalled`` asks that)."""
+    if len(first.ts) < 3:
+        return False
+    steps = [float(np.linalg.norm(first.ps[k] - first.ps[i])) / max(first.ts[k] - first.ts[i], 1e-6)
+             for i, k in pairwise(range(len(first.ts)))]  # fmt: skip
+    return steps[0] >= s.start_speed_mm_s and max(steps[1:]) < 0.3 * steps[0]
 
 
 def shot_start(
@@ -132,13 +146,9 @@ def stalled(first: PathView, others: Sequence[np.ndarray], diameter_mm: float, s
     dead within two frames of its first step, with no other ball near (``others``: where each other ball on the
     table was last seen): a rolling ball slows by a few m/s2 at most, so its second and third steps keep most of
     its first's length unless it hits something (a stun shot into a cluster stops it dead beside a ball)."""
-    if len(first.ts) < 3:
+    if not stops_dead(first, s):
         return False
-    ts, ps = first.ts, first.ps
-    steps = [float(np.linalg.norm(ps[k] - ps[i])) / max(ts[k] - ts[i], 1e-6) for i, k in pairwise(range(len(ts)))]
-    if steps[0] < s.start_speed_mm_s or max(steps[1:]) >= 0.3 * steps[0]:
-        return False
-    p, reach = ps[1], 2 * diameter_mm
+    p, reach = first.ps[1], 2 * diameter_mm
     return not any(float(np.hypot(*(q - p))) < reach for q in others)
 
 
