@@ -3,7 +3,7 @@
 Each frame is a scene's balls and cloth, rendered without the player; this module then paints what makes a
 ball hard to tell from a hand, and labels it exactly (it knows every pixel it painted):
 
-- some balls recoloured dark (black, blue, green, maroon, purple: the sprite's shading and highlight kept), so
+- some balls recoloured dark (black, blue, green, maroon, purple: the sprite's shading and a highlight kept), so
   that dark balls on the cloth are positives (training turns the cloth's colour: green becomes blue or red);
 - the player's soft shadow (the arm and cue 3-12 cm above the cloth, lit from above: a blurred, shifted copy
   of their outline darkening the cloth and the balls under it);
@@ -79,7 +79,8 @@ def _covered(parts: np.ndarray, c: np.ndarray, r: float) -> float:
 
 
 def _tint_ball(img: np.ndarray, c: np.ndarray, r: float, tint: np.ndarray) -> None:
-    """A dyed ball: the ivory sprite's shading times the dye, its specular highlight kept white."""
+    """A dyed ball: the ivory sprite's shading times the dye, its specular highlight (over 215) added back
+    three times over, so that it stays the brightest spot of the ball."""
     x0, y0 = int(max(c[0] - r - 2, 0)), int(max(c[1] - r - 2, 0))
     x1, y1 = int(min(c[0] + r + 3, img.shape[1])), int(min(c[1] + r + 3, img.shape[0]))
     if x1 <= x0 or y1 <= y0:
