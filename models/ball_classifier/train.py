@@ -146,7 +146,9 @@ def load(data: Path) -> dict[str, np.ndarray]:
         s = np.load(synth)
         parts["crops"].append(s["crops"])
         parts["y"].append(s["y"])
-        parts["w"].append(np.full(len(s["y"]), 0.5))
+        # Rendered crops weigh less than real ones, but the hard ones (the player's hands, gloves, watches and cue
+        # tips; balls half covered, in shadow or dark) as much as real proposals: ``synth.py`` gives each its weight.
+        parts["w"].append(s["w"] if "w" in s.files else np.full(len(s["y"]), 0.5))
         parts["clip"].append(np.full(len(s["y"]), "synth"))
         parts["proposal"].append(np.zeros(len(s["y"]), bool))
     return {k: np.concatenate(v) for k, v in parts.items()}
@@ -173,8 +175,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent))
     ap.add_argument("--epochs", type=int, default=12)
     ap.add_argument("--min-recall", type=float, default=0.99)
+    ap.add_argument("--synth-scale", type=float, default=1.0, help="the rendered crops' weights times this")
     args = ap.parse_args(argv)
     d = load(Path(args.data))
+    d["w"] = np.where(d["clip"] == "synth", d["w"] * args.synth_scale, d["w"])
     real_clips = sorted(set(d["clip"]) - {"synth"})
     print(f"tuning crops: {len(d['y'])} ({int(d['y'].sum())} balls); proposals {int(d['proposal'].sum())} "
           f"({int(d['y'][d['proposal']].sum())} on balls); clips {len(real_clips)}", file=sys.stderr)  # fmt: skip
