@@ -162,7 +162,10 @@ def screen(names: str, tuning: list[Path], held: list[Path], run: SceneRun, ever
         over = (*run.overrides, f"{name}={value}")
         moved_any = False
         for role, p in suites:
-            moved, words = SuiteFigures.of(quiet(p, replace(run, overrides=over))).change(base[p])
+            try:
+                moved, words = SuiteFigures.of(quiet(p, replace(run, overrides=over))).change(base[p])
+            except (ArithmeticError, IndexError, ValueError) as e:  # the value breaks the code it feeds
+                moved, words = True, f"FAILED {type(e).__name__}: {e}"
             print(f"{name}={value} {p.name} ({role}): {words}", flush=True)
             moved_any |= moved
             if moved and not every_suite:
