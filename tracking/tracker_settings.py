@@ -25,7 +25,10 @@ class TrackerSettings:
     confirm_hits: int = 2
     warmup_s: float = 0.5  # balls seen in the first moments are confirmed at once (the table as the video opens)
     # a new ball missed more frames than this is dropped (a hand, the cue tip). More: a blob lingers as a
-    # candidate; fewer: a ball seen through a gap in the player's arm is dropped before it is confirmed
+    # candidate; fewer: a ball seen through a gap in the player's arm is dropped before it is confirmed, and a
+    # weak still blob missed for a frame is forgotten before it has held still long enough to be a ball
+    # (test_tracking_rest_births.py::test_a_ball_too_weak_to_start_a_track_gets_one_once_it_has_held_still,
+    # test_vision_ball_classifier.py::test_a_ball_like_look_starts_a_track_as_the_video_opens_and_not_later)
     tentative_max_misses: int = 2
     # a detection fainter than this (a shadow, a highlight; the classical detector keeps blobs from 0.15) is
     # ignored: it moves no ball, not even one missed for a frame or two beside it
@@ -49,8 +52,10 @@ class TrackerSettings:
     # a ball leaves the table over a rail only by riding over the cushion's nose (at about 0.63 of its height),
     # which throws back a ball that meets it slower than this normal to the rail; and it is seen running at the
     # rail that fast over its last two steps. Lower: a ball vanishing beyond a rail line drawn a few cm off (a
-    # calibration error), or a false track carried off by a hand, is called off the table; higher: a ball that
-    # jumped the rail stays hidden on the table
+    # calibration error), or a false track carried off by a hand, is called off the table (test_tracking_off_
+    # table.py::test_a_ball_rolling_along_a_rail_drawn_short_into_the_corner_is_potted_there, ::test_nothing_
+    # leaves_the_table_without_running_at_a_rail_fast_enough_to_climb_it); higher: a ball that jumped the rail
+    # stays hidden on the table
     climb_speed_mm_s: float = 1500.0
     # a hidden resting ball reappearing within this keeps its id (between shots a hand may move it). Larger: a
     # different ball reappearing nearby takes the id
