@@ -84,9 +84,6 @@ class TrackerSettings:
     # a struck ball takes no step back along its hitter's run (cosine below -this): smaller vetoes real
     # rebounds off a frozen ball, larger lets the hitter's detection pass to the ball it hit
     backward_kick: float = 0.3
-    # a path passing a resting ball within a diameter plus this may have touched it (its detection may be the
-    # other's): larger suspects more passes, smaller lets ids swap on a graze
-    touch_reach_mm: float = 5.0
     # a moving ball hidden this briefly resumes on a weak detection where it is predicted (a blurred ball seen
     # again behind a cue) if it was moving at least weak_resume_speed_mm_s (fast enough to blur, or its speed
     # unknown: not a slow ball, whose weak detection may be the hand that struck it); so does a ball blurred
