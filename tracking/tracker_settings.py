@@ -131,8 +131,10 @@ class TrackerSettings:
     # burst_check_frames after (two clear frames of each path) and in every frame up to burst_last_frames
     # (later, the balls collide), and changed where the changed balls' paths lead back better, each to within
     # a radius of its new place (test_tracking_tracker.py::test_balls_of_a_rack_broken_at_30_fps_get_their_ids_
-    # back_from_their_paths: unchecked, a 30 fps break leaves three balls' ids rotated). Fewer balls: every
-    # two-ball hit is checked; more frames: balls that collided after the burst are checked as if they had not
+    # back_from_their_paths: unchecked, a 30 fps break leaves three balls' ids rotated; so it does with no ball
+    # joining after the first frame; test_pipeline_burst.py fails with no joining and with one check only).
+    # Fewer balls: every two-ball hit is checked; more frames: balls that collided after the burst are checked
+    # as if they had not
     burst_min_balls: int = 3
     burst_join_frames: float = 2.0
     burst_check_frames: float = 3.0
@@ -141,6 +143,7 @@ class TrackerSettings:
     # still_radius ball radii of their mean, is a ball at rest whatever the detector's confidence (a hand or the
     # cue tip does not hold still so long; a rolling ball leaves the circle in a frame or two). Shorter or wider: a
     # bridge hand held still becomes a ball; longer or tighter: a dark ball, its rim found poorly, stays unseen
+    # (never vouched: test_tracking_rest_births.py's dark and weak balls at rest get no track)
     rest_vouch_s: float = 1.0
     rest_seen_fraction: float = 0.75
     still_radius: float = 0.5
