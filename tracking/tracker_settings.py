@@ -139,11 +139,10 @@ class TrackerSettings:
     burst_join_frames: float = 2.0
     burst_check_frames: float = 3.0
     burst_last_frames: float = 4.0
-    # a thing seen holding still in rest_seen_fraction of the frames for rest_vouch_s, each sighting within
-    # still_radius ball radii of their mean, is a ball at rest whatever the detector's confidence (a hand or the
-    # cue tip does not hold still so long; a rolling ball leaves the circle in a frame or two). Shorter or wider: a
-    # bridge hand held still becomes a ball; longer or tighter: a dark ball, its rim found poorly, stays unseen
+    # a thing seen holding still for rest_vouch_s, each sighting within still_radius ball radii of their mean,
+    # is a ball at rest whatever the detector's confidence (a hand or the cue tip does not hold still so long; a
+    # rolling ball leaves the circle in a frame or two). Shorter or wider: a bridge hand held still becomes a
+    # ball; longer or tighter: a dark ball, its rim found poorly, stays unseen
     # (never vouched: test_tracking_rest_births.py's dark and weak balls at rest get no track)
     rest_vouch_s: float = 1.0
-    rest_seen_fraction: float = 0.75
     still_radius: float = 0.5
