@@ -68,7 +68,7 @@ def _backward_kick(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarr
             continue
         first = int(np.flatnonzero(on_path)[np.argmin(along[on_path])])
         gaps = np.hypot(*(places - q[first]).T)
-        if ((gaps > 0.0) & (gaps <= D)).any():
+        if ((gaps > 0.0) & (gaps <= D + sc.s.frozen_tol_mm)).any():
             continue
         kicks.setdefault(int(rows[first]), []).append(u)
     for i, dirs in kicks.items():
@@ -86,7 +86,7 @@ def could_be_hit(sc: Scene) -> np.ndarray:
     D = sc.ball_diameter_mm
     gap = np.maximum(sc.t - sc.last_t, 2 * sc.frame_dt)
     run = np.sqrt(sc.vel[:, 0] * sc.vel[:, 0] + sc.vel[:, 1] * sc.vel[:, 1]) * gap
-    near = np.where(sc.resting, D, 2 * D + run)  # resting: touching as measured
+    near = np.where(sc.resting, D + sc.s.frozen_tol_mm, 2 * D + run)
     rows = np.flatnonzero(sc.resting)
     d = distances(sc.pos[rows], sc.pos)
     close = (d <= near[None, :]) & sc.named[None, :]

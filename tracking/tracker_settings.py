@@ -60,6 +60,9 @@ class TrackerSettings:
     # a hidden resting ball reappearing within this keeps its id (between shots a hand may move it). Larger: a
     # different ball reappearing nearby takes the id
     reacquire_radius_mm: float = 150.0
+    # resting balls this close to touching are frozen together (a hit passes through the chain): larger
+    # takes balls a few millimetres apart into chains
+    frozen_tol_mm: float = 5.0
     # in play, a ball hidden at rest longer than inplay_hidden_s (under the player's arm) comes back only this
     # near its place: a hand coming out from over it is not it (test_tracking_blur.py::test_players_hand_over_
     # the_table_in_play_takes_no_resting_balls_id). Larger: the hand takes its id
