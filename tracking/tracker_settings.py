@@ -61,7 +61,8 @@ class TrackerSettings:
     # different ball reappearing nearby takes the id
     reacquire_radius_mm: float = 150.0
     # resting balls this close to touching are frozen together (a hit passes through the chain): larger
-    # takes balls a few millimetres apart into chains
+    # takes balls a few millimetres apart into chains; at 0 (touching as measured) a frozen pair measured a
+    # little apart is no chain, and when it is struck a ball's track jumps by a ball's width for a frame
     frozen_tol_mm: float = 5.0
     # in play, a ball hidden at rest longer than inplay_hidden_s (under the player's arm) comes back only this
     # near its place: a hand coming out from over it is not it (test_tracking_blur.py::test_players_hand_over_
