@@ -108,7 +108,7 @@ def _lone_rest_weak(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndar
 def resumes_weakly(sc: Scene, tier: np.ndarray) -> np.ndarray:
     """The pairs in which a hidden moving ball may come back on a weak detection: missed for a frame or two
     (moving fast enough to be blurred, or with its speed unknown), and seen inside its statistical gate, or
-    within reach where its path ran into a resting ball or one just set moving (it hit it and bent off); or,
+    where its path ran into a resting ball or one just set moving (it hit it and bent off); or,
     while its run is still extrapolated (coast_s: a shadow, a blurred stretch), inside its statistical gate."""
     s = sc.s
     rolling = sc.occluded & ~sc.resting & (sc.speed_bound >= s.weak_resume_speed_mm_s)
@@ -116,8 +116,8 @@ def resumes_weakly(sc: Scene, tier: np.ndarray) -> np.ndarray:
     coasting = rolling & (sc.t - sc.last_t <= s.coast_s)
     touched = np.zeros(len(brief), bool)
     touch_q = np.vstack([sc.rest_q, sc.left_q])
-    reach = sc.ball_diameter_mm + s.touch_reach_mm
-    touched[brief] = runs_into(sc.last[brief], sc.pred[brief], touch_q, reach)
+    # two balls touch with their centres a diameter apart
+    touched[brief] = runs_into(sc.last[brief], sc.pred[brief], touch_q, sc.ball_diameter_mm)
     return (coasting[:, None] & (tier == 0)) | (brief[:, None] & (tier == 1) & touched[:, None])
 
 

@@ -386,7 +386,7 @@ class Tracker:
             since = t - s.rest_vouch_s - 0.5 * self._frame_dt
             if sp.seen[0][0] <= since + self._frame_dt:
                 pts = np.array([(x, y) for rt, x, y in sp.seen if rt >= since])
-                if self._held_still(pts, s.rest_vouch_s):
+                if self._held_still(pts):
                     self._spots.pop(k)
                     self._tracks.append(self._ball_at_rest(sp, pts, t))
                 else:
@@ -910,16 +910,15 @@ class Tracker:
         if not tr.recent or tr.recent[0][0] > since + self._frame_dt:
             return  # not seen that long ago: too young to tell
         pts = np.array([(x, y) for rt, x, y in tr.recent if rt >= since])
-        if self._held_still(pts, self.s.rest_vouch_s):
+        if self._held_still(pts):
             tr.vouched = True
 
-    def _held_still(self, pts: np.ndarray, span: float) -> bool:
-        """Are these sightings over ``span`` seconds one thing holding still: seen in ``rest_seen_fraction`` of the
-        frames, each within ``still_radius`` ball radii of their mean? The circle is wider than the rest circle: a
-        dark ball's faint rim puts its detections several millimetres about its centre, while a rolling ball
-        leaves a radius within a frame or two."""
-        if len(pts) < self.s.rest_seen_fraction * (span / self._frame_dt + 1):
-            return False
+    def _held_still(self, pts: np.ndarray) -> bool:
+        """Are these sightings over ``rest_vouch_s`` one thing holding still: each within ``still_radius`` ball
+        radii of their mean? (A new thing missed more than ``tentative_max_misses`` frames is forgotten, so one
+        that lasted that long was seen in most of its frames.) The circle is wider than the rest circle: a dark
+        ball's faint rim puts its detections several millimetres about its centre, while a rolling ball leaves a
+        radius within a frame or two."""
         reach = self.s.still_radius * self.table.ball_radius_mm
         return float(np.max(np.linalg.norm(pts - pts.mean(axis=0), axis=1))) <= reach
 

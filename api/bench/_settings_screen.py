@@ -35,6 +35,8 @@ OFF: dict[str, float] = {
     "segments.tail_off_mm": BIG,  # an incoming path's last samples never trimmed
     "segments.order_wait_frames": 0,  # no break waits for an earlier one
     "segments.short_path_samples": 0,  # no path too short to stand
+    "segments.rest_smooth_s": 0.0,  # a resting ball reported at its nearest samples (the scores see no position)
+    "segments.start_min_mm": 0.0,  # any step off its place moves a ball
     # shots
     "shots.slow_start_frames": 0.0,  # a slow ball's start looked for at its last resting sample only
     "shots.push_max_speed_mm_s": 0.0,  # no ball is pushed by hand
@@ -44,6 +46,10 @@ OFF: dict[str, float] = {
     "shots.regone_stop_s": 0.0,
     "shots.touch_max_speed_mm_s": BIG,
     "shots.nudge_back_s": 0.0,
+    "shots.shot_end_hold_s": 0.0,  # a shot ends as soon as every ball rests
+    "shots.start_speed_mm_s": 0.0,  # every move between shots a shot
+    "shots.push_stop_s": 0.0,  # no push
+    "shots.creep_back_s": 0.0,  # no creep looked back at
     # contacts
     "contacts.parted_mm": 0.0,  # any gap parts two balls
     "contacts.chain_repeat_s": 0.0,
@@ -56,6 +62,9 @@ OFF: dict[str, float] = {
     "contacts.nudge_run_frames": 0.0,
     "contacts.nudge_fit_s": BIG,
     "contacts.nudge_clear_mm": 0.0,
+    "contacts.frozen_tol_mm": 0.001,  # frozen only if touching as measured (0 divides by zero)
+    "contacts.kiss_tol_mm": 0.0,
+    "contacts.nudge_touch_mm": 0.0,
     # cushions
     "cushions.tip_past_mm": 0.0,  # no flat's-end margin before the jaw's tip
     "cushions.hug_mm": -1.0,  # no ball hugs a cushion
@@ -69,14 +78,31 @@ OFF: dict[str, float] = {
     "cushions.jaw_graze_reach_mm": 0.0,  # no jaw graze looked for
     "cushions.jaw_kink_mm": 0.0,
     "cushions.jaw_exit_frames": BIG,  # no tip-then-face double touch
+    "cushions.cushion_tol_mm": 0.0,
+    "cushions.graze_tol_mm": 0.0,  # a floor: the pipeline widens it to twice the view's noise
+    "cushions.hug_s": 0.0,  # no ball hugs a cushion
+    "cushions.bounce_min_mm_s": 0.0,  # any V a bounce
+    "cushions.rattle.max_speed_mm_s": 0.0,  # a rattle only from rest sideways
     "cushions.rattle.better_than_straight": 0.0,  # no rattle
     # pots, lines, tracks
     "pots.slow_drop_mm_s": 0.0,
+    "pots.pot_depth_fraction": 0.0,  # a ball falls at the mouth line
+    "lines.line_margin_mm": 0.0,  # any side of a line
     "lines.line_packed_margin_mm": 0.75,  # from a pack as from motion (line_margin_mm)
     "lines.line_excursion_mm": 0.0,
     "ghost_below": 0.0,  # every track a ball
     # tracker
     "tracker.confirm_hits": 1,  # a ball confirmed at its first detection
+    "tracker.tentative_max_misses": 0,  # a new ball dropped at its first miss
+    "tracker.pot_confirm_s": 0.0,  # potted as soon as gone in a pocket's path
+    "tracker.climb_speed_mm_s": 0.0,  # any ball gone over a rail left the table
+    "tracker.frozen_tol_mm": 0.0,  # frozen only if touching as measured
+    "tracker.coast_s": 0.0,  # a hidden ball held where last seen
+    "tracker.cloth_slack_mm": 0.0,  # no detection beyond the cushion noses
+    "tracker.tunnel_tol_mm": 0.0,  # a path within a diameter of a still ball went through it
+    "tracker.burst_join_frames": 0.0,  # no ball joins a burst after its first frame
+    "tracker.burst_last_frames": 3.0,  # one check, at burst_check_frames
+    "tracker.rest_vouch_s": BIG,  # nothing vouched for by holding still
     "tracker.warmup_s": 0.0,  # no balls confirmed at once at the start
     "tracker.min_confidence": 0.0,  # no detection ignored
     "tracker.new_track_confidence": 0.25,  # a new ball on any kept detection (min_confidence)
@@ -162,7 +188,10 @@ def screen(names: str, tuning: list[Path], held: list[Path], run: SceneRun, ever
         over = (*run.overrides, f"{name}={value}")
         moved_any = False
         for role, p in suites:
-            moved, words = SuiteFigures.of(quiet(p, replace(run, overrides=over))).change(base[p])
+            try:
+                moved, words = SuiteFigures.of(quiet(p, replace(run, overrides=over))).change(base[p])
+            except (ArithmeticError, IndexError, ValueError) as e:  # the value breaks the code it feeds
+                moved, words = True, f"FAILED {type(e).__name__}: {e}"
             print(f"{name}={value} {p.name} ({role}): {words}", flush=True)
             moved_any |= moved
             if moved and not every_suite:

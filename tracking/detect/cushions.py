@@ -304,7 +304,7 @@ def grazes(path: PathView, samples: PathView, table: TableModel, s: CushionSetti
 
 def jaw_grazes(ball: str, ts: list[float], arr: np.ndarray, table: TableModel, s: CushionSettings) -> list[Candidate]:
     """Jaw touches too slow or glancing to bend the path visibly: a V of the distance to a jaw's surface (its
-    rounded tip or face) down to ``jaw_graze_tol_mm``, judged on the samples within ``jaw_graze_reach_mm`` of
+    rounded tip or face) down to ``graze_tol_mm``, judged on the samples within ``jaw_graze_reach_mm`` of
     the pocket's mouth."""
     R = table.ball_radius_mm
     out = []
@@ -315,7 +315,7 @@ def jaw_grazes(ball: str, ts: list[float], arr: np.ndarray, table: TableModel, s
         for jaw in pk.jaws:
             off = np.full(len(arr), np.inf)
             off[near] = [jaw.distance(as_pt(q)) - R for q in arr[near]]
-            for k, before, after in valleys(off, s.jaw_graze_tol_mm, near):
+            for k, before, after in valleys(off, s.graze_tol_mm, near):
                 if not (3 <= k <= len(arr) - 4):
                     continue
                 hinge = touch_hinge(s, ts, off, k, near)
@@ -327,7 +327,7 @@ def jaw_grazes(ball: str, ts: list[float], arr: np.ndarray, table: TableModel, s
                     continue  # beside a cushion's flat nose and nearer it: that cushion's graze, if any
                 tc = hinge.t if hinge is not None else ts[k]
                 name = jaw_cushion(pk.name)
-                conf = confidence("jaw_graze", off[k] / s.jaw_graze_tol_mm, len(ts), sample_speed(ts, arr, k))
+                conf = confidence("jaw_graze", off[k] / s.graze_tol_mm, len(ts), sample_speed(ts, arr, k))
                 out.append(Candidate("cushion", (ball,), name, tc, q, float(off[k]), "jaw_graze", conf))
     return out
 
