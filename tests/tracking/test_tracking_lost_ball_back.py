@@ -5,11 +5,11 @@ the detector scores it; a weak blob held still while no ball is lost is still no
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
+from api.pipeline import noise_settings
 from calibration.table import TableModel, TableSpec
 from tracking.detect.settings import ExtractorSettings
 from tracking.tracker import Tracker, TrackerFrame, TrackerSettings
@@ -20,15 +20,8 @@ POOL = TableSpec(length_mm=2540, width_mm=1270, ball_diameter_mm=57.15, corner_m
 
 
 def _settings(px_per_mm: float) -> TrackerSettings:
-    """The tracker's settings for a camera of ``px_per_mm`` as the pipeline makes them (``noise_settings``)."""
-    s = TrackerSettings()
-    sigma = max(1.2, 1.2 / px_per_mm)
-    return replace(
-        s,
-        filter=replace(s.filter, meas_sigma_mm=sigma),
-        rest_radius_mm=max(s.rest_radius_mm, 2.0 * sigma),
-        anchor_gate_mm=max(s.anchor_gate_mm, 4.0 * sigma),
-    )
+    """The tracker's settings for a camera of ``px_per_mm``, as the pipeline makes them from its detection noise."""
+    return noise_settings(max(1.2, 1.2 / px_per_mm))[0]
 
 
 def _believed(frame: TrackerFrame) -> list:

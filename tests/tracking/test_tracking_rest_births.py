@@ -5,11 +5,11 @@ place, frame by frame)."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
+from api.pipeline import noise_settings
 from calibration.table import TableModel, TableSpec
 from tracking.detect.settings import ExtractorSettings
 from tracking.tracker import Tracker, TrackerFrame, TrackerSettings
@@ -26,16 +26,8 @@ def _pool_table(doc: dict) -> TableModel:
 
 
 def _settings(px_per_mm: float) -> TrackerSettings:
-    """The tracker's settings for a camera of ``px_per_mm`` as the pipeline makes them: about a pixel of
-    detection noise, and the rest and anchor gates widened to it."""
-    s = TrackerSettings()
-    sigma = max(1.2, 1.2 / px_per_mm)
-    return replace(
-        s,
-        filter=replace(s.filter, meas_sigma_mm=sigma),
-        rest_radius_mm=max(s.rest_radius_mm, 2.0 * sigma),
-        anchor_gate_mm=max(s.anchor_gate_mm, 4.0 * sigma),
-    )
+    """The tracker's settings for a camera of ``px_per_mm``, as the pipeline makes them from its detection noise."""
+    return noise_settings(max(1.2, 1.2 / px_per_mm))[0]
 
 
 def _run(name: str) -> tuple[dict, list[TrackerFrame]]:
