@@ -122,6 +122,19 @@ def colour_distance(sc: Scene) -> np.ndarray | None:
     return np.sqrt(np.add.reduce(diff * diff, axis=2)) / sc.s.colour_sigma
 
 
+def owned_elsewhere(dc: np.ndarray, claims: np.ndarray, s: TrackerSettings) -> np.ndarray:
+    """Tracks x detections: each detection whose colour is far off the track's own (beyond colour_gate_sigma)
+    and colour_owner_nats likelier the colour of another track that ``claims`` it (tracks x detections). A
+    track's colour is the mean of many frames, so the log-likelihood ratio of two balls' colours (half the
+    difference of the squared distances in sigmas) is evidence; in a set of one colour it stays near 0."""
+    d2 = np.where(np.isnan(dc) | ~claims, np.inf, dc * dc)
+    out = np.zeros(dc.shape, bool)
+    for i in np.flatnonzero((dc > s.colour_gate_sigma).any(axis=1)):
+        others = np.delete(d2, i, axis=0).min(axis=0)  # the likeliest other claimant's squared distance
+        out[i] = (dc[i] > s.colour_gate_sigma) & (0.5 * (dc[i] * dc[i] - others) > s.colour_owner_nats)
+    return out
+
+
 def colour_term(sc: Scene) -> np.ndarray:
     """A ball keeps its colour between frames (blur and light shift it by about colour_sigma): the squared
     difference in sigmas, capped at colour_cost (0 where either colour is unknown)."""

@@ -208,6 +208,16 @@ def _colour_class(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarra
     return crossed & (dc > sc.s.colour_gate_sigma)
 
 
+def _colour_owner(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarray:
+    """A detection far off a ball's colour and far likelier the colour of another ball that could have reached
+    it is that other ball's, whatever the tiers say (``association.owned_elsewhere``): a ball coming to rest
+    against another does not lend it its detection. In a set of one colour (all white) the motion decides."""
+    dc = association.colour_distance(sc)
+    if dc is None or len(sc.last) < 2:
+        return _none(sc)
+    return association.owned_elsewhere(dc, allowed, sc.s)
+
+
 def _still_at_place(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarray:
     """A ball seen again where it was (a detection inside the anchor gate of its resting place, or of where it
     was seen the frame before) has not left that place: it takes no detection elsewhere, and no other ball
@@ -259,6 +269,8 @@ GATES: tuple[Gate, ...] = (
          _new_ball_gate),
     Gate("colour_class", "a ball keeps its colour: no identity passes to a ball of another colour and class",
          _colour_class),
+    Gate("colour_owner", "a detection of another reachable ball's colour, far likelier its, is not this ball's",
+         _colour_owner),
     Gate("known_place", "at the start a detection on a ball's known place is that ball's", _known_place),
     Gate("pocket_inside", "inside a pocket is only the ball that was going into it", _pocket_inside),
     Gate("still_at_place", "a ball seen where it rests (or just was) has not left; that detection is its own",

@@ -117,6 +117,10 @@ class TrackerSettings:
     # test_gates.py's two colour_kink tests). Larger: the struck cue ball's id passes to the player's sleeve;
     # smaller: a blurred ball's own kink is vetoed
     colour_kink_sigma: float = 8.0
+    # a detection far off a ball's colour (colour_gate_sigma) whose colour is this many nats likelier another
+    # reachable ball's is that ball's (e^8: about 3000 to 1). Smaller: two balls of close colours veto each
+    # other's blurred detections; larger: a ball at rest takes a touching ball's detection of another colour
+    colour_owner_nats: float = 8.0
     # a ball classed cue (or not) this many more times than not is firmly that class: fewer lets a few
     # misclassed frames fix a wrong class
     colour_class_votes: int = 5

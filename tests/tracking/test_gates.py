@@ -10,12 +10,14 @@ from pathlib import Path
 
 import numpy as np
 
+from api.pipeline import Pipeline
 from calibration.table import TableModel, TableSpec
 from tracking import association, gates
 from tracking.association import Scene
 from tracking.tracker import Tracker, TrackerFrame, TrackerSettings
 from vision.detections import CUE, Detections
 
+from . import real_records
 from .records import RED, WHITE, YELLOW, dets, feed, row
 
 TABLE = TableModel()
@@ -211,6 +213,39 @@ def test_colour_class_the_cue_ball_does_not_take_a_ball_of_another_colour_and_cl
     assert not forbid[cue, 1]  # the cue's colour, its class lost (a blurred cue ball): may be the cue
 
 
+def _white_beside_red(colour: tuple[float, float, float]) -> Scene:
+    """A white ball and a red one at rest 60 mm apart (just touching); the next frame's detection of the white
+    ball lies inside the red one's anchor gate, in the colour given (the red ball unseen: hidden under the
+    white one's blob)."""
+    balls = {"1": (1000.0, 889.0), "2": (1060.0, 889.0)}
+    tr = Tracker(TABLE, known_ids=balls)
+    pts = list(balls.values())
+    feed(tr, [(i / FPS, dets(pts, cue=[False, False], colour=[WHITE, RED])) for i in range(60)])
+    return tr.scene(1.0, dets([(1058.0, 889.0)], cue=[False], colour=[colour]))
+
+
+def test_colour_owner_a_resting_ball_does_not_take_a_touching_balls_detection_of_another_colour() -> None:
+    sc = _white_beside_red(WHITE)
+    forbid = _forbids("colour_owner", sc)
+    assert forbid[row(sc.ids, "2"), 0]  # white, inside the red ball's anchor gate: the white ball's
+    assert not forbid[row(sc.ids, "1"), 0]
+
+
+def test_colour_owner_a_detection_as_like_either_ball_is_left_to_the_motion() -> None:
+    between = tuple((w + r) / 2 for w, r in zip(WHITE, RED, strict=True))
+    assert not _forbids("colour_owner", _white_beside_red(between)).any()  # type: ignore[arg-type]
+
+
+def test_colour_owner_forbids_nothing_in_a_set_of_one_colour() -> None:
+    balls = {"cue": (1000.0, 889.0), "1": (1060.0, 889.0), "2": (1200.0, 700.0)}
+    tr = Tracker(TABLE, known_ids=balls)
+    pts = list(balls.values())
+    feed(tr, [(i / FPS, dets(pts, cue=[True, False, False], colour=[WHITE] * 3)) for i in range(60)])
+    greyed = (150.0, 150.0, 150.0)  # a white ball blurred into the cloth, 4.5 sigma off its resting colour
+    sc = tr.scene(1.0, dets([(1058.0, 889.0), (1010.0, 889.0), (1200.0, 700.0)], colour=[greyed, WHITE, WHITE]))
+    assert not _forbids("colour_owner", sc).any()
+
+
 def test_pocket_inside_only_the_ball_going_into_a_pocket_is_seen_inside_it() -> None:
     tr, t, _ = _into_pyramid_right(second=False)
     pyramid_right = list(TABLE.pockets).index("pyramid-right")
@@ -340,3 +375,39 @@ def test_colour_kink_the_struck_cue_ball_does_not_become_the_players_sleeve() ->
         assert ball is None or np.hypot(ball.pos[0] - 90.0, ball.pos[1] - 968.0) > 200.0
     end = out[-1].by_id()[cue].pos
     assert end[1] < 450.0  # it ran up the table, past the green solid it hit
+
+
+def _through_pipeline(name: str) -> list[TrackerFrame]:
+    """The record stepped as ``analyze`` steps it (``tests/tracking/real_records.py``): each frame's balls."""
+    doc, table, frames = real_records.load(name)
+    pipe = Pipeline(table=table, meas_sigma_mm=doc["settings"]["meas_sigma_mm"])
+    out = []
+    for i, (t, d) in enumerate(frames):
+        pipe.step_detections(d, i, t)
+        assert pipe.last is not None
+        out.append(pipe.last)
+    return out
+
+
+def _ends(out: list[TrackerFrame], frame: int, start: tuple[float, float], end: tuple[float, float]) -> float:
+    """How far from ``end`` the ball that was nearest ``start`` in ``frame`` is in the last frame."""
+    ball = out[-1].by_id()[_place(out, frame, start)]
+    return float(np.hypot(ball.pos[0] - end[0], ball.pos[1] - end[1]))
+
+
+def test_colour_owner_the_cue_ball_coming_to_rest_against_the_maroon_keeps_its_id() -> None:
+    out = _through_pipeline("cue-at-rest-against-the-maroon.json")
+    assert {b.id for b in out[5].balls} == {b.id for b in out[-1].balls}  # three balls, the same three ids
+    assert _ends(out, 5, (1990.0, 918.0), (2011.0, 910.0)) < 15.0  # the maroon, pushed 22 mm
+    assert _ends(out, 5, (2137.0, 503.0), (1948.0, 933.0)) < 15.0  # the cue ball, at rest beside it
+
+
+def test_colour_owner_the_same_contact_in_a_set_of_one_colour_is_left_to_the_motion() -> None:
+    doc, table, frames = real_records.load("cue-at-rest-against-the-maroon.json")
+    pipe = Pipeline(table=table, meas_sigma_mm=doc["settings"]["meas_sigma_mm"])
+    for i, (t, d) in enumerate(frames):
+        assert d.colour is not None
+        d.colour[:] = WHITE  # an all-white set: every ball the same colour
+        if i:  # (from the second frame: the first has no tracks to pair)
+            assert not _forbids("colour_owner", pipe.tracker.scene(t, d)).any()
+        pipe.step_detections(d, i, t)
