@@ -183,8 +183,7 @@ class _Track:
     left_anchor: np.ndarray | None = None  # where it rested before it was last set moving
     left_t: float = -math.inf  # when it was last set moving
     left_anchor_n: int = 0  # how many detections that resting place was the mean of
-    # a ball, not a ghost: it took a known ball's id at its known place, it held still (``_vouch_at_rest``), or it
-    # was born in the opening on its look (``_start_tracks``)
+    # a ball, not a ghost: it took a known ball's id at its known place, or it held still (``_vouch_at_rest``)
     vouched: bool = False
     first_t: float = 0.0  # when it was first seen
     recent: deque[tuple[float, float, float]] = field(default_factory=lambda: deque(maxlen=64))
@@ -299,7 +298,7 @@ class Tracker:
         self._recovered = []
 
         losses = self._miss([tr for i, tr in enumerate(active) if i not in matched_t], t)
-        self._start_tracks(z, born_conf, cue, col, start, matched_d, t, born_conf > conf)
+        self._start_tracks(z, born_conf, cue, col, start, matched_d, t)
         relabel = self._watch_burst(t, t_prev)
         balls = tuple(self._observe(tr, t, tr.key in kinked) for tr in self._tracks if self._public(tr))
         since = relabel[0] if relabel is not None else 0.0
@@ -333,12 +332,9 @@ class Tracker:
         start: np.ndarray,
         matched_d: set[int],
         t: float,
-        looked: np.ndarray | None = None,
     ) -> None:
         """A new tentative track for each clear detection no track took (or one at a known ball's place), where
-        vision saw room for a new ball. ``looked``: the detection rose to a ball's confidence by its look (the
-        classifier's p(ball), in the opening only: ``_admit``); its track is a ball from its birth (vouched), as a
-        hand or a glove does not look like one, however weakly the rim finds a dark ball on dark cloth later."""
+        vision saw room for a new ball."""
         # in the first frame a ball frozen among others is a ball at once (``_new_track``); later it never matters
         first_frame = self._t0 is None or self._t0 == t
         packed = (frozen_neighbours(z, self.table.ball_diameter_mm) >= MIN_NEIGHBOURS) if first_frame else None
@@ -350,7 +346,6 @@ class Tracker:
                 sure = packed is not None and bool(packed[c]) and conf[c] >= self.s.new_track_confidence
                 self._tracks.append(self._new_track(z[c], bool(cue[c]), t, float(conf[c]), sure))
                 self._tracks[-1].colour = None if col is None else col[c].copy()
-                self._tracks[-1].vouched |= looked is not None and bool(looked[c])
         weak = [c for c in range(len(z)) if start[c] and room[c] and c not in matched_d]
         self._watch_spots([c for c in weak if conf[c] < self.s.new_track_confidence], z, conf, cue, col, t)
 

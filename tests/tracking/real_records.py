@@ -30,7 +30,6 @@ def load(name: str) -> tuple[dict, TableModel, list[tuple[float, Detections]]]:
             z * 0.5 + 20.0, z, np.full(len(z), 15.0), np.array(f["confidence"]), np.array(f["cls"]),
             np.array(f["colour"], dtype=float).reshape(-1, 3), np.array(f["in_pocket"], dtype=bool),
             np.array(f["covered"], dtype=bool),
-            unlike_ball=None if "unlike_ball" not in f else np.array(f["unlike_ball"], dtype=bool),
             p_ball=None if "p_ball" not in f else np.array([np.nan if v is None else v for v in f["p_ball"]], float),
         )  # fmt: skip
         frames.append((f["t"], d))
