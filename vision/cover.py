@@ -7,7 +7,8 @@ bridged on the cloth by the cushion, or a glove resting there, shows on the clot
 only the arm over the rail behind it says what it is.
 
 Each cell is compared with two colours: its group's (the cloth; each ring of the rail, by distance from the
-cushion's nose, where cushion rubber and rail top run all around the table alike), taken from the first frame
+cushion's nose, where cushion rubber and rail top run along a side alike, each of the four sides apart: the
+camera sees the far cushion's face and the near rail's top, under different light), taken from the first frame
 (the median: a player covers a small part of it) and followed as the light changes; and its own, learned where
 the cell matches (for local marks and uneven light). A cell matches a colour scaled by a shade (a shadow,
 uneven light: brightness ``DARK_K``..``BRIGHT_K`` times, with little change of chroma).
@@ -83,9 +84,14 @@ class CoverModel:
         self._map_x = px[:, 0].reshape(self.ny, self.nx).astype(np.float32)
         self._map_y = px[:, 1].reshape(self.ny, self.nx).astype(np.float32)
         seen = (px[:, 0] >= 0) & (px[:, 0] <= w - 1) & (px[:, 1] >= 0) & (px[:, 1] <= h - 1)
-        # group: 0 the cloth, k >= 1 the k-th ring of rail outside the cushion's nose; -1 not read
-        out = np.maximum.reduce([-pts[:, 0], pts[:, 0] - t.length_mm, -pts[:, 1], pts[:, 1] - t.width_mm])
-        group = np.where(out <= 0, 0, np.ceil(out / min(self._step)).astype(np.int64))
+        # group: 0 the cloth; 1 + side * rings + (k - 1) the k-th ring of rail outside the cushion's nose on one
+        # side (the four rails are seen at different angles: the far rail shows its cushion's face, the near one
+        # its top, and the light falls on each differently); -1 not read
+        beyond = np.column_stack([-pts[:, 0], pts[:, 0] - t.length_mm, -pts[:, 1], pts[:, 1] - t.width_mm])
+        side = np.argmax(beyond, axis=1)
+        out = beyond[np.arange(len(pts)), side]
+        ring = np.clip(np.ceil(out / min(self._step)).astype(np.int64), 1, rings)
+        group = np.where(out <= 0, 0, 1 + side * rings + ring - 1)
         clear = POCKET_CLEAR_BALLS * t.ball_diameter_mm
         for pk in t.pockets.values():
             near = (
