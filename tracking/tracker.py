@@ -1244,13 +1244,9 @@ class Tracker:
             if outside or near_rail:
                 return self._lose(tr, "off_table", None, v, 0.7)
         mouth = tb.in_pocket_mouth(_pt(p))
-        # A ball at rest whose centre is short of the mouth line lies on the cloth, which holds it up: it
-        # cannot drop there unmoved, so when it goes unseen it is hidden (a cue, an arm), not potted.
-        hanging = mouth is not None and (speed > 30.0 or tb.pockets[mouth].depth(_pt(p)) >= 0.0)
-        if hanging and (gap >= self.s.pot_confirm_s or final):
+        if mouth is not None and (gap >= self.s.pot_confirm_s or final):
             # A ball hanging in the mouth that drops later (001 2.1.15): less certain than a running pot,
             # since a hand could hide it; flagged for review by the extractor.
-            assert mouth is not None
             return self._lose(tr, "pot", mouth, v, 0.6)
         return None
 
