@@ -45,7 +45,8 @@ class EventExtractor:
     """Feed ``update(TrackerFrame)`` per frame; it returns the events decided in that frame.
 
     It holds the streaming state: every ball's samples and segments (``tracking.detect.segments``), the shot in
-    play, and the touches given out so far; the detectors (``tracking.detect``) read and extend it."""
+    play, and the touches given out so far; the detectors (``tracking.detect``) read and extend it. The resolver's
+    state change is here (``give``, ``record_event``): ``tracking.detect.resolve`` holds only its pure rule."""
 
     def __init__(self, table: TableModel, settings: ExtractorSettings | None = None) -> None:
         self.table = table
@@ -85,17 +86,83 @@ class EventExtractor:
         for re in tf.reappeared:
             # a hidden resting ball came back elsewhere: someone moved it
             conf = confidence("moved_hidden")
-            resolve.give(self, Candidate("disturbed", (re.id,), None, re.t, re.new_pos, 0.0, "moved_hidden", conf), out)
+            self.give(Candidate("disturbed", (re.id,), None, re.t, re.new_pos, 0.0, "moved_hidden", conf), out)
         if self.pending is not None:
             self.judge_pending(out, force=False)
         breaks.explain_breaks(self, out, force=False)
         if self.shot_active:
             windows = segments.sample_windows(self, tf.t, self.s.contacts.kiss_window)
             for c in contacts.kisses(windows, self.dt, self.table.ball_diameter_mm, self.s.contacts):
-                resolve.give(self, c, out)
+                self.give(c, out)
         breaks.settle(self, out)
         self._check_shot_end(tf, out)
         return in_shots(out)
+
+    def give(self, c: Candidate, out: list[Event]) -> bool:
+        """``c`` as an event in ``out`` unless it reads a touch already given out (``resolve.same_touch``); True if
+        it was given out. The resolver's state change: the touch is recorded here (its contacts, its cushion
+        touches, the balls' last touch, the shot's last event)."""
+        given = resolve.Given(tuple(self.contacts), tuple(self.cushion_times), self.decision)
+        since = None
+        if c.kind == "contact" and c.balls[0] != c.balls[1]:
+            last = resolve.last_touch(given, c)
+            if last is not None:
+                since = segments.pair_track(self, self.balls[c.balls[0]], self.balls[c.balls[1]], last, c.t)
+        if resolve.same_touch(c, given, since, self.s.contacts, self.table.ball_diameter_mm, self.dt):
+            return False
+        if c.kind not in ("cushion", "contact"):
+            out.append(self.event_of(c))
+            return True
+        if c.kind == "cushion":
+            self.cushion_times.append((c.balls[0], c.t, c.obstacle, self.decision))
+            out.append(
+                self.record_event(
+                    "cushion", c.t, ball=c.balls[0], cushion=c.obstacle, pos=c.pos, confidence=c.confidence
+                )
+            )
+            return True
+        a, b = c.balls
+        self.contacts.append((frozenset(c.balls), c.t))
+        self.balls[a].last_event_t = c.t
+        self.balls[b].last_event_t = c.t
+        self.shot_last_t = max(self.shot_last_t, c.t)
+        out.append(self.record_event("contact", c.t, balls=(a, b), pos=c.pos, confidence=c.confidence))
+        return True
+
+    def event_of(self, c: Candidate) -> Event:
+        """The event of a candidate that is no touch (a line crossing, a ball leaving the table, a shot's start or
+        end, a ball moved by hand)."""
+        ball = c.balls[0] if c.balls else None
+        if c.kind == "line_cross":
+            return self.record_event(
+                c.kind, c.t, ball=ball, line=c.obstacle, direction=c.direction, confidence=c.confidence
+            )
+        if c.kind == "pot":
+            # a pot between shots (a ball rolling in after the shot's end) is the last shot's
+            last = self.shot if self.shot >= 0 else None
+            return self.record_event(c.kind, c.t, ball=ball, pocket=c.obstacle, confidence=c.confidence, shot=last)
+        if c.kind == "shot_start":
+            return self.record_event(c.kind, c.t, ball=ball, positions=c.positions, confidence=c.confidence)
+        if c.kind == "shot_end":
+            return self.record_event(c.kind, c.t, positions=c.positions, confidence=c.confidence)
+        shot: str | None = None if c.evidence in resolve.BETWEEN_SHOTS else "auto"
+        return self.record_event(c.kind, c.t, ball=ball, pos=c.pos, confidence=c.confidence, shot=shot)
+
+    def record_event(
+        self, kind: str, t: float, confidence: float = 1.0, shot: int | str | None = "auto", **kw: object
+    ) -> Event:
+        """The event of ``kind`` at ``t`` in this stream (``resolve.make_event`` at the frame nearest ``t``);
+        ``shot`` "auto": the shot in play (a ``shot_end``: the shot it ends), else none. The state change: the shot
+        in play ends no sooner than its last event."""
+        t = max(float(t), 0.0)
+        frame = resolve.nearest_frame(self.times, self.frames, t)
+        if shot == "auto":
+            shot = self.shot if self.shot_active or kind == "shot_end" else None
+        if self.shot_active and shot == self.shot and kind not in ("shot_start", "shot_end"):
+            # the shot ends no sooner than its last event (a touch timed on a hinge's corner may come a moment
+            # after the time the ball was found to stop): the referee closes the shot at its end
+            self.shot_last_t = max(self.shot_last_t, t)
+        return resolve.make_event(kind, t, frame, shot, confidence, self.s.review_below, **kw)
 
     def start_shot(self, ball: str, t: float, place: np.ndarray, conf: float, out: list[Event] | None) -> None:
         """A new shot, ``ball`` struck at ``t`` from ``place`` (``shots.shot_start``); ``out`` None: its events go
@@ -107,7 +174,7 @@ class EventExtractor:
         sink = self.deferred if out is None else out
         rests = segments.rest_positions(self.balls)
         c = shots.shot_start(ball, t, as_pt(place), conf, rests, segments.last_places(self.balls))
-        resolve.give(self, c, sink)
+        self.give(c, sink)
         self.balls[ball].last_event_t = t
         self.stroke = (ball, t, np.asarray(place, dtype=float).copy())
         self.propagate(ball, ball, t, sink)
@@ -128,7 +195,7 @@ class EventExtractor:
         """A contact of ``a`` (the hitter) with ``b`` at ``t`` for the resolver; given out, and ``chain``, the hit
         passes on through ``b``'s frozen cluster (``propagate``)."""
         cand = Candidate("contact", (a, b), None, t, as_pt(pos), residual_mm, evidence, conf, t_seen=t_seen)
-        if resolve.give(self, cand, out) and chain:
+        if self.give(cand, out) and chain:
             self.propagate(a, b, t, out)
 
     def propagate(self, hitter: str, hit: str, t: float, out: list[Event]) -> None:
@@ -141,7 +208,7 @@ class EventExtractor:
             pb = segments.path_before(self, self.balls[hitter], t)
             push = contacts.push_direction(pb[0] if pb is not None else None, cluster[0].pos, t)
         for c in contacts.chains(cluster, t, self.table.ball_diameter_mm, self.s.contacts, push):
-            resolve.give(self, c, out)
+            self.give(c, out)
 
     def _lost(self, loss: Loss, out: list[Event]) -> None:
         """The tracker decided a ball is gone (``pots.lost`` reads how): it leaves the table; the jaw it touched on
@@ -155,12 +222,12 @@ class EventExtractor:
         gone = pots.lost(loss, segments.lost_view(self, b), self.table, self.s.pots, self.s.cushions, self.dt)
         if gone.event.kind == "pot":
             b.potted = True
-        next((c for c in gone.jaws if resolve.give(self, c, out)), None)
+        next((c for c in gone.jaws if self.give(c, out)), None)
         for c in gone.rattles:
-            resolve.give(self, c, out)
+            self.give(c, out)
         if b.segs and b.seg.kind == "move":
             breaks.close_move(self, b, (gone.t, gone.pos), out)
-        resolve.give(self, gone.event, out)
+        self.give(gone.event, out)
         if self.shot_active:
             self.shot_last_t = max(self.shot_last_t, gone.t)
 
@@ -179,7 +246,7 @@ class EventExtractor:
             return
         self.pending = None
         if verdict == "hand_push":
-            resolve.give(self, shots.hand_push(p), out)
+            self.give(shots.hand_push(p), out)
         else:
             self.start_shot(b.id, p.t, p.pos, p.confidence, out)
 
@@ -217,8 +284,8 @@ class EventExtractor:
                 self.dt,
             )
             for c in found:
-                resolve.give(self, c, out)
-        out.append(resolve.event_of(self, shots.shot_end(t, segments.rest_positions(self.balls))))
+                self.give(c, out)
+        out.append(self.event_of(shots.shot_end(t, segments.rest_positions(self.balls))))
         self.shot_active = False
 
     def _observe(self, obs: BallObs, t: float, out: list[Event]) -> None:

@@ -43,12 +43,12 @@ def test_a_shot_ends_no_sooner_than_its_last_event() -> None:
     # approach and its rest, came 1 ms after the time the ball was found to stop, which ended the shot, and the
     # referee refused the touch as an event outside a shot.
     from calibration.table import TableModel
-    from tracking.detect import resolve, shots
+    from tracking.detect import shots
     from tracking.extractor import EventExtractor
 
     ex = EventExtractor(TableModel())
     ex.shot, ex.shot_active, ex.shot_last_t = 0, True, 10.7407  # the ball's stop
-    touch = resolve.record_event(ex, "cushion", 10.7417, ball="1", cushion="right-pyramid", pos=(3500.0, 1744.0))
-    end = resolve.event_of(ex, shots.shot_end(ex.shot_last_t, {}))
+    touch = ex.record_event("cushion", 10.7417, ball="1", cushion="right-pyramid", pos=(3500.0, 1744.0))
+    end = ex.event_of(shots.shot_end(ex.shot_last_t, {}))
     assert touch.shot == end.shot == 0
     assert (end.t or 0.0) >= (touch.t or 0.0)

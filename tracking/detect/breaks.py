@@ -107,7 +107,7 @@ def bounce_off_start(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -
     start_speed = ex.s.shots.start_speed_mm_s
     c = cushions.bounce_off_start(b.id, br.new.start_p, hitter, t_hit, paths, ex.table, ex.s.cushions, start_speed, dt)
     if c is not None:
-        resolve.give(ex, c, out)
+        ex.give(c, out)
 
 
 def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> None:
@@ -245,7 +245,7 @@ def struck_between_shots(
             ex.start_shot(fb.id, t_s, fpos, conf, out)
     else:
         c = Candidate("disturbed", (b.id,), None, t_s, as_pt(a), 0.0, "slow_set_off", confidence("slow_set_off"))
-        resolve.give(ex, c, out)
+        ex.give(c, out)
 
 
 def set_off_unhit(
@@ -287,7 +287,7 @@ def set_off_unhit(
             pos = a - u * (D / 2)
             ex.give_contact(lost, b.id, t_s, pos, confidence("lost_hit"), out, evidence="lost_hit")
         return
-    resolve.give(ex, Candidate("disturbed", (b.id,), None, t_s, as_pt(a), 0.0, "unhit", confidence("unhit")), out)
+    ex.give(Candidate("disturbed", (b.id,), None, t_s, as_pt(a), 0.0, "unhit", confidence("unhit")), out)
 
 
 def retime_shot_start(ex: EventExtractor, ball: str, t: float, out: list[Event]) -> None:
@@ -295,7 +295,7 @@ def retime_shot_start(ex: EventExtractor, ball: str, t: float, out: list[Event])
     for k, e in enumerate(out):
         if e.type == "shot_start" and e.shot == ex.shot and e.ball == ball:
             c = Candidate("shot_start", (ball,), None, t, None, 0.0, "struck", e.confidence, positions=e.positions)
-            out[k] = resolve.event_of(ex, c)
+            out[k] = ex.event_of(c)
             if ex.stroke is not None:
                 ex.stroke = (ball, t, ex.stroke[2])
             return
@@ -326,14 +326,14 @@ def explain_kink(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> No
     _, kind, name, tc, pc, residual = call.reading
     if kind == "cushion":
         give = Candidate("cushion", (b.id,), name, tc, as_pt(pc), residual, "kink", call.confidence)
-        resolve.give(ex, give, out)
+        ex.give(give, out)
         jawed = jaw_pocket(name)
         if jawed is not None:
             paths = list(cushions.paths_out(segments.path_samples(b, br.new), tc, ex.s.segments.window))
             pk = ex.table.pockets[jawed]
             second = cushions.after_jaw(b.id, pk, paths, tc, kink.hi, ex.table, ex.s.cushions, dt)
             if second is not None:
-                resolve.give(ex, second, out)
+                ex.give(second, out)
         return
     pb = segments.path_before(ex, ex.balls[name], tc)
     hitter = hitter_of(b.id, kink.old, name, pb, tc)
@@ -347,7 +347,7 @@ def explain_kink(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> No
             b.id, kink.old, pb[0], pb[1], tc, kink.new, t_first, ex.table, ex.s.cushions, start_speed, dt
         )
         if c is not None:
-            resolve.give(ex, c, out)
+            ex.give(c, out)
 
 
 @dataclass(frozen=True)
@@ -405,7 +405,7 @@ def close_move_seg(
     # the ball's samples a touch of the path may look back over (``cushions.hugs``), a frame either way
     samples = segments.samples_between(b, path.ts[0] - ex.s.cushions.hug_s - ex.dt, path.ts[-1] + ex.dt)
     for c in cushions.grazes(path, samples, ex.table, ex.s.cushions, ex.dt):
-        resolve.give(ex, c, out)
+        ex.give(c, out)
     if settle and len(path.ts) > 2:
         return list(path.ts[:-1]), list(path.ps[:-1]), path.from_rest_mm
     path_lines(ex, path, out)
@@ -433,7 +433,7 @@ def settle_ball(ex: EventExtractor, b: Ball, out: list[Event]) -> None:
         # the ball's samples a touch may look back over (``cushions.hugs``): its time is solved up to a frame late
         samples = segments.samples_between(b, tail.ts[0] - ex.s.cushions.hug_s - dt, tail.ts[-1] + 2 * dt)
         touches = cushions.rest_touches(tail, samples, ex.table, ex.s.cushions, ex.s.segments.window, dt)
-        next((c for c in touches if resolve.give(ex, c, out)), None)  # the first not already found
+        next((c for c in touches if ex.give(c, out)), None)  # the first not already found
     path_lines(ex, whole, out)
 
 
@@ -452,4 +452,4 @@ def settled_views(settled: SettledPath, window: int) -> tuple[PathView, PathView
 def path_lines(ex: EventExtractor, path: PathView, out: list[Event]) -> None:
     """The line crossings of a finished path, through the resolver."""
     for c in lines.crossings(path, ex.lines, ex.s.lines, ex.dt, ex.table.ball_radius_mm):
-        resolve.give(ex, c, out)
+        ex.give(c, out)

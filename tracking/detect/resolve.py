@@ -1,23 +1,19 @@
 """The resolver: candidates (``tracking.detect.candidate``) that read a touch already given out are merged
-into it, by one rule (``same_touch``); the others become ``calibration.contract.Event`` records (``give``). Every
-event goes through ``record_event``."""
+into it, by one rule (``same_touch``); the others become ``calibration.contract.Event`` records (``make_event``).
+Every function here is pure, of candidates and records: the state change (recording a touch given out) is the
+extractor's (``EventExtractor.give``, ``EventExtractor.record_event``)."""
 
 from __future__ import annotations
 
 import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from calibration.contract import Event
-from tracking.detect import contacts, segments
+from tracking.detect import contacts
 from tracking.detect.candidate import Candidate, Evidence
 from tracking.detect.segments import PairTrack
 from tracking.detect.settings import ContactSettings
-
-if TYPE_CHECKING:
-    from tracking.extractor import EventExtractor
-
 
 # The resolver's rule: a candidate is another reading of a touch already given out when it is of the same ball
 # (a cushion touch, whichever cushion or jaw) or the same pair of balls (a contact) and timed within its
@@ -125,71 +121,6 @@ def contact_between(
             (other,) = key - {ball}
             return other, t
     return None
-
-
-def give(ex: EventExtractor, c: Candidate, out: list[Event]) -> bool:
-    """``c`` as an event in ``out`` unless it reads a touch already given out (``same_touch``); True if it was
-    given out. The resolver's state change: the touch is recorded in the extractor (its contacts, its cushion
-    touches, the balls' last touch, the shot's last event)."""
-    given = Given(tuple(ex.contacts), tuple(ex.cushion_times), ex.decision)
-    since = None
-    if c.kind == "contact" and c.balls[0] != c.balls[1]:
-        last = last_touch(given, c)
-        if last is not None:
-            since = segments.pair_track(ex, ex.balls[c.balls[0]], ex.balls[c.balls[1]], last, c.t)
-    if same_touch(c, given, since, ex.s.contacts, ex.table.ball_diameter_mm, ex.dt):
-        return False
-    if c.kind not in ("cushion", "contact"):
-        out.append(event_of(ex, c))
-        return True
-    if c.kind == "cushion":
-        ex.cushion_times.append((c.balls[0], c.t, c.obstacle, ex.decision))
-        out.append(
-            record_event(ex, "cushion", c.t, ball=c.balls[0], cushion=c.obstacle, pos=c.pos, confidence=c.confidence)
-        )
-        return True
-    a, b = c.balls
-    ex.contacts.append((frozenset(c.balls), c.t))
-    ex.balls[a].last_event_t = c.t
-    ex.balls[b].last_event_t = c.t
-    ex.shot_last_t = max(ex.shot_last_t, c.t)
-    out.append(record_event(ex, "contact", c.t, balls=(a, b), pos=c.pos, confidence=c.confidence))
-    return True
-
-
-def event_of(ex: EventExtractor, c: Candidate) -> Event:
-    """The event of a candidate that is no touch (a line crossing, a ball leaving the table, a shot's start or
-    end, a ball moved by hand)."""
-    ball = c.balls[0] if c.balls else None
-    if c.kind == "line_cross":
-        return record_event(ex, c.kind, c.t, ball=ball, line=c.obstacle, direction=c.direction, confidence=c.confidence)
-    if c.kind == "pot":
-        # a pot between shots (a ball rolling in after the shot's end) is the last shot's
-        last = ex.shot if ex.shot >= 0 else None
-        return record_event(ex, c.kind, c.t, ball=ball, pocket=c.obstacle, confidence=c.confidence, shot=last)
-    if c.kind == "shot_start":
-        return record_event(ex, c.kind, c.t, ball=ball, positions=c.positions, confidence=c.confidence)
-    if c.kind == "shot_end":
-        return record_event(ex, c.kind, c.t, positions=c.positions, confidence=c.confidence)
-    shot: str | None = None if c.evidence in BETWEEN_SHOTS else "auto"
-    return record_event(ex, c.kind, c.t, ball=ball, pos=c.pos, confidence=c.confidence, shot=shot)
-
-
-def record_event(
-    ex: EventExtractor, kind: str, t: float, confidence: float = 1.0, shot: int | str | None = "auto", **kw: object
-) -> Event:
-    """The event of ``kind`` at ``t`` in the extractor's stream (``make_event`` at the frame nearest ``t``);
-    ``shot`` "auto": the shot in play (a ``shot_end``: the shot it ends), else none. The state change: the shot in
-    play ends no sooner than its last event."""
-    t = max(float(t), 0.0)
-    frame = nearest_frame(ex.times, ex.frames, t)
-    if shot == "auto":
-        shot = ex.shot if ex.shot_active or kind == "shot_end" else None
-    if ex.shot_active and shot == ex.shot and kind not in ("shot_start", "shot_end"):
-        # the shot ends no sooner than its last event (a touch timed on a hinge's corner may come a moment
-        # after the time the ball was found to stop): the referee closes the shot at its end
-        ex.shot_last_t = max(ex.shot_last_t, t)
-    return make_event(kind, t, frame, shot, confidence, ex.s.review_below, **kw)
 
 
 def nearest_frame(times: Sequence[float], frames: Sequence[int], t: float) -> int:

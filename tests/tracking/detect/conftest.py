@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from calibration.contract import Event
-from tracking.detect import resolve
 from tracking.detect.candidate import Candidate
 from tracking.extractor import EventExtractor
 
@@ -14,11 +13,11 @@ from tracking.extractor import EventExtractor
 def candidates(monkeypatch: pytest.MonkeyPatch) -> list[Candidate]:
     """Every candidate the detectors hand the resolver (the real resolver still decides)."""
     seen: list[Candidate] = []
-    give = resolve.give
+    give = EventExtractor.give
 
     def recording(ex: EventExtractor, c: Candidate, out: list[Event]) -> bool:
         seen.append(c)
         return give(ex, c, out)
 
-    monkeypatch.setattr(resolve, "give", recording)
+    monkeypatch.setattr(EventExtractor, "give", recording)
     return seen

@@ -119,12 +119,12 @@ def test_the_resolver_records_what_it_gives_out_and_merges_the_rest() -> None:
     balls = {"1": path(Leg(0.0, (900.0, 600.0))), "2": path(Leg(0.0, (968.0, 600.0)))}  # frozen together
     ex, _ = run(frames(balls, 1.0))
     out = list[Event]()
-    assert resolve.give(ex, _contact("1", "2", 0.2), out)
+    assert ex.give(_contact("1", "2", 0.2), out)
     assert ex.contacts[-1] == (frozenset(("1", "2")), 0.2) and ex.balls["2"].last_event_t == 0.2
     # still frozen together in every frame since: the same touch
-    assert not resolve.give(ex, _contact("1", "2", 0.8), out)
-    assert resolve.give(ex, _cushion(0.5, "kink"), out)
-    assert not resolve.give(ex, _cushion(0.55, "graze", t_seen=0.5 + 2 * DT), out)
+    assert not ex.give(_contact("1", "2", 0.8), out)
+    assert ex.give(_cushion(0.5, "kink"), out)
+    assert not ex.give(_cushion(0.55, "graze", t_seen=0.5 + 2 * DT), out)
     assert [e.type for e in out] == ["contact", "cushion"]
 
 
@@ -133,10 +133,10 @@ def test_events_that_are_no_touch_are_never_merged() -> None:
     out = list[Event]()
     cross = Candidate("line_cross", ("1",), "house", 0.5, None, 5.0, "crossing", 0.95, direction="+x")
     assert not _same(cross, _given())
-    assert resolve.give(ex, cross, out)
-    assert resolve.give(ex, cross, out)
+    assert ex.give(cross, out)
+    assert ex.give(cross, out)
     hand = Candidate("disturbed", ("1",), None, 0.6, (900.0, 600.0), 0.0, "hand_push", 0.6)
-    assert resolve.give(ex, hand, out)
+    assert ex.give(hand, out)
     assert [(e.type, e.line, e.direction, e.shot) for e in out[:2]] == [("line_cross", "house", "+x", None)] * 2
     assert (out[2].type, out[2].ball, out[2].shot, out[2].confidence) == ("disturbed", "1", None, 0.6)
 
