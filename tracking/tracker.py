@@ -816,47 +816,61 @@ class Tracker:
         if not free_d or not hidden:
             return out
         cost = np.full((len(hidden), len(free_d)), 1e9)
-        inside = self._pocket >= 0
-        claims = ~inside[None, :] | (self._pocket[None, :] == self._going_pockets(tracks)[:, None])
+        claims = self._pocket_claims(tracks)
         for a, i in enumerate(hidden):
-            tr = tracks[i]
-            gap = t - tr.last_t
-            d_pk = None if tr.resting else self._from_pocket_run(tr, z[free_d])
-            if d_pk is not None:
-                d, radius = d_pk, 2 * self.table.ball_diameter_mm
-            else:
-                if tr.resting or gap > self.s.moving_reacquire_s:
-                    centre, radius = tr.pos, self._reacquire_radius(tr, t)
-                else:
-                    centre = tr.kf.x[:2]
-                    radius = self.s.reacquire_radius_mm + 0.5 * float(np.linalg.norm(tr.kf.x[2:4])) * gap
-                d = np.linalg.norm(z[free_d] - centre, axis=1)
-            near = d <= radius
-            if tr.coast_end is not None and not tr.resting and gap <= self.s.moving_reacquire_s:
-                # held where it was last seen once its extrapolation stopped: it is as likely where that
-                # extrapolation (cushion bounces in it) had taken it by then, and on from there
-                d_end = np.linalg.norm(z[free_d] - tr.coast_end, axis=1)
-                on = d_end <= self.s.reacquire_radius_mm + 0.5 * tr.coast_speed * (gap - self.s.coast_s)
-                d, near = np.where(on, np.minimum(d, d_end), d), near | on
+            d, near = self._where_hidden_ball_may_be(tracks[i], z[free_d], t)
             near &= claims[i, free_d]
             cost[a, near] = d[near]
         r, c = linear_sum_assignment(cost)
         for a, b in zip(r, c, strict=True):
             if cost[a, b] >= 1e9:
                 continue
-            tr = tracks[hidden[a]]
-            old = tr.pos.copy()
-            was_resting = tr.resting
-            self._update(tr, z[free_d[b]], bool(cue[free_d[b]]), t, 1)
+            back = self._bring_back(tracks[hidden[a]], z[free_d[b]], bool(cue[free_d[b]]), t)
             matched_t.add(hidden[a])
             matched_d.add(free_d[b])
-            if (
-                was_resting
-                and tr.id is not None
-                and float(np.linalg.norm(z[free_d[b]] - old)) > self.table.ball_radius_mm
-            ):
-                out.append(Reappearance(tr.id, _pt(old), _pt(z[free_d[b]]), t))
+            if back is not None:
+                out.append(back)
         return out
+
+    def _pocket_claims(self, tracks: list[_Track]) -> np.ndarray:
+        """Which detections each track may take back (n x m): one inside a pocket's hole or net only the ball
+        that was last seen going into that pocket (a ball does not climb out of a pocket; a hand reaches in)."""
+        inside = self._pocket >= 0
+        return ~inside[None, :] | (self._pocket[None, :] == self._going_pockets(tracks)[:, None])
+
+    def _where_hidden_ball_may_be(self, tr: _Track, zf: np.ndarray, t: float) -> tuple[np.ndarray, np.ndarray]:
+        """Each detection's distance from where hidden ``tr`` may be now, and whether it is near enough: along
+        its run into a pocket; at its place if it rests (or has been gone too long to extrapolate); else
+        along its extrapolated path, the window widening with its speed (it may have slowed or been kicked)."""
+        gap = t - tr.last_t
+        d_pk = None if tr.resting else self._from_pocket_run(tr, zf)
+        if d_pk is not None:
+            d, radius = d_pk, 2 * self.table.ball_diameter_mm
+        else:
+            if tr.resting or gap > self.s.moving_reacquire_s:
+                centre, radius = tr.pos, self._reacquire_radius(tr, t)
+            else:
+                centre = tr.kf.x[:2]
+                radius = self.s.reacquire_radius_mm + 0.5 * float(np.linalg.norm(tr.kf.x[2:4])) * gap
+            d = np.linalg.norm(zf - centre, axis=1)
+        near = d <= radius
+        if tr.coast_end is not None and not tr.resting and gap <= self.s.moving_reacquire_s:
+            # held where it was last seen once its extrapolation stopped: it is as likely where that
+            # extrapolation (cushion bounces in it) had taken it by then, and on from there
+            d_end = np.linalg.norm(zf - tr.coast_end, axis=1)
+            on = d_end <= self.s.reacquire_radius_mm + 0.5 * tr.coast_speed * (gap - self.s.coast_s)
+            d, near = np.where(on, np.minimum(d, d_end), d), near | on
+        return d, near
+
+    def _bring_back(self, tr: _Track, zc: np.ndarray, is_cue: bool, t: float) -> Reappearance | None:
+        """Updates hidden ``tr`` with detection ``zc``; a resting ball seen again more than a radius from its
+        place was moved while hidden (a hand or a ball it did not see), which is reported."""
+        old = tr.pos.copy()
+        was_resting = tr.resting
+        self._update(tr, zc, is_cue, t, 1)
+        if was_resting and tr.id is not None and float(np.linalg.norm(zc - old)) > self.table.ball_radius_mm:
+            return Reappearance(tr.id, _pt(old), _pt(zc), t)
+        return None
 
     def _reacquire_radius(self, tr: _Track, t: float) -> float:
         """How far from where it was a hidden ball may be seen again and keep its id. Between shots a hand may
