@@ -667,72 +667,33 @@ class Tracker:
         return association.joined(first, second)
 
     def _scene(self, tracks: list[_Track], z: np.ndarray, t: float, conf: np.ndarray) -> association.Scene:
-        """The facts the cost terms and gates read, for ``tracks`` (predicted to ``t``) and detections ``z``."""
-        s = self.s
-        n, m = len(tracks), len(z)
-        states = [tr.state for tr in tracks]
-        occluded = np.array([st == TrackState.OCCLUDED for st in states], bool)
-        resting = np.array([tr.resting for tr in tracks], bool)
-        anchored = np.array([tr.resting and tr.anchor is not None for tr in tracks], bool)
-        last = np.array([tr.last_meas for tr in tracks], dtype=float).reshape(-1, 2)
-        anchor = np.array([tr.anchor if a else tr.last_meas for tr, a in zip(tracks, anchored, strict=True)])
-        anchor = anchor.astype(float).reshape(-1, 2)
-        # how fast a ball seen once, or one hidden while moving, may be going (the others never ask: 0)
-        asks = [
-            st == TrackState.TENTATIVE or (st == TrackState.OCCLUDED and not tr.resting)
-            for st, tr in zip(states, tracks, strict=True)
-        ]
-        speed_bound = np.array([_speed_bound(tr.kf) if a else 0.0 for tr, a in zip(tracks, asks, strict=True)])
-        tentative = np.array([st == TrackState.TENTATIVE for st in states], bool)
-        # A ball seen once with its velocity unknown (a tentative track not at a known place) has a gate as wide
-        # as a break's speed: it is matched by distance alone, in the kink tier, where a known ball's kink comes
-        # before it (else the cue tip, seen once beside the struck ball, takes its detection). A moving ball
-        # whose run since it was seen meets a resting ball hit it: its prediction past it means nothing.
-        blind = tentative & np.array([tr.hits == 1 for tr in tracks]) & (speed_bound >= s.filter.init_speed_sigma_mm_s)
+        """The facts the cost terms and gates read, for ``tracks`` (predicted to ``t``) and detections ``z``:
+        what each ball is doing, where it can be now, and what each detection may be."""
+        kinds = _ball_kinds(tracks)
+        last, anchor = _ball_places(tracks, kinds.anchored)
+        speed_bound = _speed_bounds(tracks, kinds)
         pred = np.array([tr.kf.x[:2] for tr in tracks], dtype=float).reshape(-1, 2)
-        rest_q = anchor[anchored]
-        free = ~anchored
-        hits = np.zeros(n, bool)
-        hits[free] = paths.runs_into(last[free], pred[free], rest_q, self.table.ball_diameter_mm - s.tunnel_tol_mm)
-        gauged = free & ~hits & ~blind
-        m2 = np.full((n, m), np.inf)
-        rows = np.flatnonzero(gauged)
-        if len(rows):
-            m2[rows] = mahalanobis_sq_many([tracks[i].kf for i in rows], z)
-        pocket_run = np.full((n, m), np.inf)
-        for i in np.flatnonzero(occluded):
-            d_pk = self._from_pocket_run(tracks[i], z)
-            if d_pk is not None:
-                pocket_run[i] = d_pk
-        left_q = np.array(
-            [tr.left_anchor for tr in tracks
-             if not tr.resting and tr.left_anchor is not None and t - tr.left_t <= s.weak_resume_s]
-        ).reshape(-1, 2)  # fmt: skip
-        colour = self._colour
-        track_colour = None
-        if colour is not None:
-            track_colour = np.array([np.full(3, np.nan) if tr.colour is None else tr.colour for tr in tracks])
-            track_colour = track_colour.astype(float).reshape(n, -1)
-        in_warmup = self._in_warmup(t)
-        entering = [bool(o) and self._entering_pocket(tr) for tr, o in zip(tracks, occluded, strict=True)]
+        hits = self._runs_into_resting(last, pred, anchor, kinds.anchored)
+        gauged = ~kinds.anchored & ~hits & ~self._blind(tracks, kinds, speed_bound)
+        weak, at_known = self._detection_kinds(z, conf, t)
         return association.Scene(
-            s=s,
+            s=self.s,
             t=t,
             frame_dt=self._frame_dt,
             ball_diameter_mm=self.table.ball_diameter_mm,
             ball_radius_mm=self.table.ball_radius_mm,
             z=z,
-            weak=conf < s.new_track_confidence,
-            at_known=np.array([self._at_known_place(zz, t) for zz in z] if in_warmup else [False] * m, bool).reshape(m),
-            colour=colour,
+            weak=weak,
+            at_known=at_known,
+            colour=self._colour,
             is_cue=self._cue,
             ids=tuple(tr.id for tr in tracks),
-            occluded=occluded,
-            tentative=tentative,
-            seen=np.array([st == TrackState.CONFIRMED for st in states], bool),
-            resting=resting,
-            anchored=anchored,
-            named=np.array([tr.id is not None for tr in tracks], bool),
+            occluded=kinds.occluded,
+            tentative=kinds.tentative,
+            seen=kinds.seen,
+            resting=kinds.resting,
+            anchored=kinds.anchored,
+            named=kinds.named,
             last=last,
             anchor=anchor,
             pos=np.array([tr.pos for tr in tracks], dtype=float).reshape(-1, 2),
@@ -741,19 +702,75 @@ class Tracker:
             last_t=np.array([tr.last_t for tr in tracks], dtype=float),
             speed_bound=speed_bound,
             reach=self._reach(tracks, t),
-            track_colour=track_colour,
+            track_colour=self._track_colours(tracks),
             cue_votes=np.array([tr.cue_votes for tr in tracks], dtype=int),
             hits=hits,
             gauged=gauged,
-            m2=m2,
-            entering_pocket=np.array(entering, bool),
-            pocket_run=pocket_run,
+            m2=_motion_gauge(tracks, gauged, z),
+            entering_pocket=self._entering_pockets(tracks, kinds.occluded),
+            pocket_run=self._pocket_runs(tracks, kinds.occluded, z),
             in_pocket=self._pocket,
             going_pocket=self._going_pockets(tracks),
-            left_q=left_q,
+            left_q=self._just_set_moving(tracks, t),
             d_last=_distances(last, z),
             d_anchor=_distances(anchor, z),
         )
+
+    def _detection_kinds(self, z: np.ndarray, conf: np.ndarray, t: float) -> tuple[np.ndarray, np.ndarray]:
+        """What each detection may be: weak (a ball-like blob that may be a hand or the cue tip), and, in the
+        first moments, at a known ball's starting place (a ball frozen in a cluster shows little rim)."""
+        m = len(z)
+        weak = conf < self.s.new_track_confidence
+        at_known = [self._at_known_place(zz, t) for zz in z] if self._in_warmup(t) else [False] * m
+        return weak, np.array(at_known, bool).reshape(m)
+
+    def _blind(self, tracks: list[_Track], kinds: _BallKinds, speed_bound: np.ndarray) -> np.ndarray:
+        """Balls seen once with their velocity unknown (a tentative track not at a known place): their gate is
+        as wide as a break's speed, so they are matched by distance alone, in the kink tier, where a known
+        ball's kink comes before them (else the cue tip, seen once beside the struck ball, takes its
+        detection)."""
+        once = np.array([tr.hits == 1 for tr in tracks])
+        return kinds.tentative & once & (speed_bound >= self.s.filter.init_speed_sigma_mm_s)
+
+    def _runs_into_resting(
+        self, last: np.ndarray, pred: np.ndarray, anchor: np.ndarray, anchored: np.ndarray
+    ) -> np.ndarray:
+        """Moving balls whose run since they were last seen meets a resting ball squarely: they hit it, so
+        their prediction past it means nothing."""
+        free = ~anchored
+        hits = np.zeros(len(last), bool)
+        reach = self.table.ball_diameter_mm - self.s.tunnel_tol_mm
+        hits[free] = paths.runs_into(last[free], pred[free], anchor[anchored], reach)
+        return hits
+
+    def _entering_pockets(self, tracks: list[_Track], occluded: np.ndarray) -> np.ndarray:
+        """Hidden balls last seen running into a pocket's mouth (they may be gone down it)."""
+        return np.array([bool(o) and self._entering_pocket(tr) for tr, o in zip(tracks, occluded, strict=True)], bool)
+
+    def _pocket_runs(self, tracks: list[_Track], occluded: np.ndarray, z: np.ndarray) -> np.ndarray:
+        """For each hidden ball that was entering a pocket, each detection's distance from its run in (a fast
+        ball unseen for a frame is seen again in the jaws); inf for every other pair."""
+        pocket_run = np.full((len(tracks), len(z)), np.inf)
+        for i in np.flatnonzero(occluded):
+            d_pk = self._from_pocket_run(tracks[i], z)
+            if d_pk is not None:
+                pocket_run[i] = d_pk
+        return pocket_run
+
+    def _just_set_moving(self, tracks: list[_Track], t: float) -> np.ndarray:
+        """Where the balls set moving just now (within ``weak_resume_s``) rested: a weak blob there is more
+        likely the hand or cue over the empty place than the ball come back."""
+        return np.array(
+            [tr.left_anchor for tr in tracks
+             if not tr.resting and tr.left_anchor is not None and t - tr.left_t <= self.s.weak_resume_s]
+        ).reshape(-1, 2)  # fmt: skip
+
+    def _track_colours(self, tracks: list[_Track]) -> np.ndarray | None:
+        """Each ball's running colour (NaN rows where none is known yet); None where detections carry none."""
+        if self._colour is None:
+            return None
+        colours = np.array([np.full(3, np.nan) if tr.colour is None else tr.colour for tr in tracks])
+        return colours.astype(float).reshape(len(tracks), -1)
 
     def _reach(self, tracks: list[_Track], t: float) -> np.ndarray:
         """How far from where it was last seen each track's ball can be now: at top speed since then; a ball
@@ -799,47 +816,61 @@ class Tracker:
         if not free_d or not hidden:
             return out
         cost = np.full((len(hidden), len(free_d)), 1e9)
-        inside = self._pocket >= 0
-        claims = ~inside[None, :] | (self._pocket[None, :] == self._going_pockets(tracks)[:, None])
+        claims = self._pocket_claims(tracks)
         for a, i in enumerate(hidden):
-            tr = tracks[i]
-            gap = t - tr.last_t
-            d_pk = None if tr.resting else self._from_pocket_run(tr, z[free_d])
-            if d_pk is not None:
-                d, radius = d_pk, 2 * self.table.ball_diameter_mm
-            else:
-                if tr.resting or gap > self.s.moving_reacquire_s:
-                    centre, radius = tr.pos, self._reacquire_radius(tr, t)
-                else:
-                    centre = tr.kf.x[:2]
-                    radius = self.s.reacquire_radius_mm + 0.5 * float(np.linalg.norm(tr.kf.x[2:4])) * gap
-                d = np.linalg.norm(z[free_d] - centre, axis=1)
-            near = d <= radius
-            if tr.coast_end is not None and not tr.resting and gap <= self.s.moving_reacquire_s:
-                # held where it was last seen once its extrapolation stopped: it is as likely where that
-                # extrapolation (cushion bounces in it) had taken it by then, and on from there
-                d_end = np.linalg.norm(z[free_d] - tr.coast_end, axis=1)
-                on = d_end <= self.s.reacquire_radius_mm + 0.5 * tr.coast_speed * (gap - self.s.coast_s)
-                d, near = np.where(on, np.minimum(d, d_end), d), near | on
+            d, near = self._where_hidden_ball_may_be(tracks[i], z[free_d], t)
             near &= claims[i, free_d]
             cost[a, near] = d[near]
         r, c = linear_sum_assignment(cost)
         for a, b in zip(r, c, strict=True):
             if cost[a, b] >= 1e9:
                 continue
-            tr = tracks[hidden[a]]
-            old = tr.pos.copy()
-            was_resting = tr.resting
-            self._update(tr, z[free_d[b]], bool(cue[free_d[b]]), t, 1)
+            back = self._bring_back(tracks[hidden[a]], z[free_d[b]], bool(cue[free_d[b]]), t)
             matched_t.add(hidden[a])
             matched_d.add(free_d[b])
-            if (
-                was_resting
-                and tr.id is not None
-                and float(np.linalg.norm(z[free_d[b]] - old)) > self.table.ball_radius_mm
-            ):
-                out.append(Reappearance(tr.id, _pt(old), _pt(z[free_d[b]]), t))
+            if back is not None:
+                out.append(back)
         return out
+
+    def _pocket_claims(self, tracks: list[_Track]) -> np.ndarray:
+        """Which detections each track may take back (n x m): one inside a pocket's hole or net only the ball
+        that was last seen going into that pocket (a ball does not climb out of a pocket; a hand reaches in)."""
+        inside = self._pocket >= 0
+        return ~inside[None, :] | (self._pocket[None, :] == self._going_pockets(tracks)[:, None])
+
+    def _where_hidden_ball_may_be(self, tr: _Track, zf: np.ndarray, t: float) -> tuple[np.ndarray, np.ndarray]:
+        """Each detection's distance from where hidden ``tr`` may be now, and whether it is near enough: along
+        its run into a pocket; at its place if it rests (or has been gone too long to extrapolate); else
+        along its extrapolated path, the window widening with its speed (it may have slowed or been kicked)."""
+        gap = t - tr.last_t
+        d_pk = None if tr.resting else self._from_pocket_run(tr, zf)
+        if d_pk is not None:
+            d, radius = d_pk, 2 * self.table.ball_diameter_mm
+        else:
+            if tr.resting or gap > self.s.moving_reacquire_s:
+                centre, radius = tr.pos, self._reacquire_radius(tr, t)
+            else:
+                centre = tr.kf.x[:2]
+                radius = self.s.reacquire_radius_mm + 0.5 * float(np.linalg.norm(tr.kf.x[2:4])) * gap
+            d = np.linalg.norm(zf - centre, axis=1)
+        near = d <= radius
+        if tr.coast_end is not None and not tr.resting and gap <= self.s.moving_reacquire_s:
+            # held where it was last seen once its extrapolation stopped: it is as likely where that
+            # extrapolation (cushion bounces in it) had taken it by then, and on from there
+            d_end = np.linalg.norm(zf - tr.coast_end, axis=1)
+            on = d_end <= self.s.reacquire_radius_mm + 0.5 * tr.coast_speed * (gap - self.s.coast_s)
+            d, near = np.where(on, np.minimum(d, d_end), d), near | on
+        return d, near
+
+    def _bring_back(self, tr: _Track, zc: np.ndarray, is_cue: bool, t: float) -> Reappearance | None:
+        """Updates hidden ``tr`` with detection ``zc``; a resting ball seen again more than a radius from its
+        place was moved while hidden (a hand or a ball it did not see), which is reported."""
+        old = tr.pos.copy()
+        was_resting = tr.resting
+        self._update(tr, zc, is_cue, t, 1)
+        if was_resting and tr.id is not None and float(np.linalg.norm(zc - old)) > self.table.ball_radius_mm:
+            return Reappearance(tr.id, _pt(old), _pt(zc), t)
+        return None
 
     def _reacquire_radius(self, tr: _Track, t: float) -> float:
         """How far from where it was a hidden ball may be seen again and keep its id. Between shots a hand may
@@ -1340,6 +1371,60 @@ class Tracker:
         assert tr.id is not None
         self._lost_recent.append(tr.id)
         return Loss(tr.id, kind, pocket, _pt(tr.last_meas), _pt(v), tr.last_t, conf)
+
+
+@dataclass(frozen=True)
+class _BallKinds:
+    """What each track's ball is doing this frame, as masks over the tracks."""
+
+    occluded: np.ndarray  # not seen in the last frame
+    tentative: np.ndarray  # seen, not yet a public ball
+    seen: np.ndarray  # confirmed and seen in the last frame
+    resting: np.ndarray  # at rest (seen or hidden)
+    anchored: np.ndarray  # at rest on an anchor: its place is the mean of its detections
+    named: np.ndarray  # holds a public id
+    hidden_moving: np.ndarray  # hidden while it was moving: it rolls on unseen
+
+
+def _ball_kinds(tracks: list[_Track]) -> _BallKinds:
+    """Sorts the balls into seen, hidden, tentative and resting: each kind is priced and gated its own way."""
+    kinds = [tr.state for tr in tracks]
+    occluded = np.array([k == TrackState.OCCLUDED for k in kinds], bool)
+    resting = np.array([tr.resting for tr in tracks], bool)
+    return _BallKinds(
+        occluded=occluded,
+        tentative=np.array([k == TrackState.TENTATIVE for k in kinds], bool),
+        seen=np.array([k == TrackState.CONFIRMED for k in kinds], bool),
+        resting=resting,
+        anchored=np.array([tr.resting and tr.anchor is not None for tr in tracks], bool),
+        named=np.array([tr.id is not None for tr in tracks], bool),
+        hidden_moving=occluded & ~resting,
+    )
+
+
+def _ball_places(tracks: list[_Track], anchored: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each ball was last seen, and where each resting one sits (its anchor; its last sighting for the
+    others): a detection near either may be that ball."""
+    last = np.array([tr.last_meas for tr in tracks], dtype=float).reshape(-1, 2)
+    anchor = np.array([tr.anchor if a else tr.last_meas for tr, a in zip(tracks, anchored, strict=True)])
+    return last, anchor.astype(float).reshape(-1, 2)
+
+
+def _speed_bounds(tracks: list[_Track], kinds: _BallKinds) -> np.ndarray:
+    """How fast a ball seen once, or one hidden while moving, may be going (its filter's speed or velocity
+    sigma); the others never ask (0): a seen ball's filter prices it, a resting one does not move."""
+    asks = kinds.tentative | kinds.hidden_moving
+    return np.array([_speed_bound(tr.kf) if a else 0.0 for tr, a in zip(tracks, asks, strict=True)])
+
+
+def _motion_gauge(tracks: list[_Track], gauged: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """Squared Mahalanobis distance of each detection from each gauged ball's prediction (how surprising it
+    is under the filter's motion model); inf for the balls whose prediction means nothing."""
+    m2 = np.full((len(tracks), len(z)), np.inf)
+    rows = np.flatnonzero(gauged)
+    if len(rows):
+        m2[rows] = mahalanobis_sq_many([tracks[i].kf for i in rows], z)
+    return m2
 
 
 def _same_ball(z: np.ndarray, conf: np.ndarray, radius: float) -> np.ndarray:
