@@ -4,6 +4,7 @@ by hand on a real ``TableModel`` and detections from real ``vision.detections.De
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from calibration.table import TableModel
 from tracking.kalman import make_ball_filter
@@ -158,23 +159,21 @@ def test_hidden_ball_window_a_hidden_rolling_ball_is_looked_for_as_far_as_it_can
     assert near.tolist() == [True, False]
 
 
-def test_hidden_ball_window_between_shots_a_hidden_resting_ball_may_have_been_moved_by_hand() -> None:
-    # between shots a hand may pick a hidden ball up and set it down nearby: the wide reacquire radius
+@pytest.mark.parametrize(
+    ("in_play", "radius"),
+    [
+        # between shots a hand may pick a hidden ball up and set it down nearby: the wide reacquire radius
+        (False, S.reacquire_radius_mm),
+        # in play nothing but a ball moves a resting ball; one hidden under the arm is sought only at its place
+        (True, S.inplay_reacquire_mm),
+    ],
+    ids=["between_shots_moved_by_hand", "in_play_comes_back_at_its_place"],
+)
+def test_hidden_ball_window_a_hidden_resting_ball_is_sought_within_its_radius(in_play: bool, radius: float) -> None:
     tr = Tracker(TABLE)
+    tr._shot_active = in_play
     ball = _track(1, Phase.HIDDEN_RESTING, (1000.0, 889.0), anchored=True)
-    r = S.reacquire_radius_mm
-    z = dets([(1000.0 + r - 10.0, 889.0), (1000.0 + r + 10.0, 889.0)]).pos_mm
-    _, near = tr._where_hidden_ball_may_be(ball, z, 1.0)
-    assert near.tolist() == [True, False]
-
-
-def test_hidden_ball_window_in_play_a_ball_hidden_at_rest_comes_back_at_its_place() -> None:
-    # in play nothing but a ball moves a resting ball; one hidden under the arm is sought only at its place
-    tr = Tracker(TABLE)
-    tr._shot_active = True
-    ball = _track(1, Phase.HIDDEN_RESTING, (1000.0, 889.0), anchored=True)
-    r = S.inplay_reacquire_mm
-    z = dets([(1000.0 + r - 10.0, 889.0), (1000.0 + r + 20.0, 889.0)]).pos_mm
+    z = dets([(1000.0 + radius - 10.0, 889.0), (1000.0 + radius + 20.0, 889.0)]).pos_mm
     _, near = tr._where_hidden_ball_may_be(ball, z, 1.0)
     assert near.tolist() == [True, False]
 
