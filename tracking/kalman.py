@@ -46,7 +46,7 @@ def seeded_speed_sigma(settings: FilterSettings, frame_dt: float) -> float:
 
 
 def make_ball_filter(
-    pos: np.ndarray, settings: FilterSettings, vel: np.ndarray | None = None, frame_dt: float = 1.0 / 60.0
+    pos: np.ndarray, settings: FilterSettings, vel: np.ndarray | None, frame_dt: float
 ) -> KalmanFilter:
     """A filter seeded at ``pos`` (mm) with velocity ``vel`` (mm/s, unknown -> 0 with a wide spread); a given
     velocity is as good as two detections ``frame_dt`` seconds apart (the stream's frame interval)."""
@@ -120,7 +120,7 @@ def update_position(kf: KalmanFilter, z: np.ndarray) -> None:
 
 
 def reseed(
-    kf: KalmanFilter, pos: np.ndarray, vel: np.ndarray | None, settings: FilterSettings, frame_dt: float = 1.0 / 60.0
+    kf: KalmanFilter, pos: np.ndarray, vel: np.ndarray | None, settings: FilterSettings, frame_dt: float
 ) -> None:
     """Restart the filter after a kink (collision, cushion): position from the new detection, velocity
     from the last two detections (``frame_dt`` seconds apart), both with the uncertainty of such a difference;

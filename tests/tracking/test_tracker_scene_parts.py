@@ -40,7 +40,7 @@ def _track(
     """A track of ``phase`` last seen at ``pos`` at ``last_t``, its filter at ``pos`` with velocity ``vel``
     (unknown where None), resting on an anchor at ``pos`` where ``anchored``."""
     p = np.array(pos, dtype=float)
-    kf = make_ball_filter(p, S.filter, None if vel is None else np.array(vel, dtype=float))
+    kf = make_ball_filter(p, S.filter, None if vel is None else np.array(vel, dtype=float), 1.0 / 60.0)
     tr = _Track(key=key, kf=kf, phase=phase, last_t=last_t, last_meas=p.copy(), id=ball_id, hits=hits)
     if anchored:
         tr.anchor, tr.anchor_n = p.copy(), 10

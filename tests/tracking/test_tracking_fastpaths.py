@@ -35,7 +35,7 @@ from tracking.trajectory import fit_path
 
 def _random_filter(rng: np.random.Generator, fs: FilterSettings) -> KalmanFilter:
     vel = None if rng.random() < 0.5 else rng.normal(size=2) * 1000.0
-    kf = make_ball_filter(rng.uniform(0.0, 3500.0, 2), fs, vel)
+    kf = make_ball_filter(rng.uniform(0.0, 3500.0, 2), fs, vel, 1.0 / 60.0)
     for _ in range(int(rng.integers(0, 12))):
         predict_dt(kf, float(rng.integers(1, 3)) / 60.0, fs)
         kf.update(kf.x[:2] + rng.normal(size=2) * rng.uniform(0.1, 30.0))
