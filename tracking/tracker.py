@@ -185,6 +185,8 @@ class _Track:
     left_anchor_n: int = 0  # how many detections that resting place was the mean of
     # a ball, not a ghost: it took a known ball's id at its known place, or it held still (``_vouch_at_rest``)
     vouched: bool = False
+    # of its ``hits``, the sightings on detections where vision saw no place for a new ball (``_maybe_confirm``)
+    barred: int = 0
     first_t: float = 0.0  # when it was first seen
     recent: deque[tuple[float, float, float]] = field(default_factory=lambda: deque(maxlen=64))
     # a hidden moving ball's extrapolation when it stopped (coast_s), and the speed it had: where to look for it
@@ -239,6 +241,7 @@ class Tracker:
         self._cue = np.zeros(0, bool)  # this frame's detections classed as the cue ball
         self._recovered: list[Reappearance] = []  # hidden resting balls found elsewhere in this frame
         self._pocket = np.zeros(0, np.int64)  # this frame's detections' pockets (``step``'s ``pocket``)
+        self._barred = np.zeros(0, bool)  # this frame's detections where vision saw no place for a new ball
         self._resumed_t = -math.inf  # when observation last resumed after frames without the table (``resume``)
         self._spots: list[_Spot] = []  # weak detections held still where no track is (``_watch_spots``)
         pockets = list(table.pockets.values())
@@ -286,6 +289,7 @@ class Tracker:
         kinked: set[int] = set()
         for r, c, tier in zip(rows, cols, tiers, strict=True):
             tr = active[r]
+            tr.barred += int(not start[c])
             tr.quality += 0.1 * (float(conf[c]) - tr.quality)
             if col is not None:
                 tr.colour = col[c].copy() if tr.colour is None else tr.colour + 0.1 * (col[c] - tr.colour)
@@ -435,12 +439,14 @@ class Tracker:
         meas = _pt(tr.last_meas) if seen else None
         return BallObs(tr.id, _pt(tr.pos), meas, _pt(tr.vel), tr.resting, tr.state, kinked, quality)
 
-    def scene(self, t: float, dets: Detections, pocket: np.ndarray | None = None) -> association.Scene:
+    def scene(
+        self, t: float, dets: Detections, pocket: np.ndarray | None = None, may_start: np.ndarray | None = None
+    ) -> association.Scene:
         """The association problem the next ``step`` at ``t`` would solve on ``dets`` (its columns: the detections
-        the tracker admits, in order; ``pocket`` as ``step`` takes it), with the tracker left as it was: to
-        inspect or test the cost and gates."""
+        the tracker admits, in order; ``pocket`` and ``may_start`` as ``step`` takes them), with the tracker left
+        as it was: to inspect or test the cost and gates."""
         probe = copy.deepcopy(self)
-        z, conf, *_ = probe._admit(dets.pos_mm, dets.confidence, dets.cls == CUE, dets.colour, None, pocket, None)
+        z, conf, *_ = probe._admit(dets.pos_mm, dets.confidence, dets.cls == CUE, dets.colour, may_start, pocket, None)
         active = probe._predict(t)
         return probe._scene(active, z, t, conf)
 
@@ -468,6 +474,7 @@ class Tracker:
         # ``pocket``: the index (``table.pockets``' order) of the pocket whose inside holds each detection, or -1
         self._pocket = np.full(len(z), -1) if pocket is None else np.asarray(pocket).reshape(-1)
         self._pocket = self._pocket[keep]
+        self._barred = ~start[keep]
         born = conf if look is None or not self._opening() else combine(conf, np.asarray(look, dtype=float).reshape(-1))
         z, conf, cue, start, born = z[keep], conf[keep], cue[keep], start[keep], born[keep]
         col = None if col is None or len(col) != len(keep) else col[keep]
@@ -720,7 +727,8 @@ class Tracker:
         """What each detection may be: weak (a ball-like blob that may be a hand or the cue tip), and, in the
         first moments, at a known ball's starting place (a ball frozen in a cluster shows little rim)."""
         m = len(z)
-        weak = conf < self.s.new_track_confidence
+        # a detection vision saw no place for a new ball on (a pocket's liner, a watch) is no clear ball either
+        weak = (conf < self.s.new_track_confidence) | self._barred
         at_known = [self._at_known_place(zz, t) for zz in z] if self._in_warmup(t) else [False] * m
         return weak, np.array(at_known, bool).reshape(m)
 
@@ -967,8 +975,14 @@ class Tracker:
         between shots, which must have rested for rest_window_s; anything else (a hand, the cue tip) stays
         tentative and is dropped when it goes. A placed ball is a clear detection: the player's bridge hand, still
         on the cloth before a stroke, is a weak ball-sized blob. Nothing becomes a ball where no ball's centre can
-        be (``_room_for_ball``)."""
+        be (``_room_for_ball``), nor from sightings most of which vision barred (``may_start``: inside a pocket, on
+        what covers the table, not a ball's look): one frame's judgement of a blob a few pixels across flickers
+        with the video's noise, and a track born on one such flicker, then fed by the same blob judged no ball
+        in the frames around it (a pocket's pale liner, a watch), is that blob, not a ball; a ball is judged
+        one in most of the frames it is seen."""
         if not self._room_for_ball(tr.last_meas.reshape(1, 2))[0]:
+            return
+        if 2 * tr.barred >= tr.hits:
             return
         if (self._t0 is None or t - self._t0 <= self.s.warmup_s) and (
             tr.quality >= self.s.placed_confidence or not self._off_known_places(tr)

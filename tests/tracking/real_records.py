@@ -18,7 +18,7 @@ DATA = Path(__file__).parents[1] / "data" / "tracking"
 
 def load(name: str) -> tuple[dict, TableModel, list[tuple[float, Detections]]]:
     """The record, its table, and its frames (t, detections with vision's in-pocket and covered flags, and the
-    classifier's p(ball) where the record keeps it)."""
+    classifier's unlike-ball flags and p(ball) where the record keeps them)."""
     doc = json.loads((DATA / name).read_text())
     (length, width), (corner, middle) = doc["table_mm"], doc["mouths_mm"]
     spec = TableSpec(length_mm=length, width_mm=width, ball_diameter_mm=doc["ball_mm"], corner_mouth_mm=corner,
@@ -30,6 +30,7 @@ def load(name: str) -> tuple[dict, TableModel, list[tuple[float, Detections]]]:
             z * 0.5 + 20.0, z, np.full(len(z), 15.0), np.array(f["confidence"]), np.array(f["cls"]),
             np.array(f["colour"], dtype=float).reshape(-1, 3), np.array(f["in_pocket"], dtype=bool),
             np.array(f["covered"], dtype=bool),
+            unlike_ball=None if "unlike_ball" not in f else np.array(f["unlike_ball"], dtype=bool),
             p_ball=None if "p_ball" not in f else np.array([np.nan if v is None else v for v in f["p_ball"]], float),
         )  # fmt: skip
         frames.append((f["t"], d))
