@@ -78,6 +78,10 @@ _PUBLIC: dict[Phase, TrackState] = {
 
 # the quality reported for a vouched ball (above the extractor's ghost threshold, below a clear detection's)
 VOUCHED_QUALITY = 0.75
+# The most a ball rolling free on the cloth changes its velocity in a second (mm/s^2): rolling resistance slows
+# it by about 0.1 g, and the sliding just after a hit by about 0.2 g for a fraction of a second. A hand or the
+# cue swept over the cloth turns and speeds up far more within a second; a rolling ball's run does not.
+ROLLING_ACCEL_MM_S2 = 2000.0
 ACTIVE = (TrackState.TENTATIVE, TrackState.CONFIRMED, TrackState.OCCLUDED)
 
 
@@ -162,6 +166,16 @@ class _Spot:
     def pos(self) -> np.ndarray:
         return np.mean(np.array(self.seen)[:, 1:], axis=0)
 
+    def ahead(self, t: float) -> np.ndarray:
+        """Where a ball rolling on the course of its last two sightings would be at ``t`` (its last sighting
+        where it has only one)."""
+        (t1, x1, y1) = self.seen[-1]
+        if len(self.seen) < 2:
+            return np.array([x1, y1])
+        (t0, x0, y0) = self.seen[-2]
+        k = (t - t1) / max(t1 - t0, 1e-6)
+        return np.array([x1 + k * (x1 - x0), y1 + k * (y1 - y0)])
+
 
 @dataclass
 class _Track:
@@ -244,6 +258,7 @@ class Tracker:
         self._barred = np.zeros(0, bool)  # this frame's detections where vision saw no place for a new ball
         self._resumed_t = -math.inf  # when observation last resumed after frames without the table (``resume``)
         self._spots: list[_Spot] = []  # weak detections held still where no track is (``_watch_spots``)
+        self._runs: list[_Spot] = []  # weak detections on one rolling course where no track is (``_watch_runs``)
         pockets = list(table.pockets.values())
         # the pockets' mouth centres, outward normals and mouth widths as arrays (the cloth test's screen)
         self._mouths = (
@@ -369,7 +384,9 @@ class Tracker:
         keep_for = (s.tentative_max_misses + 0.5) * self._frame_dt
         self._spots = [sp for sp in self._spots if t - sp.seen[-1][0] <= keep_for]
         reach = s.still_radius * self.table.ball_radius_mm
-        watch = self._in_opening(t) or any(tr.state == TrackState.OCCLUDED and tr.id is not None for tr in self._tracks)
+        lost = any(tr.state == TrackState.OCCLUDED and tr.id is not None for tr in self._tracks)
+        watch = self._in_opening(t) or lost
+        self._watch_runs(weak if lost and not self._in_opening(t) else [], z, conf, cue, col, t)
         for c in weak:
             near = [(float(np.hypot(*(z[c] - sp.pos))), k) for k, sp in enumerate(self._spots) if sp.seen[-1][0] < t]
             d, k = min(near, default=(math.inf, -1))
@@ -395,6 +412,89 @@ class Tracker:
                     self._tracks.append(self._ball_at_rest(sp, pts, t))
                 else:
                     del sp.seen[0]  # the oldest sighting left the window
+
+    def _watch_runs(
+        self, weak: list[int], z: np.ndarray, conf: np.ndarray, cue: np.ndarray, col: np.ndarray | None, t: float
+    ) -> None:
+        """A lost ball seen rolling again gets its track back: while a public ball is hidden, weak blobs that no
+        track took are chained into runs, each sighting within a ball's diameter of where the run's last two put
+        it (a rolling ball's course; a run that meets a cushion or a ball starts again). A run seen in most
+        frames for ``rest_vouch_s`` on one rolling course (``_on_course``) is a ball, which takes a hidden
+        ball's id (``_adopt_hidden``, else ``_recover``): a dark ball struck while its track was held at its
+        place, whose detections all stay below ``new_track_confidence``. A run forgotten as a spot is."""
+        s = self.s
+        keep_for = (s.tentative_max_misses + 0.5) * self._frame_dt
+        self._runs = [r for r in self._runs if t - r.seen[-1][0] <= keep_for]
+        gate = self.table.ball_diameter_mm
+        for c in weak:
+            near = [(float(np.hypot(*(z[c] - r.ahead(t)))), k) for k, r in enumerate(self._runs) if r.seen[-1][0] < t]
+            d, k = min(near, default=(math.inf, -1))
+            sighting = (t, float(z[c, 0]), float(z[c, 1]))
+            if d > gate:
+                colour = None if col is None else col[c].copy()
+                self._runs.append(_Spot([sighting], float(conf[c]), 0, colour, t))
+                k = len(self._runs) - 1
+            else:
+                self._runs[k].seen.append(sighting)
+            run = self._runs[k]
+            n = len(run.seen)
+            run.conf += (float(conf[c]) - run.conf) / n
+            run.cue_votes += 1 if cue[c] else -1
+            if col is not None and run.colour is not None:
+                run.colour = run.colour + (col[c] - run.colour) / n
+            since = t - s.rest_vouch_s - 0.5 * self._frame_dt
+            while run.seen[0][0] < since:
+                del run.seen[0]  # the oldest sighting left the window
+            if run.seen[0][0] > since + self._frame_dt:
+                continue  # not seen that long yet
+            course = self._on_course(np.array(run.seen))
+            if course is None:
+                continue
+            tr = self._ball_on_course(run, course, t)
+            if tr is not None:
+                self._runs.pop(k)
+
+    def _on_course(self, seen: np.ndarray) -> np.ndarray | None:
+        """The velocity now (mm/s) of a thing whose sightings (t, x, y) lie on one rolling ball's course: a
+        path of constant acceleration no stronger than a rolling ball's (``ROLLING_ACCEL_MM_S2``), each
+        sighting within ``still_radius`` ball radii of it (a faint rim's scatter, as ``_held_still`` allows), and
+        moving more than that across the window (a thing holding still is a spot's, ``_watch_spots``); else
+        None."""
+        reach = self.s.still_radius * self.table.ball_radius_mm
+        if len(seen) < 4:
+            return None
+        tt = seen[:, 0] - seen[-1, 0]
+        a = np.stack([np.ones_like(tt), tt, tt * tt], axis=1)
+        coef, *_ = np.linalg.lstsq(a, seen[:, 1:], rcond=None)
+        off = float(np.max(np.linalg.norm(a @ coef - seen[:, 1:], axis=1)))
+        moved = float(np.hypot(*(seen[-1, 1:] - seen[0, 1:])))
+        if off > reach or moved <= 2 * reach or float(np.hypot(*(2 * coef[2]))) > ROLLING_ACCEL_MM_S2:
+            return None
+        return np.asarray(coef[1], dtype=float)
+
+    def _ball_on_course(self, run: _Spot, vel: np.ndarray, t: float) -> _Track | None:
+        """The track of a run on a rolling course (``_watch_runs``), where it is a hidden ball found again:
+        moving with the run's velocity, vouched for, public under the hidden ball's id; None (no track) where
+        no hidden ball can be it."""
+        last = np.array(run.seen[-1][1:])
+        if not self._room_for_ball(last.reshape(1, 2))[0]:
+            return None
+        tr = self._new_track(last, run.cue_votes > 0, t, run.conf)
+        reseed(tr.kf, last, vel, self.s.filter, self._frame_dt)
+        tr.cue_votes, tr.colour, tr.hits, tr.first_t = run.cue_votes, run.colour, len(run.seen), run.first_t
+        tr.recent.clear()
+        tr.recent.extend(run.seen)
+        tr.prev_meas, tr.prev_t = np.array(run.seen[-2][1:]), run.seen[-2][0]
+        tr.vouched = True
+        name = self._adopt_hidden(tr)
+        if name is None:
+            name = self._recover(tr, t, rolling=True)
+        if name is None:
+            return None
+        tr.change(Change.CONFIRMED)
+        tr.id = name
+        self._tracks.append(tr)
+        return tr
 
     def _ball_at_rest(self, sp: _Spot, pts: np.ndarray, t: float) -> _Track:
         """The track of a spot that held still long enough to be a ball (``_watch_spots``): at rest on the mean
@@ -1015,14 +1115,16 @@ class Tracker:
         found again (``_recover``), or a ball placed between shots, or not a ball (a hand resting on the cloth)."""
         return self._t0 is None or t - self._t0 <= self.s.warmup_s
 
-    def _recover(self, tr: _Track, t: float) -> str | None:
+    def _recover(self, tr: _Track, t: float, rolling: bool = False) -> str | None:
         """A lost ball seen at rest again gets its track back: a new track seen clearly at rest (a placed ball's
         test) while a public ball of its colour is hidden is that ball, found where it stopped unseen (under the
         player, after a blurred run). Of several, the one whose last known place (its coasted run's end, for a
         ball hidden moving) is nearest, as the balls' motion has it; in a set of one colour that is the only
-        guide. A ball that was hidden at rest and is found elsewhere was moved: a ``Reappearance``."""
+        guide. A ball that was hidden at rest and is found elsewhere was moved: a ``Reappearance``. ``rolling``:
+        ``tr`` is a vouched run on a rolling course (``_watch_runs``), measured from where it was first seen."""
         s = self.s
-        if not (tr.resting and tr.anchor is not None and tr.hits >= 2 * s.confirm_hits):
+        at_rest = tr.resting and tr.anchor is not None
+        if not ((at_rest or (rolling and tr.vouched)) and tr.hits >= 2 * s.confirm_hits):
             return None
         if tr.quality < s.placed_confidence and not tr.vouched:
             return None  # neither seen clearly nor held still for ``rest_vouch_s``: a hand at rest, not a ball
@@ -1032,7 +1134,8 @@ class Tracker:
         ]  # fmt: skip
         if not hidden:
             return None
-        anchor = tr.anchor
+        anchor = tr.anchor if at_rest else _first_seen(tr)
+        assert anchor is not None
 
         def gap(o: _Track) -> float:
             where = o.coast_end if (o.coast_end is not None and not o.resting) else o.pos
