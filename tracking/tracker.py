@@ -30,6 +30,7 @@ No I/O and no clock: time comes in with every frame.
 from __future__ import annotations
 
 import copy
+import itertools
 import math
 from collections import deque
 from dataclasses import dataclass, field
@@ -47,6 +48,7 @@ from tracking.kalman import (
     make_ball_filter,
     predict_dt,
     reseed,
+    seeded_speed_sigma,
     update_position,
 )
 from tracking.paths import distances as _distances
@@ -775,9 +777,10 @@ class Tracker:
     def _reach(self, tracks: list[_Track], t: float) -> np.ndarray:
         """How far from where it was last seen each track's ball can be now. A ball in sight: at top speed since
         then. A ball hidden at rest stays where it went under (within ``_reacquire_radius``) unless something
-        could have set it moving unseen (``_may_be_struck``); then at top speed. A ball hidden while rolling: no
-        farther than its speed carries it (the cloth only slows it), give or take a collision's kick or a
-        cushion's rebound (``hidden_speedup``), and not across the table to a blob (the player's hand)."""
+        could have set it moving unseen, and then no farther than that could send it (``_struck_speed``). A ball
+        hidden while rolling: no farther than its speed carries it (the cloth only slows it), give or take a
+        collision's kick or a cushion's rebound (``hidden_speedup``), and not across the table to a blob (the
+        player's hand)."""
         s = self.s
         reach = np.empty(len(tracks))
         for i, tr in enumerate(tracks):
@@ -802,9 +805,9 @@ class Tracker:
         have struck it. While every ball rests the cue may strike any of them, and drive it at top speed (the
         stroke hidden under the cue and the player's arm). Once balls move, only a moving ball that could have
         reached it, or one that reached a ball frozen to it (a hit passes through a chain: a rack at the break),
-        sets it moving, at no more than the speed that ball had before the hit (equal masses), at most twice what
-        it has now (``hidden_speedup``: the hit slowed it): centres a diameter apart at the touch, the mover's
-        run that speed over the time since either was last seen."""
+        sets it moving, and no faster than that ball went (equal masses: a hit gives at most the hitter's speed,
+        and the cloth only slows a ball), as far as it was measured before this ball went under
+        (``_speed_since``); a ball whose speed was not measured by then may have gone at top speed."""
         movers = [o for o in tracks if not o.resting and o.state != TrackState.TENTATIVE and o is not tr]
         if not movers:
             return self.s.max_speed_mm_s
@@ -820,11 +823,31 @@ class Tracker:
         places = np.array([c.pos for c in chain], dtype=float).reshape(-1, 2)
         top = 0.0
         for mv in movers:
-            speed = float(np.hypot(*mv.kf.x[2:4]))
-            run = self.s.hidden_speedup * speed * (t - min(tr.last_t, mv.last_t))
+            speed = self._speed_since(mv, tr.last_t)
+            run = speed * (t - min(tr.last_t, mv.last_t))  # centres a diameter apart at the touch
             if float(np.min(np.linalg.norm(places - mv.last_meas, axis=1))) <= 2.0 * D + run:
-                top = max(top, self.s.hidden_speedup * speed)
+                top = max(top, speed)
         return top
+
+    def _speed_since(self, mv: _Track, t0: float) -> float:
+        """The most moving ball ``mv`` can have gone at any time since ``t0``: the fastest it was seen to go
+        between two sightings a frame apart, both since it was set moving (the launch's own step starts from
+        rest partway through the frame and reads slow) and the later by ``t0``, with the measurement's
+        spread (``gate_chi2``'s sigmas of a two-sighting speed); after that it only slowed (the cloth) or took
+        at most a faster ball's speed (a hit between equal masses). A speed that was not measured by ``t0`` is
+        not a speed of 0: a ball whose set-off was unseen (struck under the cue or hidden at a hit, at 30 fps
+        one frame is enough) or seen moving only once may have been sent at top speed (``max_speed_mm_s``)."""
+        s, dt = self.s, self._frame_dt
+        seen = [(rt, x, y) for rt, x, y in mv.recent if mv.left_t - 1e-9 <= rt <= t0 + 1e-9]
+        steps = [
+            math.hypot(xb - xa, yb - ya) / (tb - ta)
+            for (ta, xa, ya), (tb, xb, yb) in itertools.pairwise(seen)
+            if 0.0 < tb - ta <= 1.5 * dt
+        ]
+        if not steps:
+            return s.max_speed_mm_s
+        spread = math.sqrt(s.gate_chi2) * seeded_speed_sigma(s.filter, dt)
+        return min(max(steps) + spread, s.max_speed_mm_s)
 
     @property
     def _frame_dt(self) -> float:

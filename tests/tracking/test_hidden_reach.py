@@ -114,3 +114,42 @@ def test_a_ball_struck_under_the_cue_while_every_ball_rests_comes_back_far_off_a
         if i == 44:
             b = last.by_id().get(struck_id)
             assert b is not None and abs(b.pos[0] - s[0]) < 30.0, (b, s)
+
+
+def test_a_ball_hit_by_a_ball_whose_launch_was_unseen_comes_back_where_the_hit_sent_it_at_30_fps() -> None:
+    """At 30 fps the cue and the player's hand hide the cue ball at the stroke; it is seen once rolling at 6 m/s
+    and then hits a resting red full (it stops dead there, the red takes all its speed). The red is hidden as
+    they meet and seen again 0.14 s later, 870 mm on. The cue ball's speed was never measured (one sighting
+    since it set off, none of its launch), so it may have been going as fast as any stroke sends a ball: the
+    red keeps its id from its first sighting on. Bounding the red by the cue ball's speed as its filter reads
+    it (stopped) makes it a new ball there."""
+    fps, v = 30.0, 6000.0
+    rng = np.random.default_rng(6)
+    cue, red = (1000.0, 900.0), (1600.0, 900.0)
+    D = TABLE.ball_diameter_mm
+    t_stroke = 40 / fps
+    t_hit = t_stroke + (red[0] - D - cue[0]) / v
+    pipe = Pipeline(table=TABLE)
+    red_id = None
+    r = red
+    back = 0
+    for i in range(int(t_hit * fps) + 12):
+        t = i / fps
+        c = (cue[0] + v * min(max(0.0, t - t_stroke), t_hit - t_stroke), cue[1])
+        r = (red[0] + v * max(0.0, t - t_hit), red[1])
+        balls = []
+        if not 40 <= i < 42:  # under the cue and the player's hand at the stroke
+            balls.append(((c[0] + rng.normal(0, 0.4), c[1] + rng.normal(0, 0.4)), CUE, WHITE, 0.95))
+        if not t_hit < t < t_hit + 4 / fps:  # in the hit's blur
+            balls.append(((r[0] + rng.normal(0, 0.4), r[1] + rng.normal(0, 0.4)), OBJECT, RED, 0.95))
+        pipe.step_detections(_frame(balls), i, t)
+        last = pipe.last
+        assert last is not None
+        if i == 39:
+            red_id = next(b.id for b in last.balls if np.hypot(b.pos[0] - red[0], b.pos[1] - red[1]) < 5.0)
+        if t >= t_hit + 4 / fps:  # seen again: it is the red from its first sighting on, not a new ball
+            assert red_id is not None
+            b = last.by_id().get(red_id)
+            assert b is not None and np.hypot(b.pos[0] - r[0], b.pos[1] - r[1]) < 30.0, (i, b, r)
+            back += 1
+    assert back >= 5
