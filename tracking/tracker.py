@@ -30,6 +30,7 @@ No I/O and no clock: time comes in with every frame.
 from __future__ import annotations
 
 import copy
+import itertools
 import math
 from collections import deque
 from dataclasses import dataclass, field
@@ -47,6 +48,7 @@ from tracking.kalman import (
     make_ball_filter,
     predict_dt,
     reseed,
+    seeded_speed_sigma,
     update_position,
 )
 from tracking.paths import distances as _distances
@@ -881,22 +883,79 @@ class Tracker:
         return colours.astype(float).reshape(len(tracks), -1)
 
     def _reach(self, tracks: list[_Track], t: float) -> np.ndarray:
-        """How far from where it was last seen each track's ball can be now: at top speed since then; a ball
-        hidden for a while only as far as it may be looked for again; one hidden for frames while rolling no
-        faster than it went (a ball only slows between collisions), give or take a collision's kick, and not
-        across the table to a blob (the player's hand)."""
+        """How far from where it was last seen each track's ball can be now. A ball in sight: at top speed since
+        then. A ball hidden at rest stays where it went under (within ``_reacquire_radius``) unless something
+        could have set it moving unseen, and then no farther than that could send it (``_struck_speed``). A ball
+        hidden while rolling: no farther than its speed carries it (the cloth only slows it), give or take a
+        collision's kick or a cushion's rebound (``hidden_speedup``), and not across the table to a blob (the
+        player's hand)."""
         s = self.s
         reach = np.empty(len(tracks))
         for i, tr in enumerate(tracks):
             gap = max(t - tr.last_t, 1e-6)
             reach[i] = s.max_speed_mm_s * gap + self.table.ball_radius_mm
-            hidden = tr.state == TrackState.OCCLUDED
-            if hidden and t - tr.last_t > 0.2:
+            if tr.state != TrackState.OCCLUDED:
+                continue
+            if gap > 0.2:
+                # past a blink a hidden ball is looked for where it went under (struck unseen, it comes back as a
+                # new ball whose path leads there: ``_adopt_hidden``) or along its path (``_reacquire``)
                 reach[i] = min(reach[i], self._reacquire_radius(tr, t))
-            if hidden and not tr.resting and gap > 1.5 * self._frame_dt:
+            if tr.resting:  # where it went under, or as far as a stroke or a hit could have sent it since
+                struck = self._struck_speed(tr, tracks, t) * gap + self.table.ball_radius_mm
+                reach[i] = min(reach[i], max(self._reacquire_radius(tr, t), struck))
+            if not tr.resting and gap > 1.5 * self._frame_dt:
                 speed = float(np.hypot(*tr.kf.x[2:4]))
                 reach[i] = min(reach[i], s.hidden_speedup * speed * gap + 2.0 * self.table.ball_diameter_mm)
         return reach
+
+    def _struck_speed(self, tr: _Track, tracks: list[_Track], t: float) -> float:
+        """How fast a ball hidden at rest may have been set moving unseen by now (``t``); 0 where nothing could
+        have struck it. While every ball rests the cue may strike any of them, and drive it at top speed (the
+        stroke hidden under the cue and the player's arm). Once balls move, only a moving ball that could have
+        reached it, or one that reached a ball frozen to it (a hit passes through a chain: a rack at the break),
+        sets it moving, and no faster than that ball went (equal masses: a hit gives at most the hitter's speed,
+        and the cloth only slows a ball), as far as it was measured before this ball went under
+        (``_speed_since``); a ball whose speed was not measured by then may have gone at top speed."""
+        movers = [o for o in tracks if not o.resting and o.state != TrackState.TENTATIVE and o is not tr]
+        if not movers:
+            return self.s.max_speed_mm_s
+        D = self.table.ball_diameter_mm
+        resting = [o for o in tracks if o.resting and o.state != TrackState.TENTATIVE]
+        chain, todo = [tr], [tr]
+        while todo:  # the balls frozen to it, and to those, ...
+            a = todo.pop()
+            for o in resting:
+                if not any(o is c for c in chain) and float(np.linalg.norm(o.pos - a.pos)) <= D + self.s.frozen_tol_mm:
+                    chain.append(o)
+                    todo.append(o)
+        places = np.array([c.pos for c in chain], dtype=float).reshape(-1, 2)
+        top = 0.0
+        for mv in movers:
+            speed = self._speed_since(mv, tr.last_t)
+            run = speed * (t - min(tr.last_t, mv.last_t))  # centres a diameter apart at the touch
+            if float(np.min(np.linalg.norm(places - mv.last_meas, axis=1))) <= 2.0 * D + run:
+                top = max(top, speed)
+        return top
+
+    def _speed_since(self, mv: _Track, t0: float) -> float:
+        """The most moving ball ``mv`` can have gone at any time since ``t0``: the fastest it was seen to go
+        between two sightings a frame apart, both since it was set moving (the launch's own step starts from
+        rest partway through the frame and reads slow) and the later by ``t0``, with the measurement's
+        spread (``gate_chi2``'s sigmas of a two-sighting speed); after that it only slowed (the cloth) or took
+        at most a faster ball's speed (a hit between equal masses). A speed that was not measured by ``t0`` is
+        not a speed of 0: a ball whose set-off was unseen (struck under the cue or hidden at a hit, at 30 fps
+        one frame is enough) or seen moving only once may have been sent at top speed (``max_speed_mm_s``)."""
+        s, dt = self.s, self._frame_dt
+        seen = [(rt, x, y) for rt, x, y in mv.recent if mv.left_t - 1e-9 <= rt <= t0 + 1e-9]
+        steps = [
+            math.hypot(xb - xa, yb - ya) / (tb - ta)
+            for (ta, xa, ya), (tb, xb, yb) in itertools.pairwise(seen)
+            if 0.0 < tb - ta <= 1.5 * dt
+        ]
+        if not steps:
+            return s.max_speed_mm_s
+        spread = math.sqrt(s.gate_chi2) * seeded_speed_sigma(s.filter, dt)
+        return min(max(steps) + spread, s.max_speed_mm_s)
 
     @property
     def _frame_dt(self) -> float:
