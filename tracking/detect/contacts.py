@@ -112,20 +112,9 @@ def kink_readings(
             if r2 is not None and (root is None or r2 < root):  # samples after a hit make it late
                 root, path = r2, o.path_to_last
         tc = root if root is not None else k.t
-        if drawn_toward(k, path.at(tc), tc):
-            continue
         score = abs(d - D) / s.contact_tol_mm
         out.append(KinkReading(score, "ball", o.ball, tc, (k.old.at(tc) + path.at(tc)) / 2, abs(d - D)))
     return out
-
-
-def drawn_toward(k: Kink, centre: np.ndarray, t: float) -> bool:
-    """Whether the bend of ``k`` changed the bending ball's velocity toward a ball whose centre is at ``centre``
-    at ``t``. Smooth balls touch only by pressing on each other along their line of centres, so a touch changes
-    a ball's velocity away from the other ball, never toward it: a bend that draws the ball toward one (a ball
-    in the air over it, a blurred detection displaced beside it) is no touch with that ball."""
-    dv = k.v_new - k.v_old
-    return float(dv @ (centre - k.old.at(t))) > 0.0
 
 
 def find_pusher(

@@ -8,11 +8,9 @@ from calibration.table import TableModel
 from tracking.detect import contacts
 from tracking.detect.segments import (
     Approach,
-    Kink,
     LastSeen,
     LeftRest,
     MovingSamples,
-    Neighbour,
     PairTrack,
     RestingBall,
     RestSpell,
@@ -316,33 +314,3 @@ def test_an_unseen_striker_from_the_side_hits_the_ball_on_that_side() -> None:
     assert hit is not None and hit.target == "1"
     assert np.allclose(hit.centre, [1000.0, 600.0 - D])
     assert contacts.unseen_hit(striker, [_at("cue", 1000.0, 200.0)], 1.2, D, DT) is None  # nothing but itself
-
-
-def _bend(v_new: np.ndarray, dt: float = 1 / 60) -> Kink:
-    """A ball rolling along +x at 2 m/s through (1000, 600) at 1.0 s, then along ``v_new`` (mm/s)."""
-    ts_in = 1.0 - dt / 3 - dt * np.arange(7, -1, -1)
-    ts_out = ts_in[-1] + dt * np.arange(1, 9)
-    old = fit_path(ts_in, np.array([[1000.0 + 2000.0 * (t - 1.0), 600.0] for t in ts_in]))
-    new = fit_path(ts_out, np.array([[1000.0, 600.0] + v_new * (t - 1.0) for t in ts_out]))
-    t_lo, t_hi = float(ts_in[-1]), float(ts_out[0])
-    return Kink("cue", old, new, old, t_lo, 1.0, old.at(1.0), t_lo - dt, t_hi + 0.5 * dt, t_lo - dt, t_lo, t_hi)
-
-
-def _resting(ball: str, p: np.ndarray) -> Neighbour:
-    ts = np.linspace(0.5, 1.1, 37)
-    return Neighbour(ball, fit_path(ts, np.tile(p, (len(ts), 1))), False, None)
-
-
-def test_a_bend_away_from_a_resting_ball_a_diameter_off_is_a_touch_and_one_toward_it_is_none() -> None:
-    dt = 1 / 60
-    n = np.array([np.cos(np.radians(40.0)), np.sin(np.radians(40.0))])  # the line of centres at the touch
-    eight = _resting("8", np.array([1000.0, 600.0]) + D * n)
-    v_old = np.array([2000.0, 0.0])
-    pushed = v_old - float(v_old @ n) * n  # the hitter keeps only its velocity square to the line of centres
-    hit = contacts.kink_readings(_bend(pushed), [eight], D, S, dt)
-    assert [r.name for r in hit] == ["8"] and abs(hit[0].t - 1.0) <= 0.25 * dt
-    # turned 20 degrees toward the ball at the same speed: a touch (a push along the line of centres, away from
-    # the other ball) never does that; nor does it speed the ball up toward it (a ball in the air over it)
-    toward = 2000.0 * np.array([np.cos(np.radians(20.0)), np.sin(np.radians(20.0))])
-    assert contacts.kink_readings(_bend(toward), [eight], D, S, dt) == []
-    assert contacts.kink_readings(_bend(v_old + 0.3 * float(v_old @ n) * n), [eight], D, S, dt) == []
