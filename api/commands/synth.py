@@ -2,7 +2,7 @@
 
     tableref synth --list
     tableref synth --out DIR --scenario NAME --seed N [--resolution 1920x1080] [--fps 60] [--camera SPEC]
-    tableref synth --suite NAME --out DIR [--limit N]
+    tableref synth --suite NAME --out DIR [--skip N] [--limit N]
 
 Needs the ``synth`` extra (pooltool). A scenario whose physics fails the truth checks is refused with
 the reason, never written.
@@ -23,6 +23,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the scenario and the rendering")
     parser.add_argument("--suite", help="write a named suite of scenarios instead of one")
     parser.add_argument("--limit", type=int, default=None, help="with --suite: only the first N items")
+    parser.add_argument(
+        "--skip", type=int, default=0, help="with --suite: leave out the first N items (the rest keep their cameras)"
+    )
     parser.add_argument("--small", action="store_true", help="with --suite: render at 320x180")
     parser.add_argument("--resolution", default="1920x1080", help="WIDTHxHEIGHT, 720p, 1080p or 4k")
     parser.add_argument("--fps", type=float, default=60.0, help="frame rate (25, 30, 50, 60, 120, ...)")
@@ -51,7 +54,9 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--out DIR is required (or --list)")
     settings = render_settings(args)
     if args.suite:
-        summary = suites.write_suite(args.suite, args.out, limit=args.limit, progress=sys.stderr, small=args.small)
+        summary = suites.write_suite(
+            args.suite, args.out, limit=args.limit, progress=sys.stderr, small=args.small, skip=args.skip
+        )
         print(f"suite {args.suite}: {summary['items']} scenarios, {summary['shots']} shots in {args.out}")
         return 0
     from models.synth.truth import run_scenario

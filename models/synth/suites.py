@@ -7,10 +7,13 @@ table, motion blur), written as scenario folders ``DIR/<name>-s<seed>/``.
 ``detect``: single JPEG frames from many cameras and resolutions with every ball's pixel centre, radius,
 class and whether the player hides it, in ``DIR/labels.jsonl``.
 
-Every suite writes ``DIR/suite.json``: the items written, their shot counts, and the items skipped
-(a seed whose wanted outcome was not found, or whose physics failed the truth checks) with the reason.
+Every suite writes ``DIR/suite.json``: ``first_item`` (how many items ``skip`` left out), the items written,
+their shot counts, and the items skipped (a seed whose wanted outcome was not found, or whose physics
+failed the truth checks) with the reason.
 ``limit`` keeps only the first items and ``small`` renders at 320x180, so tests and quick runs use the
-same suites small.
+same suites small. ``skip`` leaves out the first items and writes the rest exactly as a whole write would
+(each item keeps its place in the list, so its seed and its camera), to render a later part of a suite
+alone.
 """
 
 from __future__ import annotations
@@ -112,9 +115,15 @@ SMALL_RESOLUTION = (320, 180)
 
 
 def write_suite(
-    name: str, out_dir: str | Path, limit: int | None = None, progress: TextIO | None = None, small: bool = False
+    name: str,
+    out_dir: str | Path,
+    limit: int | None = None,
+    progress: TextIO | None = None,
+    small: bool = False,
+    skip: int = 0,
 ) -> dict:
-    """Write a suite; ``small`` renders it at 320x180 (for tests and quick looks)."""
+    """Write a suite; ``small`` renders it at 320x180 (for tests and quick looks). ``skip`` leaves out the
+    first items, ``limit`` then keeps at most that many of the rest."""
     if name not in SUITES:
         raise library.ScenarioError(f"unknown suite {name!r} (known: {', '.join(SUITES)})")
     suite = SUITES[name]
@@ -122,11 +131,16 @@ def write_suite(
     out.mkdir(parents=True, exist_ok=True)
     table = TableModel()
     ptable = PhysicsTable(table)
-    items = suite.items()[: limit if limit is not None else None]
+    if skip < 0 or (limit is not None and limit < 0):
+        raise ValueError(f"skip and limit count items: not negative (skip {skip}, limit {limit})")
+    # The render settings are drawn from an item's place in the whole list, so a skipped head leaves the
+    # remaining items' cameras, lighting and noise as a whole write gives them.
+    items = suite.items()[skip : None if limit is None else skip + limit]
     written, skipped, shots = [], [], 0
     labels = open(out / "labels.jsonl", "w", encoding="utf-8") if suite.kind == "detect" else None  # noqa: SIM115
     try:
-        for i, (scenario_name, seed) in enumerate(items):
+        for k, (scenario_name, seed) in enumerate(items):
+            i = skip + k
             settings = suite.settings(i)
             if small:
                 settings = replace(settings, resolution=SMALL_RESOLUTION)
@@ -144,12 +158,13 @@ def write_suite(
             shots += len(truth.shots)
             written.append({"folder": folder, "scenario": scenario_name, "seed": seed, "shots": len(truth.shots)})
             if progress is not None:
-                progress.write(f"[{i + 1}/{len(items)}] {folder}\n")
+                progress.write(f"[{k + 1}/{len(items)}] {folder}\n")
                 progress.flush()
     finally:
         if labels is not None:
             labels.close()
-    summary = {"suite": name, "items": len(written), "shots": shots, "written": written, "skipped": skipped}
+    summary = {"suite": name, "first_item": skip, "items": len(written), "shots": shots, "written": written,
+               "skipped": skipped}  # fmt: skip
     (out / "suite.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     return summary
 

@@ -202,3 +202,25 @@ def test_small_event_suite(tmp_path) -> None:
         cam = json.loads((tmp_path / item["folder"] / "camera.json").read_text())
         assert cam["image_size"] == [320, 180] and cam["fps"] == 30.0
         assert (tmp_path / item["folder"] / "video.mp4").stat().st_size > 1000
+
+
+@pytest.mark.slow
+def test_suite_skip_writes_the_rest_as_a_whole_write_does(tmp_path) -> None:
+    from models.synth.suites import write_suite
+
+    whole = write_suite("events-heldout-1080p30", tmp_path / "whole", limit=2, small=True)
+    part_dir = tmp_path / "part"
+    args = ["synth", "--suite", "events-heldout-1080p30", "--out", str(part_dir), "--skip", "1", "--limit", "1"]
+    assert main([*args, "--small"]) == 0
+    part = json.loads((part_dir / "suite.json").read_text())
+    assert [w["folder"] for w in whole["written"]] == ["break-s100", "pot-house-left-s100"]
+    assert part["first_item"] == 1 and part["written"] == whole["written"][1:]
+    assert not (part_dir / "break-s100").exists()  # the skipped item is not written
+    kept = "pot-house-left-s100"
+    files = sorted(p.relative_to(tmp_path / "whole" / kept) for p in (tmp_path / "whole" / kept).rglob("*"))
+    assert files == sorted(p.relative_to(part_dir / kept) for p in (part_dir / kept).rglob("*"))
+    for rel in files:  # the same camera, truth and frames: the item keeps its place's render settings
+        if (part_dir / kept / rel).is_file():
+            assert (part_dir / kept / rel).read_bytes() == (tmp_path / "whole" / kept / rel).read_bytes(), rel
+    with pytest.raises(ValueError, match="not negative"):
+        write_suite("events-heldout-1080p30", tmp_path / "bad", skip=-1)
