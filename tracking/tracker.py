@@ -199,7 +199,8 @@ class _Track:
     left_anchor: np.ndarray | None = None  # where it rested before it was last set moving
     left_t: float = -math.inf  # when it was last set moving
     left_anchor_n: int = 0  # how many detections that resting place was the mean of
-    # a ball, not a ghost: it took a known ball's id at its known place, or it held still (``_vouch_at_rest``)
+    # a ball, not a ghost: it took a known ball's id at its known place, or it held still or rolled on one ball's
+    # course for a second (``_vouch_at_rest``)
     vouched: bool = False
     # of its ``hits``, the sightings on detections where vision saw no place for a new ball (``_maybe_confirm``)
     barred: int = 0
@@ -458,20 +459,29 @@ class Tracker:
 
     def _on_course(self, seen: np.ndarray) -> np.ndarray | None:
         """The velocity now (mm/s) of a thing whose sightings (t, x, y) lie on one rolling ball's course: a
-        path of constant acceleration no stronger than a rolling ball's (``ROLLING_ACCEL_MM_S2``), each
-        sighting within ``still_radius`` ball radii of it (a faint rim's scatter, as ``_held_still`` allows), and
-        moving more than that across the window (a thing holding still is a spot's, ``_watch_spots``); else
-        None."""
+        path of constant acceleration no stronger than a rolling ball's (``ROLLING_ACCEL_MM_S2``), its sightings
+        scattered about it by no more than ``still_radius`` ball radii (root mean square: a faint rim's scatter, as
+        ``_held_still`` allows; a few sightings lie further off, a blurred rim's centre anywhere along its streak
+        or a repeated frame showing the ball a frame's travel behind), moving more than that across the window (a
+        thing holding still is a spot's, ``_watch_spots``), never turning back, and slowing at one rate (the cloth
+        slows a rolling ball steadily; it cannot reverse it, nor speed it up and slow it again, as a hand swaying
+        out and back does: the part of its path a changing rate would explain, a cubic's, stays within that
+        scatter); else None."""
         reach = self.s.still_radius * self.table.ball_radius_mm
         if len(seen) < 4:
             return None
         tt = seen[:, 0] - seen[-1, 0]
         a = np.stack([np.ones_like(tt), tt, tt * tt], axis=1)
         coef, *_ = np.linalg.lstsq(a, seen[:, 1:], rcond=None)
-        off = float(np.max(np.linalg.norm(a @ coef - seen[:, 1:], axis=1)))
+        off = float(np.sqrt(np.mean(np.sum((a @ coef - seen[:, 1:]) ** 2, axis=1))))
         moved = float(np.hypot(*(seen[-1, 1:] - seen[0, 1:])))
         if off > reach or moved <= 2 * reach or float(np.hypot(*(2 * coef[2]))) > ROLLING_ACCEL_MM_S2:
             return None
+        if float((coef[1] + 2 * coef[2] * tt[0]) @ coef[1]) <= 0.0:
+            return None  # its velocity as the window opened and now point apart: it turned back
+        cubic, *_ = np.linalg.lstsq(np.column_stack([a, tt**3]), seen[:, 1:], rcond=None)
+        if float(np.hypot(*cubic[3])) * (0.5 * float(tt[-1] - tt[0])) ** 3 > reach:
+            return None  # its rate of slowing changed across the window: no ball rolling free
         return np.asarray(coef[1], dtype=float)
 
     def _ball_on_course(self, run: _Spot, vel: np.ndarray, t: float) -> _Track | None:
@@ -1098,17 +1108,20 @@ class Tracker:
         self._vouch_at_rest(tr, t)
 
     def _vouch_at_rest(self, tr: _Track, t: float) -> None:
-        """A thing seen holding still in most frames for ``rest_vouch_s`` is a ball at rest, however weakly the
-        detector scores it (a dark ball on dark cloth has a faint rim): a hand or the cue tip does not hold still
-        that long. Its track is a ball from then on (``vouched``); a tentative one seen since the first moments
-        becomes public (``_maybe_confirm``)."""
+        """A thing seen in most frames for ``rest_vouch_s`` holding still, or rolling on one ball's course, is a
+        ball, however weakly the detector scores it (a dark ball on dark cloth has a faint rim, a rolling ball's
+        rim is blurred): a hand or the cue tip does not hold still that long, nor move for a second on a straight
+        path whose speed changes no faster than rolling on cloth allows (``_on_course``; a hand reaching over the
+        table turns and speeds up, a stroke accelerates the cue many times faster). Its track is a ball from then
+        on (``vouched``), reported above ``ghost_below`` however weak its later looks; a tentative one seen since
+        the first moments becomes public (``_maybe_confirm``)."""
         if tr.vouched:
             return
         since = t - self.s.rest_vouch_s - 0.5 * self._frame_dt
         if not tr.recent or tr.recent[0][0] > since + self._frame_dt:
             return  # not seen that long ago: too young to tell
-        pts = np.array([(x, y) for rt, x, y in tr.recent if rt >= since])
-        if self._held_still(pts):
+        seen = np.array([s for s in tr.recent if s[0] >= since])
+        if self._held_still(seen[:, 1:]) or self._on_course(seen) is not None:
             tr.vouched = True
 
     def _held_still(self, pts: np.ndarray) -> bool:
