@@ -38,13 +38,9 @@ class TrackerSettings:
     # weaker ones may update a known ball but never start a new one (a ball half under the player's arm scores
     # 0.3-0.5; a hand 0.5): higher keeps more blobs out and is slower to take a ball placed back
     new_track_confidence: float = 0.55
-    # a ball whose detections stay within rest_radius_mm for rest_window_s rests (its anchor is their mean).
-    # Longer or tighter: a stop is called late; shorter or looser: a slow roll is called rest
+    # a ball whose detections stay within rest_radius_mm (below) for rest_window_s rests (its anchor is their
+    # mean). Longer: a stop is called late; shorter: a slow roll is called rest
     rest_window_s: float = 0.25
-    rest_radius_mm: float = 2.5
-    # a resting ball's detection farther than this from its anchor sets it moving: at four sigmas of the noise.
-    # Smaller: jitter reads as starts; larger: a soft hit's first millimetres are lost
-    anchor_gate_mm: float = 5.0
     # a ball gone this long after vanishing in a pocket's path is potted (a ball behind the player's arm
     # reappears sooner). Shorter: a hidden ball near a pocket is called potted; longer: pots come late
     # (a ball resting in the mouth that vanishes likewise: a hanging ball falls, 2.1.15)
@@ -154,3 +150,18 @@ class TrackerSettings:
     # (never vouched: test_tracking_rest_births.py's dark and weak balls at rest get no track)
     rest_vouch_s: float = 1.0
     still_radius: float = 0.5
+
+    @property
+    def rest_radius_mm(self) -> float:
+        """A resting ball's detections scatter about its place by the measurement noise: a rest window's all
+        within two sigmas of their mean is a ball at rest (a still ball's sightings fall there but for one in
+        seven, the mean of several closer). Tighter: a still ball's stop is called late; looser: a slow roll
+        is called rest."""
+        return 2.0 * self.filter.meas_sigma_mm
+
+    @property
+    def anchor_gate_mm(self) -> float:
+        """A resting ball's detection farther than four sigmas of the measurement noise from its anchor is the
+        ball moving, not jitter (one in 3000 of a still ball's sightings falls beyond it). Smaller: jitter reads
+        as starts; larger: a soft hit's first millimetres are lost."""
+        return 4.0 * self.filter.meas_sigma_mm

@@ -17,9 +17,6 @@ from tracking.rattle import RattleSettings
 class SegmentSettings:
     """Cutting each ball's samples into resting and moving segments (``tracking.detect.segments``)."""
 
-    # the detector's noise (one sigma, mm) at the suites' resolution; a stop is read from the samples more than
-    # four of these off the resting point. Larger: stops timed early; smaller: noise read as motion
-    meas_sigma_mm: float = 1.2
     # a sample this far (plus break_frac of a frame's travel, plus three times the fit's own scatter) off the
     # path fitted to the samples before it breaks the path (twice in a row: a kink). Smaller: noise splits
     # straight paths into spurious kinks; larger: kinks of a few millimetres (a kiss, a graze) go unbroken
