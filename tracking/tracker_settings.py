@@ -17,9 +17,6 @@ class TrackerSettings:
     # the statistical gate on a detection's squared distance from the prediction, in its own sigmas (5 sigma).
     # Narrower: a ball that bends (a touch) falls out of it into the kink tier; wider: neighbours swap
     gate_chi2: float = 25.0
-    # base cost of matching outside the statistical gate (a kink: a touch bent the path), above any in-gate
-    # cost. Lower: a kink competes with a straight match and neighbours swap; higher: nothing (it only orders)
-    kink_cost: float = 200.0
     # detections a new ball needs before it is public: more keeps a flickering hand out longer and delays
     # a placed ball
     confirm_hits: int = 2
@@ -73,7 +70,8 @@ class TrackerSettings:
     # but a ball that stopped unseen is placed where it never went
     coast_s: float = 0.25
     # of a hidden ball's normal speed where its prediction bounces off a cushion (the rendered suites' physics:
-    # median 0.69, 0.56-0.75 from the 10th to the 90th percentile)
+    # median 0.69, 0.56-0.75 from the 10th to the 90th percentile). Off the cloth's: a hidden ball's bounced
+    # prediction falls short of (or beyond) where it comes back, by as much as bounce_sigma_mm_s must cover
     cushion_restitution: float = 0.7
     # the bounced velocity's added uncertainty (restitution's spread, spin): smaller gates a rebound too tightly,
     # larger lets a neighbour take it
@@ -165,3 +163,12 @@ class TrackerSettings:
         ball moving, not jitter (one in 3000 of a still ball's sightings falls beyond it). Smaller: jitter reads
         as starts; larger: a soft hit's first millimetres are lost."""
         return 4.0 * self.filter.meas_sigma_mm
+
+    @property
+    def kink_cost(self) -> float:
+        """The base cost of a match outside the statistical gate (a kink: a touch bent the path): a bent path is
+        a worse explanation than any straight one, so it costs more than the most a match inside the gate can
+        (the gate's bound, above a resting ball's anchor term of at most (4 sigma / sigma)^2 = 16; the colour
+        cap; the tentative unit). Lower: a kink competes with a straight match and neighbours swap; higher
+        changes nothing (it only orders)."""
+        return max(self.gate_chi2, 16.0) + self.colour_cost + 1.0
