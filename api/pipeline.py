@@ -149,7 +149,7 @@ class Pipeline:
         ids = dict(rack_ids(self.table, game))
         ids.update(known_ids or {})
         self.tracker = Tracker(self.table, tracker_settings, known_ids=ids)
-        self.extractor = EventExtractor(self.table, extractor_settings)
+        self.extractor = EventExtractor(self.table, extractor_settings, self.tracker.s.filter.meas_sigma_mm)
         self.events: list[Event] = []
         self.keep_tracks = keep_tracks
         self._rows: list[tuple[int, float, BallObs]] = []
@@ -421,15 +421,9 @@ def noise_settings(
     every gate that separates noise from motion grows with it."""
     tr = tracker or TrackerSettings()
     ex = extractor or ExtractorSettings()
-    tr = replace(
-        tr,
-        filter=replace(tr.filter, meas_sigma_mm=sigma_mm),
-        rest_radius_mm=max(tr.rest_radius_mm, 2.0 * sigma_mm),
-        anchor_gate_mm=max(tr.anchor_gate_mm, 4.0 * sigma_mm),
-    )
+    tr = replace(tr, filter=replace(tr.filter, meas_sigma_mm=sigma_mm))  # the rest gates follow (TrackerSettings)
     ex = with_values(
         ex,
-        meas_sigma_mm=sigma_mm,
         # a path breaks on a detection off its fit by this plus three times the fit's own scatter: that scatter
         # is the measured noise, so this term need not be the whole noise margin (at 4 sigma kinks of a few mm,
         # a kiss or a graze, went unbroken and their contacts and line crossings unseen)

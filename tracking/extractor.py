@@ -37,6 +37,7 @@ from tracking.detect.resolve import in_shots
 from tracking.detect.segments import Ball, Seg, Settling
 from tracking.detect.settings import ExtractorSettings
 from tracking.detect.shots import PendingStart
+from tracking.kalman import FilterSettings
 from tracking.tracker import BallObs, Loss, TrackerFrame
 from tracking.trajectory import fit_path
 
@@ -48,9 +49,15 @@ class EventExtractor:
     play, and the touches given out so far; the detectors (``tracking.detect``) read and extend it. The resolver's
     state change is here (``give``, ``record_event``): ``tracking.detect.resolve`` holds only its pure rule."""
 
-    def __init__(self, table: TableModel, settings: ExtractorSettings | None = None) -> None:
+    def __init__(
+        self, table: TableModel, settings: ExtractorSettings | None = None, meas_sigma_mm: float | None = None
+    ) -> None:
         self.table = table
         self.s = settings or ExtractorSettings()
+        # the detections' noise (one sigma, mm), the tracker filter's own (the pipeline sets it from the view):
+        # a stop is read from the samples more than four of these off the resting point, and a ball back within
+        # a few of them of its place never left it. Larger: stops timed early; smaller: noise read as motion
+        self.meas_sigma_mm = FilterSettings.meas_sigma_mm if meas_sigma_mm is None else meas_sigma_mm
         self.balls: dict[str, Ball] = {}
         self.shot = -1
         self.shot_active = False

@@ -31,8 +31,12 @@ class FilterSettings:
     meas_sigma_mm: float = 1.2
     # Standard deviation of the unmodelled acceleration (mm/s^2): sliding friction is ~2000 mm/s^2
     # (mu ~0.2 * g), rolling ~100; 3000 covers both with a margin for the curve of a spinning ball.
+    # Smaller: a sliding ball's slowing leaves its gate (read as kinks); larger: the gate widens over a
+    # neighbour's detections
     accel_sigma_mm_s2: float = 3000.0
-    # Initial velocity uncertainty of a new track (mm/s): a new ball may be anything up to a break.
+    # Initial velocity uncertainty of a new track (mm/s): a new ball may be anything up to a break. Smaller: a
+    # ball first seen already rolling fast falls out of its gate at its second sighting; larger: a new track's
+    # gate takes in anything near it
     init_speed_sigma_mm_s: float = 4000.0
 
 

@@ -31,10 +31,15 @@ class RattleSettings:
         0.85,
         0.9,
         0.95,
-    )  # the jaw's, tried in turn
+    )  # the jaw's, tried in turn, 0.05 apart: a coarser step lets each bounce's speed drift from the true one, so
+    # later touches are timed off; a finer one costs only the fit's time
     max_speed_mm_s: float = 800.0  # sideways speed at the first sample, at most
+    # the fit's sideways-speed step: 5 mm/s moves a ball 0.08-0.17 mm a frame, far under the measurement noise.
+    # Coarser: a fast rattle's touches timed off by the step's drift; finer: only the fit's time grows
     speed_step_mm_s: float = 5.0
-    offset_steps: int = 21  # starting offsets tried across the play
+    # starting offsets tried across the play (0.25 mm apart in a corner mouth's 5 mm): fewer place the first
+    # touch off by up to half a step; more cost only the fit's time
+    offset_steps: int = 21
     min_samples: int = 3
     # the bouncing fit's mean square error must be at most this share of a straight line's
     better_than_straight: float = 0.6

@@ -17,9 +17,6 @@ class TrackerSettings:
     # the statistical gate on a detection's squared distance from the prediction, in its own sigmas (5 sigma).
     # Narrower: a ball that bends (a touch) falls out of it into the kink tier; wider: neighbours swap
     gate_chi2: float = 25.0
-    # base cost of matching outside the statistical gate (a kink: a touch bent the path), above any in-gate
-    # cost. Lower: a kink competes with a straight match and neighbours swap; higher: nothing (it only orders)
-    kink_cost: float = 200.0
     # detections a new ball needs before it is public: more keeps a flickering hand out longer and delays
     # a placed ball
     confirm_hits: int = 2
@@ -38,13 +35,9 @@ class TrackerSettings:
     # weaker ones may update a known ball but never start a new one (a ball half under the player's arm scores
     # 0.3-0.5; a hand 0.5): higher keeps more blobs out and is slower to take a ball placed back
     new_track_confidence: float = 0.55
-    # a ball whose detections stay within rest_radius_mm for rest_window_s rests (its anchor is their mean).
-    # Longer or tighter: a stop is called late; shorter or looser: a slow roll is called rest
+    # a ball whose detections stay within rest_radius_mm (below) for rest_window_s rests (its anchor is their
+    # mean). Longer: a stop is called late; shorter: a slow roll is called rest
     rest_window_s: float = 0.25
-    rest_radius_mm: float = 2.5
-    # a resting ball's detection farther than this from its anchor sets it moving: at four sigmas of the noise.
-    # Smaller: jitter reads as starts; larger: a soft hit's first millimetres are lost
-    anchor_gate_mm: float = 5.0
     # a ball gone this long after vanishing in a pocket's path is potted (a ball behind the player's arm
     # reappears sooner). Shorter: a hidden ball near a pocket is called potted; longer: pots come late
     # (a ball resting in the mouth that vanishes likewise: a hanging ball falls, 2.1.15)
@@ -77,7 +70,8 @@ class TrackerSettings:
     # but a ball that stopped unseen is placed where it never went
     coast_s: float = 0.25
     # of a hidden ball's normal speed where its prediction bounces off a cushion (the rendered suites' physics:
-    # median 0.69, 0.56-0.75 from the 10th to the 90th percentile)
+    # median 0.69, 0.56-0.75 from the 10th to the 90th percentile). Off the cloth's: a hidden ball's bounced
+    # prediction falls short of (or beyond) where it comes back, by as much as bounce_sigma_mm_s must cover
     cushion_restitution: float = 0.7
     # the bounced velocity's added uncertainty (restitution's spread, spin): smaller gates a rebound too tightly,
     # larger lets a neighbour take it
@@ -154,3 +148,27 @@ class TrackerSettings:
     # (never vouched: test_tracking_rest_births.py's dark and weak balls at rest get no track)
     rest_vouch_s: float = 1.0
     still_radius: float = 0.5
+
+    @property
+    def rest_radius_mm(self) -> float:
+        """A resting ball's detections scatter about its place by the measurement noise: a rest window's all
+        within two sigmas of their mean is a ball at rest (a still ball's sightings fall there but for one in
+        seven, the mean of several closer). Tighter: a still ball's stop is called late; looser: a slow roll
+        is called rest."""
+        return 2.0 * self.filter.meas_sigma_mm
+
+    @property
+    def anchor_gate_mm(self) -> float:
+        """A resting ball's detection farther than four sigmas of the measurement noise from its anchor is the
+        ball moving, not jitter (one in 3000 of a still ball's sightings falls beyond it). Smaller: jitter reads
+        as starts; larger: a soft hit's first millimetres are lost."""
+        return 4.0 * self.filter.meas_sigma_mm
+
+    @property
+    def kink_cost(self) -> float:
+        """The base cost of a match outside the statistical gate (a kink: a touch bent the path): a bent path is
+        a worse explanation than any straight one, so it costs more than the most a match inside the gate can
+        (the gate's bound, above a resting ball's anchor term of at most (4 sigma / sigma)^2 = 16; the colour
+        cap; the tentative unit). Lower: a kink competes with a straight match and neighbours swap; higher
+        changes nothing (it only orders)."""
+        return max(self.gate_chi2, 16.0) + self.colour_cost + 1.0

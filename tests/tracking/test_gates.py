@@ -325,8 +325,10 @@ def _real(name: str) -> tuple[Tracker, list[tuple[float, bool, Detections, np.nd
                      middle_mouth_mm=middle)  # fmt: skip
     noise = doc["settings"]
     s = TrackerSettings()
-    s = replace(s, filter=replace(s.filter, meas_sigma_mm=noise["meas_sigma_mm"]),
-                rest_radius_mm=noise["rest_radius_mm"], anchor_gate_mm=noise["anchor_gate_mm"])  # fmt: skip
+    s = replace(s, filter=replace(s.filter, meas_sigma_mm=noise["meas_sigma_mm"]))
+    # the rest gates the record was taken with are the noise's two and four sigmas, as the settings compute them
+    assert abs(s.rest_radius_mm - noise.get("rest_radius_mm", s.rest_radius_mm)) < 0.002
+    assert abs(s.anchor_gate_mm - noise.get("anchor_gate_mm", s.anchor_gate_mm)) < 0.004
     frames = []
     for f in doc["frames"]:
         z = np.array(f["pos_mm"], dtype=float).reshape(-1, 2)

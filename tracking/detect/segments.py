@@ -394,7 +394,7 @@ def stop_of(ex: EventExtractor, b: Ball, rest_p: np.ndarray) -> tuple[float, np.
     d = np.array([float(np.linalg.norm(b.xy[i] - rest_p)) for i in good])
     ts = np.array([b.ts[i] for i in good])
     k = len(good)
-    while k > 0 and d[k - 1] <= 4 * ex.s.segments.meas_sigma_mm:
+    while k > 0 and d[k - 1] <= 4 * ex.meas_sigma_mm:
         k -= 1
     j = k
     while j > 0 and d[j - 1] <= 400.0 and k - j < 25:

@@ -17,15 +17,15 @@ from tracking.rattle import RattleSettings
 class SegmentSettings:
     """Cutting each ball's samples into resting and moving segments (``tracking.detect.segments``)."""
 
-    # the detector's noise (one sigma, mm) at the suites' resolution; a stop is read from the samples more than
-    # four of these off the resting point. Larger: stops timed early; smaller: noise read as motion
-    meas_sigma_mm: float = 1.2
     # a sample this far (plus break_frac of a frame's travel, plus three times the fit's own scatter) off the
     # path fitted to the samples before it breaks the path (twice in a row: a kink). Smaller: noise splits
     # straight paths into spurious kinks; larger: kinks of a few millimetres (a kiss, a graze) go unbroken
     break_mm: float = 5.0
     break_frac: float = 0.06
-    window: int = 10  # samples in a local path fit: more averages noise but blurs a bend into the fit
+    # samples in a local path fit (a third of a second at 30 fps, a sixth at 60): more averages noise but blurs
+    # a bend (a touch a few frames before) into the fit; fewer lets the noise bend the fit, so kinks and
+    # cushion touches are found and timed off the noise
+    window: int = 10
     # samples of the outgoing path before a kink or a start is explained: fewer times it on a shakier path,
     # more delays every decision
     new_path_samples: int = 4
@@ -121,6 +121,8 @@ class ContactSettings:
     # misses, smaller loses thin kisses. Closest frames kiss_bent_mm farther apart may still have touched if
     # their approach paths met (a glancing hit between frames)
     kiss_tol_mm: float = 2.5
+    # (fewer frames than kiss_after leave a kiss's approach outside the window; more take in approaches from
+    # before an earlier touch)
     kiss_window: int = 16
     kiss_rise_mm: float = 5.0
     kiss_after: int = 12

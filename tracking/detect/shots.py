@@ -95,11 +95,12 @@ class SetOff:
     moved: bool
 
 
-def set_off(view: SetOffView, s: ShotSettings, seg: SegmentSettings, dt: float) -> SetOff:
-    """How the resting ball of ``view`` left its place (``left_place``, ``moved_off``)."""
+def set_off(view: SetOffView, s: ShotSettings, seg: SegmentSettings, dt: float, sigma_mm: float) -> SetOff:
+    """How the resting ball of ``view`` left its place (``left_place``, ``moved_off``; ``sigma_mm``: the
+    detections' noise)."""
     t_s, crept = left_place(view, s, dt)
     speed = float(np.linalg.norm(view.path.vel(t_s)))
-    return SetOff(t_s, crept, speed, moved_off(view, crept is not None, seg))
+    return SetOff(t_s, crept, speed, moved_off(view, crept is not None, seg, sigma_mm))
 
 
 def left_place(view: SetOffView, s: ShotSettings, dt: float) -> tuple[float, float | None]:
@@ -118,16 +119,16 @@ def left_place(view: SetOffView, s: ShotSettings, dt: float) -> tuple[float, flo
     return (t_s if crept is None else crept), crept
 
 
-def moved_off(view: SetOffView, crept: bool, s: SegmentSettings) -> bool:
+def moved_off(view: SetOffView, crept: bool, s: SegmentSettings, sigma_mm: float) -> bool:
     """Whether the ball got ``start_min_mm`` from its place on its new path (a ball not seen creeping, six times
     the measurement noise: a blurred or half-hidden ball's detections jitter that far) and did not come straight
     back to it (``back_at_place``)."""
     off = np.linalg.norm(view.new_xy - view.place, axis=1) if len(view.new_xy) else np.zeros(0)
     moved = float(off.max(initial=0.0))
-    if moved < (s.start_min_mm if crept else max(s.start_min_mm, 6 * s.meas_sigma_mm)):
+    if moved < (s.start_min_mm if crept else max(s.start_min_mm, 6 * sigma_mm)):
         return False
     after = [float(np.linalg.norm(p - view.place)) for p in view.back_xy]
-    return not back_at_place(after, s.meas_sigma_mm, view.back_resting)
+    return not back_at_place(after, sigma_mm, view.back_resting)
 
 
 def back_at_place(after: Sequence[float], sigma_mm: float, resting: bool) -> bool:

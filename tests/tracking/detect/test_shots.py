@@ -8,6 +8,7 @@ from tracking.detect import shots
 from tracking.detect.segments import PathView, SetOffView
 from tracking.detect.settings import SegmentSettings, ShotSettings
 from tracking.detect.shots import PendingStart
+from tracking.kalman import FilterSettings
 from tracking.trajectory import fit_path
 
 S = ShotSettings()
@@ -95,6 +96,7 @@ def test_a_ball_setting_off_just_after_it_stopped_in_this_shot_slowly_is_the_sam
 
 
 SEG = SegmentSettings()
+SIGMA = FilterSettings.meas_sigma_mm  # the detections' noise
 PLACE = np.array([900.0, 600.0])
 
 
@@ -116,7 +118,7 @@ def _set_off(at, t_lo: float = 1.0, first: int = 30, n_new: int = 10) -> SetOffV
 def test_a_struck_ball_left_its_place_where_its_path_run_back_meets_it() -> None:
     t_hit = 1.0 + 0.4 * DT  # between the last resting sample and the first moving one
     view = _set_off(lambda t: max(0.0, 1000.0 * (t - t_hit)))
-    left = shots.set_off(view, S, SEG, DT)
+    left = shots.set_off(view, S, SEG, DT, SIGMA)
     assert left.crept is None and left.moved
     assert abs(left.t - t_hit) < 0.05 * DT
     assert abs(left.speed - 1000.0) < 1.0
@@ -150,6 +152,6 @@ def test_detections_that_drift_back_and_forth_are_no_creep() -> None:
 
 
 def test_a_ball_that_got_start_min_mm_from_its_place_moved_off_and_jitter_did_not() -> None:
-    assert shots.moved_off(_set_off(lambda t: 1.1 * SEG.start_min_mm if t > 1.0 else 0.0), False, SEG)
-    assert not shots.moved_off(_set_off(lambda t: 0.9 * SEG.start_min_mm if t > 1.0 else 0.0), False, SEG)
-    assert not shots.set_off(_set_off(lambda t: 0.9 * SEG.start_min_mm if t > 1.0 else 0.0), S, SEG, DT).moved
+    assert shots.moved_off(_set_off(lambda t: 1.1 * SEG.start_min_mm if t > 1.0 else 0.0), False, SEG, SIGMA)
+    assert not shots.moved_off(_set_off(lambda t: 0.9 * SEG.start_min_mm if t > 1.0 else 0.0), False, SEG, SIGMA)
+    assert not shots.set_off(_set_off(lambda t: 0.9 * SEG.start_min_mm if t > 1.0 else 0.0), S, SEG, DT, SIGMA).moved
