@@ -546,12 +546,12 @@ class Tracker:
     def _public(tr: _Track) -> bool:
         return tr.state in (TrackState.CONFIRMED, TrackState.OCCLUDED) and tr.id is not None
 
-    def _observe(self, tr: _Track, t: float, kinked: bool) -> BallObs:
+    @staticmethod
+    def _observe(tr: _Track, t: float, kinked: bool) -> BallObs:
         """A public track as the frame reports it."""
         assert tr.id is not None
         seen = tr.state == TrackState.CONFIRMED and tr.last_t == t
-        vouched = tr.vouched or self._still_since_birth(tr, t)
-        quality = round(max(tr.quality, VOUCHED_QUALITY) if vouched else tr.quality, 3)
+        quality = round(max(tr.quality, VOUCHED_QUALITY) if tr.vouched else tr.quality, 3)
         meas = _pt(tr.last_meas) if seen else None
         return BallObs(tr.id, _pt(tr.pos), meas, _pt(tr.vel), tr.resting, tr.state, kinked, quality)
 
@@ -1153,22 +1153,6 @@ class Tracker:
         seen = np.array([s for s in tr.recent if s[0] >= since])
         if self._held_still(seen[:, 1:]) or self._on_course(seen) is not None:
             tr.vouched = True
-
-    def _still_since_birth(self, tr: _Track, t: float) -> bool:
-        """Is ``tr``, not yet vouched, a ball whose vouch is pending: seen in every frame since it was born, each
-        sighting within ``still_radius`` ball radii of their mean, and most of them judged places for a ball? Its
-        evidence is the frames it has held still, not the mean of its rim's scores: a hand or the cue tip does not
-        stay unmoved from frame to frame, and a thing the detector finds in every frame at one place for a while is
-        as likely a ball as one it scores high once (a dark ball's faint rim scores low every frame alike). It
-        loses this the first frame it is missed or leaves its place (then it waits for ``_vouch_at_rest`` like any
-        other); it gains nothing that the vouch at ``rest_vouch_s`` would not give it a moment later. A pocket's
-        liner is barred in most of its sightings, and a watch or glove moves with the arm."""
-        if tr.vouched or not tr.recent or 2 * tr.barred >= tr.hits:
-            return False
-        frames = round((t - tr.first_t) / self._frame_dt) + 1
-        if tr.hits < frames or len(tr.recent) < min(frames, tr.recent.maxlen or frames):
-            return False  # missed in some frame since its birth: its hold is not shown
-        return self._held_still(np.array([s[1:] for s in tr.recent]))
 
     def _held_still(self, pts: np.ndarray) -> bool:
         """Are these sightings over ``rest_vouch_s`` one thing holding still: each within ``still_radius`` ball
