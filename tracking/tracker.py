@@ -259,8 +259,6 @@ class Tracker:
         self._recovered: list[Reappearance] = []  # hidden resting balls found elsewhere in this frame
         self._pocket = np.zeros(0, np.int64)  # this frame's detections' pockets (``step``'s ``pocket``)
         self._barred = np.zeros(0, bool)  # this frame's detections where vision saw no place for a new ball
-        # every detection of the frames of the last rest_vouch_s, with its time (``_admit``, ``_moved_there``)
-        self._seen: deque[tuple[float, np.ndarray]] = deque()
         self._resumed_t = -math.inf  # when observation last resumed after frames without the table (``resume``)
         self._spots: list[_Spot] = []  # weak detections held still where no track is (``_watch_spots``)
         self._runs: list[_Spot] = []  # weak detections on one rolling course where no track is (``_watch_runs``)
@@ -300,9 +298,7 @@ class Tracker:
         if shot_active and not self._shot_active:
             self._shot_flip_t = self._t  # the last frame before the shot was seen in play
         self._shot_active = shot_active
-        z, conf, cue, col, start, born_conf = self._admit(
-            pos_mm, confidence, is_cue, colour, may_start, pocket, look, t
-        )
+        z, conf, cue, col, start, born_conf = self._admit(pos_mm, confidence, is_cue, colour, may_start, pocket, look)
         t_prev = self._t
         active = self._predict(t)
         rows, cols, tiers = self._associate(active, z, t, conf)
@@ -562,9 +558,7 @@ class Tracker:
         the tracker admits, in order; ``pocket`` and ``may_start`` as ``step`` takes them), with the tracker left
         as it was: to inspect or test the cost and gates."""
         probe = copy.deepcopy(self)
-        z, conf, *_ = probe._admit(
-            dets.pos_mm, dets.confidence, dets.cls == CUE, dets.colour, may_start, pocket, None, t
-        )
+        z, conf, *_ = probe._admit(dets.pos_mm, dets.confidence, dets.cls == CUE, dets.colour, may_start, pocket, None)
         active = probe._predict(t)
         return probe._scene(active, z, t, conf)
 
@@ -577,7 +571,6 @@ class Tracker:
         may_start: np.ndarray | None,
         pocket: np.ndarray | None,
         look: np.ndarray | None,
-        t: float,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray, np.ndarray]:
         """The detections a ball on the cloth can make: confident enough, on the cloth, one per ball; last, each
         one's confidence as a new ball (raised where its ``look`` is a ball's, ``vision.ball_classifier.combine``,
@@ -593,35 +586,12 @@ class Tracker:
         # ``pocket``: the index (``table.pockets``' order) of the pocket whose inside holds each detection, or -1
         self._pocket = np.full(len(z), -1) if pocket is None else np.asarray(pocket).reshape(-1)
         self._pocket = self._pocket[keep]
-        # A barred detection is no clear ball (``_detection_kinds``), unless it lies where nothing was seen
-        # lately: a pocket's liner, a watch or a glove on the cloth is seen at one place frame after frame (now
-        # and then missed by the detector; a hand moves under a diameter a frame), while a ball struck or rolling
-        # a diameter or more a frame is smeared along its path by its exposure, a streak the classifier finds
-        # unlike a still ball, at a new place each frame. It is as clear as its confidence; it still starts no
-        # new ball (``start``).
         self._barred = ~start[keep]
-        ask = np.flatnonzero(self._barred)
-        self._barred[ask] = ~self._moved_there(z[keep][ask], t)
-        self._seen.append((t, z[np.all(np.isfinite(z), axis=1)]))
         born = conf if look is None or not self._opening() else combine(conf, np.asarray(look, dtype=float).reshape(-1))
         z, conf, cue, start, born = z[keep], conf[keep], cue[keep], start[keep], born[keep]
         col = None if col is None or len(col) != len(keep) else col[keep]
         self._colour, self._cue = col, cue
         return z, conf, cue, col, start, born
-
-    def _moved_there(self, z: np.ndarray, t: float) -> np.ndarray:
-        """Which of ``z`` lie a ball's diameter or more from every detection of the frames of the last
-        ``rest_vouch_s`` (the time over which the tracker judges a thing still: ``_held_still``). None do until a
-        frame has been seen, nor after frames without the table (``resume``): nothing is known of what was there."""
-        while self._seen and self._seen[0][0] < t - self.s.rest_vouch_s:
-            self._seen.popleft()
-        if not self._seen or len(z) == 0:
-            return np.zeros(len(z), bool)
-        seen = np.concatenate([p for _, p in self._seen])
-        if len(seen) == 0:
-            return np.ones(len(z), bool)
-        gap = np.sqrt(((z[:, None, :] - seen[None, :, :]) ** 2).sum(axis=2)).min(axis=1)
-        return np.asarray(gap >= self.table.ball_diameter_mm)
 
     def _opening(self) -> bool:
         """Has the tracker watched the table for less than ``warmup_s`` (before this frame)? As the video opens
@@ -1466,7 +1436,6 @@ class Tracker:
         """Observation resumes at ``t`` after frames that did not show the table (a camera cut, a graphics
         wipe): a ball is judged gone only on frames in which it was looked for, so its absence counts from now."""
         self._resumed_t = t
-        self._seen.clear()  # the frames before the gap say nothing of what is still now
 
     def _check_loss(self, tr: _Track, t: float, final: bool = False) -> Loss | None:
         if tr.id is None:
