@@ -1340,9 +1340,20 @@ class Tracker:
 
     def _lost_in_stroke_blur(self, tr: _Track) -> _Track | None:
         """A ball that vanished from rest just before this shot and has not been seen since was struck too fast
-        for the detector (a break shot's blur): the one that vanished last is this ball."""
-        hidden = [o for o in self._hidden_named(tr) if self._vanished_at_rest(o) and self._vanished_at_stroke(o)]
+        for the detector (a break shot's blur): the one that vanished last is this ball. Only a track that was a
+        ball (``_was_ball``) hands its id on: the weak blob that vanishes as the stroke starts is as often the
+        player's bridge hand or the cue tip, lifted off the cloth, and a ball that comes out of hiding later would
+        take an id no ball had, and the weak look that kept that blob from being reported with it."""
+        hidden = [
+            o for o in self._hidden_named(tr)
+            if self._was_ball(o) and self._vanished_at_rest(o) and self._vanished_at_stroke(o)
+        ]  # fmt: skip
         return max(hidden, key=lambda o: o.last_t) if hidden else None
+
+    def _was_ball(self, o: _Track) -> bool:
+        """Was ``o`` a ball, not a ghost: seen clearly (a placed ball's test), or vouched for by its place, its
+        stillness or its rolling course? A hand or the cue tip is a weak blob that is none of these."""
+        return o.vouched or o.quality >= self.s.placed_confidence
 
     def _vanished_at_stroke(self, o: _Track) -> bool:
         """Did ``o`` vanish around this shot's stroke: at most ``blur_adopt_s`` before the shot was seen to
