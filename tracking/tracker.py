@@ -178,6 +178,15 @@ class _Spot:
         k = (t - t1) / max(t1 - t0, 1e-6)
         return np.array([x1 + k * (x1 - x0), y1 + k * (y1 - y0)])
 
+    def add(self, t: float, z: np.ndarray, conf: float, is_cue: bool, colour: np.ndarray | None) -> None:
+        """One more sighting at ``z`` (mm): its confidence and colour join the running means, its class a vote."""
+        self.seen.append((t, float(z[0]), float(z[1])))
+        n = len(self.seen)
+        self.conf += (conf - self.conf) / n
+        self.cue_votes += 1 if is_cue else -1
+        if colour is not None and self.colour is not None:
+            self.colour = self.colour + (colour - self.colour) / n
+
 
 @dataclass
 class _Track:
@@ -397,16 +406,10 @@ class Tracker:
                 if not watch:
                     continue
                 colour = None if col is None else col[c].copy()
-                self._spots.append(_Spot([(t, float(z[c, 0]), float(z[c, 1]))], float(conf[c]), 0, colour, t))
+                self._spots.append(_Spot([], float(conf[c]), 0, colour, t))
                 k = len(self._spots) - 1
-            else:
-                self._spots[k].seen.append((t, float(z[c, 0]), float(z[c, 1])))
             sp = self._spots[k]
-            n = len(sp.seen)
-            sp.conf += (float(conf[c]) - sp.conf) / n
-            sp.cue_votes += 1 if cue[c] else -1
-            if col is not None and sp.colour is not None:
-                sp.colour = sp.colour + (col[c] - sp.colour) / n
+            sp.add(t, z[c], float(conf[c]), bool(cue[c]), None if col is None else col[c])
             since = t - s.rest_vouch_s - 0.5 * self._frame_dt
             if sp.seen[0][0] <= since + self._frame_dt:
                 pts = np.array([(x, y) for rt, x, y in sp.seen if rt >= since])
@@ -432,19 +435,12 @@ class Tracker:
         for c in weak:
             near = [(float(np.hypot(*(z[c] - r.ahead(t)))), k) for k, r in enumerate(self._runs) if r.seen[-1][0] < t]
             d, k = min(near, default=(math.inf, -1))
-            sighting = (t, float(z[c, 0]), float(z[c, 1]))
             if d > gate:
                 colour = None if col is None else col[c].copy()
-                self._runs.append(_Spot([sighting], float(conf[c]), 0, colour, t))
+                self._runs.append(_Spot([], float(conf[c]), 0, colour, t))
                 k = len(self._runs) - 1
-            else:
-                self._runs[k].seen.append(sighting)
             run = self._runs[k]
-            n = len(run.seen)
-            run.conf += (float(conf[c]) - run.conf) / n
-            run.cue_votes += 1 if cue[c] else -1
-            if col is not None and run.colour is not None:
-                run.colour = run.colour + (col[c] - run.colour) / n
+            run.add(t, z[c], float(conf[c]), bool(cue[c]), None if col is None else col[c])
             since = t - s.rest_vouch_s - 0.5 * self._frame_dt
             while run.seen[0][0] < since:
                 del run.seen[0]  # the oldest sighting left the window

@@ -11,6 +11,7 @@ import numpy as np
 from api.pipeline import Pipeline
 from calibration.contract import Event
 from calibration.table import TableModel, TableSpec
+from tracking.tracker import TrackerFrame
 from vision.detections import Detections
 
 DATA = Path(__file__).parents[1] / "data" / "tracking"
@@ -46,6 +47,18 @@ def run(name: str) -> tuple[Pipeline, list[Event]]:
         pipe.step_detections(d, i, t)
     pipe.finish()
     return pipe, pipe.sorted_events()
+
+
+def frames_of(name: str) -> list[TrackerFrame]:
+    """The record stepped through a pipeline as ``analyze`` steps it: each frame's balls."""
+    doc, table, frames = load(name)
+    pipe = Pipeline(table=table, meas_sigma_mm=doc["settings"]["meas_sigma_mm"])
+    out = []
+    for i, (t, d) in enumerate(frames):
+        pipe.step_detections(d, i, t)
+        assert pipe.last is not None
+        out.append(pipe.last)
+    return out
 
 
 def nearest(places: dict[str, tuple[float, float]], at: tuple[float, float]) -> str:

@@ -379,18 +379,6 @@ def test_colour_kink_the_struck_cue_ball_does_not_become_the_players_sleeve() ->
     assert end[1] < 450.0  # it ran up the table, past the green solid it hit
 
 
-def _through_pipeline(name: str) -> list[TrackerFrame]:
-    """The record stepped as ``analyze`` steps it (``tests/tracking/real_records.py``): each frame's balls."""
-    doc, table, frames = real_records.load(name)
-    pipe = Pipeline(table=table, meas_sigma_mm=doc["settings"]["meas_sigma_mm"])
-    out = []
-    for i, (t, d) in enumerate(frames):
-        pipe.step_detections(d, i, t)
-        assert pipe.last is not None
-        out.append(pipe.last)
-    return out
-
-
 def _ends(out: list[TrackerFrame], frame: int, start: tuple[float, float], end: tuple[float, float]) -> float:
     """How far from ``end`` the ball that was nearest ``start`` in ``frame`` is in the last frame."""
     ball = out[-1].by_id()[_place(out, frame, start)]
@@ -398,7 +386,7 @@ def _ends(out: list[TrackerFrame], frame: int, start: tuple[float, float], end: 
 
 
 def test_colour_owner_the_cue_ball_coming_to_rest_against_the_maroon_keeps_its_id() -> None:
-    out = _through_pipeline("cue-at-rest-against-the-maroon.json")
+    out = real_records.frames_of("cue-at-rest-against-the-maroon.json")
     assert {b.id for b in out[5].balls} == {b.id for b in out[-1].balls}  # three balls, the same three ids
     assert _ends(out, 5, (1990.0, 918.0), (2011.0, 910.0)) < 15.0  # the maroon, pushed 22 mm
     assert _ends(out, 5, (2137.0, 503.0), (1948.0, 933.0)) < 15.0  # the cue ball, at rest beside it

@@ -25,6 +25,18 @@ def _frame(balls: list[tuple[tuple[float, float], int, tuple[float, float, float
                       np.zeros(n, bool), np.zeros(n, bool))  # fmt: skip
 
 
+def _seen(rng: np.random.Generator, p: tuple[float, float], cls: int, colour: tuple[float, float, float]) -> tuple:
+    """A clear detection of a ball at ``p`` (mm), with the detector's 0.4 mm of noise."""
+    return ((p[0] + rng.normal(0, 0.4), p[1] + rng.normal(0, 0.4)), cls, colour, 0.95)
+
+
+def _id_at(pipe: Pipeline, p: tuple[float, float]) -> str | None:
+    """The id of the ball the pipeline's last frame has within 5 mm of ``p``."""
+    last = pipe.last
+    assert last is not None
+    return next(b.id for b in last.balls if np.hypot(b.pos[0] - p[0], b.pos[1] - p[1]) < 5.0)
+
+
 def _far(pipe: Pipeline, bid: str, place: tuple[float, float], mm: float) -> bool:
     last = pipe.last
     assert last is not None
@@ -43,9 +55,9 @@ def test_a_ball_hidden_at_rest_is_not_taken_by_a_blob_across_the_table_in_its_fi
     pipe = Pipeline(table=TABLE)
     for i in range(90):
         c = (cue[0] - 1000.0 * max(0.0, (i - 20) / FPS), cue[1])  # rolling away from the red from frame 20
-        balls = [((c[0] + rng.normal(0, 0.4), c[1] + rng.normal(0, 0.4)), CUE, WHITE, 0.95)]
+        balls = [_seen(rng, c, CUE, WHITE)]
         if not 40 <= i < 70:
-            balls.append(((red[0] + rng.normal(0, 0.4), red[1] + rng.normal(0, 0.4)), OBJECT, RED, 0.95))
+            balls.append(_seen(rng, red, OBJECT, RED))
         if 46 <= i < 60:
             balls.append(((glove[0] + 3.0 * (i - 46), glove[1]), OBJECT, TAN, 0.8))
         pipe.step_detections(_frame(balls), i, i / FPS)
@@ -77,15 +89,15 @@ def test_a_ball_hidden_as_a_rolling_ball_reaches_it_comes_back_where_the_hit_sen
         t = i / FPS
         run = max(0.0, t - 40 / FPS)
         c = (min(start[0] + 2000.0 * run, red[0] - 57.0), start[1])
-        balls = [((c[0] + rng.normal(0, 0.4), c[1] + rng.normal(0, 0.4)), CUE, WHITE, 0.95)]
+        balls = [_seen(rng, c, CUE, WHITE)]
         r = (red[0] + 1900.0 * max(0.0, t - hit_i / FPS), red[1])
         if not hit_i <= i < hit_i + 5:
-            balls.append(((r[0] + rng.normal(0, 0.4), r[1] + rng.normal(0, 0.4)), OBJECT, RED, 0.95))
+            balls.append(_seen(rng, r, OBJECT, RED))
         pipe.step_detections(_frame(balls), i, t)
         last = pipe.last
         assert last is not None
         if i == 39:
-            red_id = next(b.id for b in last.balls if np.hypot(b.pos[0] - red[0], b.pos[1] - red[1]) < 5.0)
+            red_id = _id_at(pipe, red)
     assert red_id is not None
     last = pipe.last
     assert last is not None
@@ -103,14 +115,14 @@ def test_a_ball_struck_under_the_cue_while_every_ball_rests_comes_back_far_off_a
     for i in range(70):
         t = i / FPS
         s = (struck[0] + 5000.0 * max(0.0, t - 40 / FPS), struck[1])
-        balls = [((other[0] + rng.normal(0, 0.4), other[1] + rng.normal(0, 0.4)), OBJECT, RED, 0.95)]
+        balls = [_seen(rng, other, OBJECT, RED)]
         if not 40 < i <= 43:
-            balls.append(((s[0] + rng.normal(0, 0.4), s[1] + rng.normal(0, 0.4)), OBJECT, WHITE, 0.95))
+            balls.append(_seen(rng, s, OBJECT, WHITE))
         pipe.step_detections(_frame(balls), i, t)
         last = pipe.last
         assert last is not None
         if i == 39:
-            struck_id = next(b.id for b in last.balls if np.hypot(b.pos[0] - struck[0], b.pos[1] - struck[1]) < 5.0)
+            struck_id = _id_at(pipe, struck)
         if i == 44:
             b = last.by_id().get(struck_id)
             assert b is not None and abs(b.pos[0] - s[0]) < 30.0, (b, s)
@@ -139,14 +151,14 @@ def test_a_ball_hit_by_a_ball_whose_launch_was_unseen_comes_back_where_the_hit_s
         r = (red[0] + v * max(0.0, t - t_hit), red[1])
         balls = []
         if not 40 <= i < 42:  # under the cue and the player's hand at the stroke
-            balls.append(((c[0] + rng.normal(0, 0.4), c[1] + rng.normal(0, 0.4)), CUE, WHITE, 0.95))
+            balls.append(_seen(rng, c, CUE, WHITE))
         if not t_hit < t < t_hit + 4 / fps:  # in the hit's blur
-            balls.append(((r[0] + rng.normal(0, 0.4), r[1] + rng.normal(0, 0.4)), OBJECT, RED, 0.95))
+            balls.append(_seen(rng, r, OBJECT, RED))
         pipe.step_detections(_frame(balls), i, t)
         last = pipe.last
         assert last is not None
         if i == 39:
-            red_id = next(b.id for b in last.balls if np.hypot(b.pos[0] - red[0], b.pos[1] - red[1]) < 5.0)
+            red_id = _id_at(pipe, red)
         if t >= t_hit + 4 / fps:  # seen again: it is the red from its first sighting on, not a new ball
             assert red_id is not None
             b = last.by_id().get(red_id)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import numpy as np
 
 from api.pipeline import Pipeline, no_start
-from tracking.tracker import TrackerFrame
 
 from . import real_records
 
@@ -16,17 +15,6 @@ RECORD = "pocket-liners-beside-balls-at-rest.json"
 # where the record's liners lie (table mm): the far-left corner's, and the two blobs of the right middle pocket's
 LINERS = ((2421.0, 18.0), (1163.0, 1182.0), (1270.0, 1223.0))
 MAROON = (2193.0, 44.0)  # a ball at rest 230 mm from the far-left liner, scored weakly (0.53-0.56)
-
-
-def _frames() -> list[TrackerFrame]:
-    doc, table, frames = real_records.load(RECORD)
-    pipe = Pipeline(table=table, meas_sigma_mm=doc["settings"]["meas_sigma_mm"])
-    out = []
-    for i, (t, d) in enumerate(frames):
-        pipe.step_detections(d, i, t)
-        assert pipe.last is not None
-        out.append(pipe.last)
-    return out
 
 
 def _gap(pos: tuple[float, float], at: tuple[float, float]) -> float:
@@ -45,13 +33,13 @@ def test_the_record_keeps_the_liners_barred_in_most_frames_and_ball_like_in_some
 
 
 def test_no_public_ball_on_a_pocket_liner() -> None:
-    for f in _frames():
+    for f in real_records.frames_of(RECORD):
         for b in f.balls:
             assert min(_gap(b.pos, liner) for liner in LINERS) > 57.15, f"frame {f.frame}: {b.id} on a liner"
 
 
 def test_the_balls_beside_the_liners_are_still_balls() -> None:
-    out = _frames()
+    out = real_records.frames_of(RECORD)
     # every ball the record holds at rest is public by the end of the opening, the weak maroon included
     last = out[-1]
     assert any(_gap(b.pos, MAROON) < 20.0 for b in last.balls)
