@@ -3,10 +3,9 @@
 Real data (tests/data/vision): a 128 x 128 crop of the last frame of a tuning clip of a 9-ft pool table
 (1024 x 576, camera high above one end), a dark purple solid ball at rest in the middle, with the calibration
 ``tableref calibrate`` found for that clip. The ball's centre was marked by eye at (661, 234) px. Inside, the
-ball is dark and of another hue than the cloth; where the cloth mask took such pixels for shaded cloth (a
-shadow keeps the cloth's hue), the ball scored only 0.8-0.9 as not-cloth and faded into its shadow on its
-shaded side: the rim was found on 7 of 24 rays (the lit top), too few to fit a circle, and the detection stayed
-at its blob's centroid, 7 px (two thirds of a radius) beyond the ball."""
+ball scores only 0.8-0.9 as not-cloth, and on its shaded side the score fades into its shadow over a fifth of a
+radius: the rim is found on 7 of 24 rays (the lit top), too few to fit a circle, and the detection stays at its
+blob's centroid, 7 px (two thirds of a radius) beyond the ball."""
 
 from __future__ import annotations
 
@@ -14,6 +13,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 
 from calibration.mapping import Calibration
 from vision.classical import ClassicalDetector
@@ -34,6 +34,12 @@ def _frame() -> np.ndarray:
     return frame
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="open (issue 34): on a dark ball against the cloth the rim test (a fall of 0.6 in the not-cloth score "
+    "within two samples, from over 0.8 inside) finds under 8 of 24 rim points, so no circle is fitted and the "
+    "lit top's blob centroid is kept",
+)
 def test_a_dark_ball_is_found_at_its_rim_centre_not_its_lit_top() -> None:
     cal = Calibration.load(DATA / "dark-ball-lit-top-calibration.json", expect_image_size=(1024, 576))
     det = ClassicalDetector(cal).detect(_frame())
