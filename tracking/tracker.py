@@ -410,7 +410,7 @@ class Tracker:
                 k = len(self._spots) - 1
             sp = self._spots[k]
             sp.add(t, z[c], float(conf[c]), bool(cue[c]), None if col is None else col[c])
-            since = t - s.rest_vouch_s - 0.5 * self._frame_dt
+            since = self._vouch_since(t)
             if sp.seen[0][0] <= since + self._frame_dt:
                 pts = np.array([(x, y) for rt, x, y in sp.seen if rt >= since])
                 if self._held_still(pts):
@@ -441,7 +441,7 @@ class Tracker:
                 k = len(self._runs) - 1
             run = self._runs[k]
             run.add(t, z[c], float(conf[c]), bool(cue[c]), None if col is None else col[c])
-            since = t - s.rest_vouch_s - 0.5 * self._frame_dt
+            since = self._vouch_since(t)
             while run.seen[0][0] < since:
                 del run.seen[0]  # the oldest sighting left the window
             if run.seen[0][0] > since + self._frame_dt:
@@ -487,13 +487,9 @@ class Tracker:
         last = np.array(run.seen[-1][1:])
         if not self._room_for_ball(last.reshape(1, 2))[0]:
             return None
-        tr = self._new_track(last, run.cue_votes > 0, t, run.conf)
+        tr = self._vouched_track(run, last, len(run.seen), t)
         reseed(tr.kf, last, vel, self.s.filter, self._frame_dt)
-        tr.cue_votes, tr.colour, tr.hits, tr.first_t = run.cue_votes, run.colour, len(run.seen), run.first_t
-        tr.recent.clear()
-        tr.recent.extend(run.seen)
         tr.prev_meas, tr.prev_t = np.array(run.seen[-2][1:]), run.seen[-2][0]
-        tr.vouched = True
         name = self._adopt_hidden(tr)
         if name is None:
             name = self._recover(tr, t, rolling=True)
@@ -508,18 +504,21 @@ class Tracker:
         """The track of a spot that held still long enough to be a ball (``_watch_spots``): at rest on the mean
         of its sightings, vouched for, and public at once where ``_maybe_confirm`` allows it."""
         mean = pts.mean(axis=0)
-        tr = self._new_track(mean, sp.cue_votes > 0, t, sp.conf)
-        tr.cue_votes = sp.cue_votes
-        tr.colour = sp.colour
-        tr.hits = len(pts)
-        tr.recent.clear()
-        tr.recent.extend(sp.seen)
+        tr = self._vouched_track(sp, mean, len(pts), t)
         tr.change(Change.SETTLED)
         tr.anchor, tr.anchor_n = mean, min(len(pts), 60)
-        tr.vouched = True
-        tr.first_t = sp.first_t
         if tr.state == TrackState.TENTATIVE:
             self._maybe_confirm(tr, t)
+        return tr
+
+    def _vouched_track(self, sp: _Spot, pos: np.ndarray, hits: int, t: float) -> _Track:
+        """A new track at ``pos`` for a spot or run that proved itself a ball by holding still or rolling on one
+        course: it carries the sightings' confidence, colour, class votes and history, and is vouched for."""
+        tr = self._new_track(pos, sp.cue_votes > 0, t, sp.conf)
+        tr.cue_votes, tr.colour, tr.hits, tr.first_t = sp.cue_votes, sp.colour, hits, sp.first_t
+        tr.recent.clear()
+        tr.recent.extend(sp.seen)
+        tr.vouched = True
         return tr
 
     def _room_for_ball(self, z: np.ndarray) -> np.ndarray:
@@ -1113,12 +1112,17 @@ class Tracker:
         the first moments becomes public (``_maybe_confirm``)."""
         if tr.vouched:
             return
-        since = t - self.s.rest_vouch_s - 0.5 * self._frame_dt
+        since = self._vouch_since(t)
         if not tr.recent or tr.recent[0][0] > since + self._frame_dt:
             return  # not seen that long ago: too young to tell
         seen = np.array([s for s in tr.recent if s[0] >= since])
         if self._held_still(seen[:, 1:]) or self._on_course(seen) is not None:
             tr.vouched = True
+
+    def _vouch_since(self, t: float) -> float:
+        """Where the ``rest_vouch_s`` window that ends at ``t`` starts (half a frame early, so a sighting exactly
+        that old is in it)."""
+        return t - self.s.rest_vouch_s - 0.5 * self._frame_dt
 
     def _held_still(self, pts: np.ndarray) -> bool:
         """Are these sightings over ``rest_vouch_s`` one thing holding still: each within ``still_radius`` ball
@@ -1194,7 +1198,7 @@ class Tracker:
         at_rest = tr.resting and tr.anchor is not None
         if not ((at_rest or (rolling and tr.vouched)) and tr.hits >= 2 * s.confirm_hits):
             return None
-        if tr.quality < s.placed_confidence and not tr.vouched:
+        if not self._was_ball(tr):
             return None  # neither seen clearly nor held still for ``rest_vouch_s``: a hand at rest, not a ball
         hidden = [
             o for o in self._tracks
