@@ -7,6 +7,7 @@ import numpy as np
 
 from api.pipeline import Pipeline
 from calibration.table import TableModel
+from tracking.tracker import TrackerFrame
 from vision.detections import Detections
 
 TABLE = TableModel()
@@ -28,6 +29,13 @@ def _frame(balls: list[tuple[tuple[float, float], int, tuple[float, float, float
 def _seen(rng: np.random.Generator, p: tuple[float, float], cls: int, colour: tuple[float, float, float]) -> tuple:
     """A clear detection of a ball at ``p`` (mm), with the detector's 0.4 mm of noise."""
     return ((p[0] + rng.normal(0, 0.4), p[1] + rng.normal(0, 0.4)), cls, colour, 0.95)
+
+
+def _step(pipe: Pipeline, balls: list, i: int, t: float) -> TrackerFrame:
+    """Frame ``i`` at ``t`` of these detections through the pipeline: the balls it reports."""
+    pipe.step_detections(_frame(balls), i, t)
+    assert pipe.last is not None
+    return pipe.last
 
 
 def _id_at(pipe: Pipeline, p: tuple[float, float]) -> str | None:
@@ -60,9 +68,7 @@ def test_a_ball_hidden_at_rest_is_not_taken_by_a_blob_across_the_table_in_its_fi
             balls.append(_seen(rng, red, OBJECT, RED))
         if 46 <= i < 60:
             balls.append(((glove[0] + 3.0 * (i - 46), glove[1]), OBJECT, TAN, 0.8))
-        pipe.step_detections(_frame(balls), i, i / FPS)
-        last = pipe.last
-        assert last is not None
+        last = _step(pipe, balls, i, i / FPS)
         if i == 39:
             named = [b.id for b in last.balls if np.hypot(b.pos[0] - red[0], b.pos[1] - red[1]) < 5.0]
             assert len(named) == 1, last.balls
@@ -93,9 +99,7 @@ def test_a_ball_hidden_as_a_rolling_ball_reaches_it_comes_back_where_the_hit_sen
         r = (red[0] + 1900.0 * max(0.0, t - hit_i / FPS), red[1])
         if not hit_i <= i < hit_i + 5:
             balls.append(_seen(rng, r, OBJECT, RED))
-        pipe.step_detections(_frame(balls), i, t)
-        last = pipe.last
-        assert last is not None
+        last = _step(pipe, balls, i, t)
         if i == 39:
             red_id = _id_at(pipe, red)
     assert red_id is not None
@@ -118,9 +122,7 @@ def test_a_ball_struck_under_the_cue_while_every_ball_rests_comes_back_far_off_a
         balls = [_seen(rng, other, OBJECT, RED)]
         if not 40 < i <= 43:
             balls.append(_seen(rng, s, OBJECT, WHITE))
-        pipe.step_detections(_frame(balls), i, t)
-        last = pipe.last
-        assert last is not None
+        last = _step(pipe, balls, i, t)
         if i == 39:
             struck_id = _id_at(pipe, struck)
         if i == 44:
@@ -154,9 +156,7 @@ def test_a_ball_hit_by_a_ball_whose_launch_was_unseen_comes_back_where_the_hit_s
             balls.append(_seen(rng, c, CUE, WHITE))
         if not t_hit < t < t_hit + 4 / fps:  # in the hit's blur
             balls.append(_seen(rng, r, OBJECT, RED))
-        pipe.step_detections(_frame(balls), i, t)
-        last = pipe.last
-        assert last is not None
+        last = _step(pipe, balls, i, t)
         if i == 39:
             red_id = _id_at(pipe, red)
         if t >= t_hit + 4 / fps:  # seen again: it is the red from its first sighting on, not a new ball
