@@ -44,6 +44,7 @@ from calibration.table import TableModel
 from tracking import association, gates, paths, states
 from tracking.ids import IdAssigner, match_ids
 from tracking.kalman import (
+    UNKNOWN_SPEED_SIGMA_MM_S,
     mahalanobis_sq_many,
     make_ball_filter,
     predict_dt,
@@ -845,7 +846,7 @@ class Tracker:
         ball's kink comes before them (else the cue tip, seen once beside the struck ball, takes its
         detection)."""
         once = np.array([tr.hits == 1 for tr in tracks])
-        return kinds.tentative & once & (speed_bound >= self.s.filter.init_speed_sigma_mm_s)
+        return kinds.tentative & once & (speed_bound >= UNKNOWN_SPEED_SIGMA_MM_S)
 
     def _runs_into_resting(
         self, last: np.ndarray, pred: np.ndarray, anchor: np.ndarray, anchored: np.ndarray
