@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tracking.metrics import Scores
+from tracking.tracker_settings import REACQUIRE_RADIUS_MM
 
 if TYPE_CHECKING:
     from api.bench.tracking import SceneResult, SceneRun
@@ -119,7 +120,7 @@ OFF: dict[str, float] = {
     "tracker.colour_class_votes": 1000000,  # no ball firmly of a class
     "tracker.colour_kink_sigma": BIG,  # no kink vetoed for its colour
     "tracker.placed_confidence": 0.0,  # a ball placed between shots confirmed whatever its detections
-    "tracker.inplay_reacquire_mm": 150.0,  # in play as between shots (reacquire_radius_mm)
+    "tracker.inplay_reacquire_mm": REACQUIRE_RADIUS_MM,  # in play as between shots
     "tracker.blur_adopt_s": 0.0,
     "tracker.burst_min_balls": 1000,  # no burst's ids checked
 }
