@@ -16,6 +16,12 @@ REACQUIRE_RADIUS_MM = 150.0
 # a bridge hand held still becomes a ball; tighter: a dark ball, its rim found poorly, stays unseen (no
 # rendered suite moved at 0.25 or 1)
 STILL_RADII = 0.5
+# Resting balls whose measured centres are within a diameter and this (mm) are frozen together: a hit passes
+# through the chain. One quantity for the tracker (which balls a hit may set off unseen) and the contact
+# detector (pushes through a cluster, a frozen neighbour as a hitter). Larger: balls a few millimetres apart
+# take part in chains they were not in; at 0 (touching as measured) a frozen pair measured a little apart is no
+# chain: contacts through a cluster are lost, and when it is struck a ball's track jumps by a ball's width
+FROZEN_TOL_MM = 5.0
 
 
 @dataclass(frozen=True)
@@ -60,10 +66,6 @@ class TrackerSettings:
     # leaves_the_table_without_running_at_a_rail_fast_enough_to_climb_it); higher: a ball that jumped the rail
     # stays hidden on the table
     climb_speed_mm_s: float = 1500.0
-    # resting balls this close to touching are frozen together (a hit passes through the chain): larger
-    # takes balls a few millimetres apart into chains; at 0 (touching as measured) a frozen pair measured a
-    # little apart is no chain, and when it is struck a ball's track jumps by a ball's width for a frame
-    frozen_tol_mm: float = 5.0
     # in play, a ball hidden at rest longer than inplay_hidden_s (under the player's arm) comes back only this
     # near its place: a hand coming out from over it is not it (test_tracking_blur.py::test_players_hand_over_
     # the_table_in_play_takes_no_resting_balls_id). Larger: the hand takes its id
@@ -168,6 +170,11 @@ class TrackerSettings:
         ball moving, not jitter (one in 3000 of a still ball's sightings falls beyond it). Smaller: jitter reads
         as starts; larger: a soft hit's first millimetres are lost."""
         return 4.0 * self.filter.meas_sigma_mm
+
+    @property
+    def frozen_tol_mm(self) -> float:
+        """Resting balls this close to touching are frozen together (``FROZEN_TOL_MM``, the contacts' too)."""
+        return FROZEN_TOL_MM
 
     @property
     def burst_check_frames(self) -> float:

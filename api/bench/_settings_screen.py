@@ -63,7 +63,6 @@ OFF: dict[str, float] = {
     "contacts.nudge_run_frames": 0.0,
     "contacts.nudge_fit_s": BIG,
     "contacts.nudge_clear_mm": 0.0,
-    "contacts.frozen_tol_mm": 0.001,  # frozen only if touching as measured (0 divides by zero)
     "contacts.kiss_tol_mm": 0.0,
     "contacts.nudge_touch_mm": 0.0,
     # cushions
@@ -97,7 +96,6 @@ OFF: dict[str, float] = {
     "tracker.tentative_max_misses": 0,  # a new ball dropped at its first miss
     "tracker.pot_confirm_s": 0.0,  # potted as soon as gone in a pocket's path
     "tracker.climb_speed_mm_s": 0.0,  # any ball gone over a rail left the table
-    "tracker.frozen_tol_mm": 0.0,  # frozen only if touching as measured
     "tracker.coast_s": 0.0,  # a hidden ball held where last seen
     "tracker.cloth_slack_mm": 0.0,  # no detection beyond the cushion noses
     "tracker.tunnel_tol_mm": 0.0,  # a path within a diameter of a still ball went through it
