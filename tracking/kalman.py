@@ -34,10 +34,13 @@ class FilterSettings:
     # Smaller: a sliding ball's slowing leaves its gate (read as kinks); larger: the gate widens over a
     # neighbour's detections
     accel_sigma_mm_s2: float = 3000.0
-    # Initial velocity uncertainty of a new track (mm/s): a new ball may be anything up to a break. Smaller: a
-    # ball first seen already rolling fast falls out of its gate at its second sighting; larger: a new track's
-    # gate takes in anything near it
-    init_speed_sigma_mm_s: float = 4000.0
+
+
+# The velocity uncertainty (mm/s) of a ball whose velocity is unknown (a new track; one back in sight after an
+# unseen collision): it may be moving at anything up to a break's 10 m/s, two and a half of these. Smaller: a
+# ball first seen already rolling fast falls out of its gate at its second sighting; larger: a new track's gate
+# takes in anything near it (no rendered suite moved at half or twice this)
+UNKNOWN_SPEED_SIGMA_MM_S = 4000.0
 
 
 def seeded_speed_sigma(settings: FilterSettings, frame_dt: float) -> float:
@@ -63,7 +66,7 @@ def make_ball_filter(
     kf.R = np.eye(2) * settings.meas_sigma_mm**2
     # P: initial uncertainty: the position is as good as one detection; the velocity is unknown unless
     # given (then it is as good as two detections one frame apart).
-    v_sigma = settings.init_speed_sigma_mm_s if vel is None else seeded_speed_sigma(settings, frame_dt)
+    v_sigma = UNKNOWN_SPEED_SIGMA_MM_S if vel is None else seeded_speed_sigma(settings, frame_dt)
     kf.P = np.diag([settings.meas_sigma_mm**2] * 2 + [v_sigma**2] * 2)
     # F and Q depend on the frame interval and are set by ``predict_dt`` before every prediction.
     return kf
@@ -131,7 +134,7 @@ def reseed(
     or, with ``vel`` None (a ball back in sight after an unseen collision), an unknown velocity, as a new
     ball's."""
     s = settings.meas_sigma_mm
-    v_sigma = settings.init_speed_sigma_mm_s if vel is None else seeded_speed_sigma(settings, frame_dt)
+    v_sigma = UNKNOWN_SPEED_SIGMA_MM_S if vel is None else seeded_speed_sigma(settings, frame_dt)
     v = np.zeros(2) if vel is None else vel
     kf.x = np.array([pos[0], pos[1], v[0], v[1]], dtype=float)
     kf.P = np.diag([s * s, s * s, v_sigma**2, v_sigma**2])

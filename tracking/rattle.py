@@ -17,29 +17,21 @@ import numpy as np
 
 MAX_BOUNCES = 12
 
+# The fit's grid: its resolution, not physics (no rendered suite moved at half or twice any of these steps).
+# The jaw's restitution, tried in turn from a dead bounce to a lively one, 0.05 apart: a coarser step lets each
+# bounce's speed drift from the true one, so later touches are timed off; a finer one costs only the fit's time.
+RESTITUTIONS: tuple[float, ...] = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
+# The sideways-speed step (mm/s): 5 mm/s moves a ball 0.08-0.17 mm a frame, far under the measurement noise.
+# Coarser: a fast rattle's touches timed off by the step's drift; finer: only the fit's time grows.
+SPEED_STEP_MM_S = 5.0
+# Starting offsets tried across the play (0.25 mm apart in a corner mouth's 5 mm, 0.75 in a middle one's 15):
+# fewer place the first touch off by up to half a step; more cost only the fit's time.
+OFFSET_STEPS = 21
+
 
 @dataclass(frozen=True)
 class RattleSettings:
-    restitutions: tuple[float, ...] = (
-        0.5,
-        0.55,
-        0.6,
-        0.65,
-        0.7,
-        0.75,
-        0.8,
-        0.85,
-        0.9,
-        0.95,
-    )  # the jaw's, tried in turn, 0.05 apart: a coarser step lets each bounce's speed drift from the true one, so
-    # later touches are timed off; a finer one costs only the fit's time
     max_speed_mm_s: float = 800.0  # sideways speed at the first sample, at most
-    # the fit's sideways-speed step: 5 mm/s moves a ball 0.08-0.17 mm a frame, far under the measurement noise.
-    # Coarser: a fast rattle's touches timed off by the step's drift; finer: only the fit's time grows
-    speed_step_mm_s: float = 5.0
-    # starting offsets tried across the play (0.25 mm apart in a corner mouth's 5 mm): fewer place the first
-    # touch off by up to half a step; more cost only the fit's time
-    offset_steps: int = 21
     min_samples: int = 3
     # the bouncing fit's mean square error must be at most this share of a straight line's
     better_than_straight: float = 0.6
@@ -84,12 +76,12 @@ def rattle_touches(
     line = np.polyfit(rel, ys, 1)
     straight = float(np.mean((np.polyval(line, rel) - ys) ** 2))
     grid_y, grid_v = np.meshgrid(
-        np.linspace(-play_mm, play_mm, s.offset_steps),
-        np.arange(-s.max_speed_mm_s, s.max_speed_mm_s + 0.5 * s.speed_step_mm_s, s.speed_step_mm_s),
+        np.linspace(-play_mm, play_mm, OFFSET_STEPS),
+        np.arange(-s.max_speed_mm_s, s.max_speed_mm_s + 0.5 * SPEED_STEP_MM_S, SPEED_STEP_MM_S),
     )
     y0, v0 = grid_y.ravel(), grid_v.ravel()
     best: tuple[float, np.ndarray, float] | None = None
-    for e in s.restitutions:
+    for e in RESTITUTIONS:
         at, walls = _bounce(y0, v0, rel, play_mm, e)
         err = np.mean((at - ys) ** 2, axis=1)
         g = int(np.argmin(err))

@@ -44,6 +44,7 @@ from calibration.table import TableModel
 from tracking import association, gates, paths, states
 from tracking.ids import IdAssigner, match_ids
 from tracking.kalman import (
+    UNKNOWN_SPEED_SIGMA_MM_S,
     mahalanobis_sq_many,
     make_ball_filter,
     predict_dt,
@@ -53,7 +54,7 @@ from tracking.kalman import (
 )
 from tracking.paths import distances as _distances
 from tracking.states import Change, Phase
-from tracking.tracker_settings import TrackerSettings
+from tracking.tracker_settings import REACQUIRE_RADIUS_MM, STILL_RADII, TrackerSettings
 from vision.ball_classifier import combine
 from vision.detections import CUE, Detections
 from vision.packing import MIN_NEIGHBOURS, frozen_neighbours
@@ -395,7 +396,7 @@ class Tracker:
         s = self.s
         keep_for = (s.tentative_max_misses + 0.5) * self._frame_dt
         self._spots = [sp for sp in self._spots if t - sp.seen[-1][0] <= keep_for]
-        reach = s.still_radius * self.table.ball_radius_mm
+        reach = STILL_RADII * self.table.ball_radius_mm
         lost = any(tr.state == TrackState.OCCLUDED and tr.id is not None for tr in self._tracks)
         watch = self._in_opening(t) or lost
         self._watch_runs(weak if lost and not self._in_opening(t) else [], z, conf, cue, col, t)
@@ -456,14 +457,14 @@ class Tracker:
     def _on_course(self, seen: np.ndarray) -> np.ndarray | None:
         """The velocity now (mm/s) of a thing whose sightings (t, x, y) lie on one rolling ball's course: a
         path of constant acceleration no stronger than a rolling ball's (``ROLLING_ACCEL_MM_S2``), its sightings
-        scattered about it by no more than ``still_radius`` ball radii (root mean square: a faint rim's scatter, as
+        scattered about it by no more than ``STILL_RADII`` ball radii (root mean square: a faint rim's scatter, as
         ``_held_still`` allows; a few sightings lie further off, a blurred rim's centre anywhere along its streak
         or a repeated frame showing the ball a frame's travel behind), moving more than that across the window (a
         thing holding still is a spot's, ``_watch_spots``), never turning back, and slowing at one rate (the cloth
         slows a rolling ball steadily; it cannot reverse it, nor speed it up and slow it again, as a hand swaying
         out and back does: the part of its path a changing rate would explain, a cubic's, stays within that
         scatter); else None."""
-        reach = self.s.still_radius * self.table.ball_radius_mm
+        reach = STILL_RADII * self.table.ball_radius_mm
         if len(seen) < 4:
             return None
         tt = seen[:, 0] - seen[-1, 0]
@@ -845,7 +846,7 @@ class Tracker:
         ball's kink comes before them (else the cue tip, seen once beside the struck ball, takes its
         detection)."""
         once = np.array([tr.hits == 1 for tr in tracks])
-        return kinds.tentative & once & (speed_bound >= self.s.filter.init_speed_sigma_mm_s)
+        return kinds.tentative & once & (speed_bound >= UNKNOWN_SPEED_SIGMA_MM_S)
 
     def _runs_into_resting(
         self, last: np.ndarray, pred: np.ndarray, anchor: np.ndarray, anchored: np.ndarray
@@ -1023,14 +1024,14 @@ class Tracker:
                 centre, radius = tr.pos, self._reacquire_radius(tr, t)
             else:
                 centre = tr.kf.x[:2]
-                radius = self.s.reacquire_radius_mm + 0.5 * float(np.linalg.norm(tr.kf.x[2:4])) * gap
+                radius = REACQUIRE_RADIUS_MM + 0.5 * float(np.linalg.norm(tr.kf.x[2:4])) * gap
             d = np.linalg.norm(zf - centre, axis=1)
         near = d <= radius
         if tr.coast_end is not None and not tr.resting and gap <= self.s.moving_reacquire_s:
             # held where it was last seen once its extrapolation stopped: it is as likely where that
             # extrapolation (cushion bounces in it) had taken it by then, and on from there
             d_end = np.linalg.norm(zf - tr.coast_end, axis=1)
-            on = d_end <= self.s.reacquire_radius_mm + 0.5 * tr.coast_speed * (gap - self.s.coast_s)
+            on = d_end <= REACQUIRE_RADIUS_MM + 0.5 * tr.coast_speed * (gap - self.s.coast_s)
             d, near = np.where(on, np.minimum(d, d_end), d), near | on
         return d, near
 
@@ -1046,13 +1047,13 @@ class Tracker:
 
     def _reacquire_radius(self, tr: _Track, t: float) -> float:
         """How far from where it was a hidden ball may be seen again and keep its id. Between shots a hand may
-        have moved it (``reacquire_radius_mm``). In play a ball hidden at rest for a while (under the player's
+        have moved it (``REACQUIRE_RADIUS_MM``). In play a ball hidden at rest for a while (under the player's
         arm) comes back at its place, within ``inplay_reacquire_mm``; struck while hidden, it comes back as a
         new ball whose path leads back to its place (``_adopt_hidden``), not as the hand that comes out from
         over it."""
         if self.shot_active and tr.resting and t - tr.last_t > self.s.inplay_hidden_s:
             return self.s.inplay_reacquire_mm
-        return self.s.reacquire_radius_mm
+        return REACQUIRE_RADIUS_MM
 
     # ---- track updates ---------------------------------------------------------------------------------
     def _update(self, tr: _Track, zc: np.ndarray, is_cue: bool, t: float, tier: int) -> None:
@@ -1125,12 +1126,12 @@ class Tracker:
         return t - self.s.rest_vouch_s - 0.5 * self._frame_dt
 
     def _held_still(self, pts: np.ndarray) -> bool:
-        """Are these sightings over ``rest_vouch_s`` one thing holding still: each within ``still_radius`` ball
+        """Are these sightings over ``rest_vouch_s`` one thing holding still: each within ``STILL_RADII`` ball
         radii of their mean? (A new thing missed more than ``tentative_max_misses`` frames is forgotten, so one
         that lasted that long was seen in most of its frames.) The circle is wider than the rest circle: a dark
         ball's faint rim puts its detections several millimetres about its centre, while a rolling ball leaves a
         radius within a frame or two."""
-        reach = self.s.still_radius * self.table.ball_radius_mm
+        reach = STILL_RADII * self.table.ball_radius_mm
         return float(np.max(np.linalg.norm(pts - pts.mean(axis=0), axis=1))) <= reach
 
     def _back_at_place(self, tr: _Track, zc: np.ndarray) -> bool:
@@ -1329,7 +1330,7 @@ class Tracker:
         speed = float(np.linalg.norm(v))
         if speed < 50.0:
             d = float(np.linalg.norm(back))
-            return d if d <= self.s.reacquire_radius_mm else None
+            return d if d <= REACQUIRE_RADIUS_MM else None
         u = v / speed
         along = float(back @ u)
         if along > 0:  # the hidden ball lies ahead of the new one, not behind it

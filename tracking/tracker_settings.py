@@ -7,6 +7,22 @@ from dataclasses import dataclass, field
 
 from tracking.kalman import FilterSettings
 
+# A hidden resting ball seen again within this (mm) of its place keeps its id: between shots a hand may move a
+# ball that far while it lifts or sets it down. Larger: a different ball reappearing nearby takes the id;
+# smaller: a ball nudged by the hand comes back as a new, unnamed ball (no rendered suite moved at 75 or 300)
+REACQUIRE_RADIUS_MM = 150.0
+# The circle (in ball radii) a thing holding still keeps to: a dark ball's faint rim scatters its detections
+# several millimetres about its centre, while a rolling ball leaves half a radius within a frame or two. Wider:
+# a bridge hand held still becomes a ball; tighter: a dark ball, its rim found poorly, stays unseen (no
+# rendered suite moved at 0.25 or 1)
+STILL_RADII = 0.5
+# Resting balls whose measured centres are within a diameter and this (mm) are frozen together: a hit passes
+# through the chain. One quantity for the tracker (which balls a hit may set off unseen) and the contact
+# detector (pushes through a cluster, a frozen neighbour as a hitter). Larger: balls a few millimetres apart
+# take part in chains they were not in; at 0 (touching as measured) a frozen pair measured a little apart is no
+# chain: contacts through a cluster are lost, and when it is struck a ball's track jumps by a ball's width
+FROZEN_TOL_MM = 5.0
+
 
 @dataclass(frozen=True)
 class TrackerSettings:
@@ -50,13 +66,6 @@ class TrackerSettings:
     # leaves_the_table_without_running_at_a_rail_fast_enough_to_climb_it); higher: a ball that jumped the rail
     # stays hidden on the table
     climb_speed_mm_s: float = 1500.0
-    # a hidden resting ball reappearing within this keeps its id (between shots a hand may move it). Larger: a
-    # different ball reappearing nearby takes the id
-    reacquire_radius_mm: float = 150.0
-    # resting balls this close to touching are frozen together (a hit passes through the chain): larger
-    # takes balls a few millimetres apart into chains; at 0 (touching as measured) a frozen pair measured a
-    # little apart is no chain, and when it is struck a ball's track jumps by a ball's width for a frame
-    frozen_tol_mm: float = 5.0
     # in play, a ball hidden at rest longer than inplay_hidden_s (under the player's arm) comes back only this
     # near its place: a hand coming out from over it is not it (test_tracking_blur.py::test_players_hand_over_
     # the_table_in_play_takes_no_resting_balls_id). Larger: the hand takes its id
@@ -139,15 +148,13 @@ class TrackerSettings:
     # as if they had not
     burst_min_balls: int = 3
     burst_join_frames: float = 2.0
-    burst_check_frames: float = 3.0
     burst_last_frames: float = 4.0
-    # a thing seen holding still for rest_vouch_s, each sighting within still_radius ball radii of their mean,
+    # a thing seen holding still for rest_vouch_s, each sighting within STILL_RADII ball radii of their mean,
     # is a ball at rest whatever the detector's confidence (a hand or the cue tip does not hold still so long; a
-    # rolling ball leaves the circle in a frame or two). Shorter or wider: a bridge hand held still becomes a
-    # ball; longer or tighter: a dark ball, its rim found poorly, stays unseen
+    # rolling ball leaves the circle in a frame or two). Shorter: a bridge hand held still becomes a ball;
+    # longer: a dark ball, its rim found poorly, stays unseen
     # (never vouched: test_tracking_rest_births.py's dark and weak balls at rest get no track)
     rest_vouch_s: float = 1.0
-    still_radius: float = 0.5
 
     @property
     def rest_radius_mm(self) -> float:
@@ -163,6 +170,17 @@ class TrackerSettings:
         ball moving, not jitter (one in 3000 of a still ball's sightings falls beyond it). Smaller: jitter reads
         as starts; larger: a soft hit's first millimetres are lost."""
         return 4.0 * self.filter.meas_sigma_mm
+
+    @property
+    def frozen_tol_mm(self) -> float:
+        """Resting balls this close to touching are frozen together (``FROZEN_TOL_MM``, the contacts' too)."""
+        return FROZEN_TOL_MM
+
+    @property
+    def burst_check_frames(self) -> float:
+        """A burst's ids are first checked when the last ball that may join it (``burst_join_frames`` after it) has
+        been seen twice on its new path (a path run back to the burst needs two sightings): one frame later."""
+        return self.burst_join_frames + 1.0
 
     @property
     def kink_cost(self) -> float:

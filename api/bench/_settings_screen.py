@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tracking.metrics import Scores
+from tracking.tracker_settings import REACQUIRE_RADIUS_MM
 
 if TYPE_CHECKING:
     from api.bench.tracking import SceneResult, SceneRun
@@ -62,7 +63,6 @@ OFF: dict[str, float] = {
     "contacts.nudge_run_frames": 0.0,
     "contacts.nudge_fit_s": BIG,
     "contacts.nudge_clear_mm": 0.0,
-    "contacts.frozen_tol_mm": 0.001,  # frozen only if touching as measured (0 divides by zero)
     "contacts.kiss_tol_mm": 0.0,
     "contacts.nudge_touch_mm": 0.0,
     # cushions
@@ -96,7 +96,6 @@ OFF: dict[str, float] = {
     "tracker.tentative_max_misses": 0,  # a new ball dropped at its first miss
     "tracker.pot_confirm_s": 0.0,  # potted as soon as gone in a pocket's path
     "tracker.climb_speed_mm_s": 0.0,  # any ball gone over a rail left the table
-    "tracker.frozen_tol_mm": 0.0,  # frozen only if touching as measured
     "tracker.coast_s": 0.0,  # a hidden ball held where last seen
     "tracker.cloth_slack_mm": 0.0,  # no detection beyond the cushion noses
     "tracker.tunnel_tol_mm": 0.0,  # a path within a diameter of a still ball went through it
@@ -119,7 +118,7 @@ OFF: dict[str, float] = {
     "tracker.colour_class_votes": 1000000,  # no ball firmly of a class
     "tracker.colour_kink_sigma": BIG,  # no kink vetoed for its colour
     "tracker.placed_confidence": 0.0,  # a ball placed between shots confirmed whatever its detections
-    "tracker.inplay_reacquire_mm": 150.0,  # in play as between shots (reacquire_radius_mm)
+    "tracker.inplay_reacquire_mm": REACQUIRE_RADIUS_MM,  # in play as between shots
     "tracker.blur_adopt_s": 0.0,
     "tracker.burst_min_balls": 1000,  # no burst's ids checked
 }

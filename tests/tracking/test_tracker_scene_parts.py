@@ -18,6 +18,7 @@ from tracking.tracker import (
     _speed_bounds,
     _Track,
 )
+from tracking.tracker_settings import REACQUIRE_RADIUS_MM
 
 from .records import dets
 
@@ -154,7 +155,7 @@ def test_hidden_ball_window_a_hidden_rolling_ball_is_looked_for_as_far_as_it_can
     ball.kf.x[:2] = [1200.0, 889.0]  # predicted 0.2 s on
     z = dets([(1400.0, 889.0), (1500.0, 889.0)]).pos_mm  # 200 and 300 mm past the prediction
     d, near = tr._where_hidden_ball_may_be(ball, z, 0.2)
-    # window: reacquire_radius_mm + 0.5 * 1000 mm/s * 0.2 s = 250 mm
+    # window: REACQUIRE_RADIUS_MM + 0.5 * 1000 mm/s * 0.2 s = 250 mm
     assert np.allclose(d, [200.0, 300.0])
     assert near.tolist() == [True, False]
 
@@ -163,7 +164,7 @@ def test_hidden_ball_window_a_hidden_rolling_ball_is_looked_for_as_far_as_it_can
     ("in_play", "radius"),
     [
         # between shots a hand may pick a hidden ball up and set it down nearby: the wide reacquire radius
-        (False, S.reacquire_radius_mm),
+        (False, REACQUIRE_RADIUS_MM),
         # in play nothing but a ball moves a resting ball; one hidden under the arm is sought only at its place
         (True, S.inplay_reacquire_mm),
     ],

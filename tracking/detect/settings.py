@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Any
 
 from tracking.rattle import RattleSettings
+from tracking.tracker_settings import FROZEN_TOL_MM
 
 
 @dataclass(frozen=True)
@@ -98,9 +99,6 @@ class ContactSettings:
     # a ball one diameter plus this from another's path when it bends or sets off was hit by it. Larger: near
     # misses become contacts; smaller: hits lost to noise and frame timing
     contact_tol_mm: float = 14.0
-    # resting neighbours this close to touching are frozen: a hit passes through them (a chain). Larger: balls
-    # a few millimetres apart take part in chains they were not in
-    frozen_tol_mm: float = 5.0
     # two balls that touched touch anew only once seen this far apart (beyond a diameter): one ball pushing
     # another is one contact. Smaller: a push read as many contacts; larger: a quick second touch lost
     parted_mm: float = 2.5
@@ -138,6 +136,12 @@ class ContactSettings:
     nudge_run_frames: float = 4.0
     nudge_fit_s: float = 0.2
     nudge_clear_mm: float = 6.0
+
+    @property
+    def frozen_tol_mm(self) -> float:
+        """Resting neighbours this close to touching are frozen: a hit passes through them (a chain). The
+        tracker's chains' quantity, one constant (``tracking.tracker_settings.FROZEN_TOL_MM``)."""
+        return FROZEN_TOL_MM
 
 
 @dataclass(frozen=True)
