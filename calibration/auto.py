@@ -6,10 +6,7 @@
    found in step 6 then rescales ``k1, k2`` so the distortion in pixels is unchanged.
 2. **Lines and corners.** A straight line per side through the undistorted inliers (total least squares
    after a last outlier cut), the corners at their intersections, mapped back through the lens: the
-   ``corners_px`` of CONTRACT.md section 6 are pixels of the image as recorded. Where a side also shows a
-   faint edge running along the found one on the cloth side (a cushion top lit like the cloth: the found
-   edge is the rail's), that inner edge is the nose and is taken, corrected for the nose's height where
-   the camera is beyond that cushion, unless the table's aspect refuses it (``_noses_by_aspect``).
+   ``corners_px`` of CONTRACT.md section 6 are pixels of the image as recorded.
 3. **Which end is which.** The long cushions are the pair with a middle pocket: their nose lines break
    off at their middles, or the view across cushion and rail behind their middles differs from the view
    elsewhere along them; failing both, the pair that is longer once the perspective of the default
@@ -37,14 +34,13 @@
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from typing import Any
 
 import cv2
 import numpy as np
 from scipy.optimize import least_squares
 
-from calibration.aspect import ASPECT_TOLERANCE, contradiction, long_pair_by_aspect, side_ratio_range
+from calibration.aspect import long_pair_by_aspect
 from calibration.mapping import CORNER_NAMES, Calibration, CalibrationError, default_camera_matrix
 from calibration.table import TableModel
 from calibration.table_finder import Side, TableEdges, find_table, intersect_lines
@@ -84,94 +80,6 @@ def calibration_from_edges(
     img: np.ndarray | None = None,
     nose_height_mm: float = 0.0,
 ) -> Calibration:
-    """The calibration from the found edges; where a side also shows a fainter edge on the cloth side (its
-    cushion top lit like the cloth: the strong edge is the rail's, the faint one the nose), the nose is
-    taken on the sides that make the field the table's shape (see ``_noses_by_aspect``)."""
-    kwargs: dict[str, Any] = dict(
-        distortion=distortion, flip=flip, camera_matrix=camera_matrix, fixed_k=fixed_k, nose_height_mm=nose_height_mm
-    )
-    chosen = _noses_by_aspect(edges, table, kwargs)
-    moved = tuple(i for i in range(4) if chosen.sides[i] is not edges.sides[i])
-    if moved and nose_height_mm <= 0:
-        # A nose found where the camera is beyond its cushion lies on the cloth-plane ray through the nose,
-        # inside the field: it is corrected at the regulation nose height (told none, as the user was not).
-        kwargs = dict(kwargs, nose_height_mm=NOSE_HEIGHT_BALLS * table.ball_diameter_mm, nose_sides=moved)
-    cal = _calibrate(chosen, table, img=img, **kwargs)
-    quality = dict(cal.quality)
-    quality["inner_edge_sides"] = list(moved)
-    return Calibration(
-        cal.image_size, cal.corners_px, table, cal.camera_matrix, cal.k1, cal.k2, quality, cal.source,
-        cal.camera_height_mm,
-    )  # fmt: skip
-
-
-# The cushion nose's height over the cloth, in ball diameters: pool's rules put it at 62.5-64.5 % of the ball
-# (it must meet the ball above its centre, or the ball would jump); snooker and pyramid tables are alike.
-NOSE_HEIGHT_BALLS = 0.635
-
-
-def _noses_by_aspect(edges: TableEdges, table: TableModel, kwargs: dict[str, Any]) -> TableEdges:
-    """The edges with the inner candidate taken as the nose on every side that has one, unless the table's
-    aspect refuses that.
-
-    On most sides the strongest step walking outward from the cloth is the cushion (its face in shade, or
-    the rail right behind its nose). Where a cushion's top is lit like the cloth, that step is the rail's,
-    a cushion top's width outside the field, and the nose shows only as a faint edge running along it on
-    the cloth side: the playing field ends at the innermost cushion edge, so that one is taken. The
-    table's aspect, known from its size, is the check: where the field with the inner edges contradicts
-    it (``aspect.contradiction`` over the range the corners' spread and the plausible focal lengths allow;
-    a view along the table leaves that range wide) and the field as found does not, the faint edges were
-    something else (a shadow, a cue along the cushion) and the lines as found stand. No subset is tried:
-    the aspect checks the physical choice, it does not pick lines to fit the size the user gave."""
-    options = [i for i, s in enumerate(edges.sides) if s.inner is not None and len(s.inner) >= 12]
-    if not options:
-        return edges
-    sides = list(edges.sides)
-    for i in options:
-        sides[i] = replace(sides[i], points=sides[i].inner, inner=None)
-    noses = replace(edges, sides=(sides[0], sides[1], sides[2], sides[3]))
-    want = table.length_mm / table.width_mm
-    noses_kwargs = dict(kwargs)
-    if kwargs.get("nose_height_mm", 0.0) <= 0:
-        noses_kwargs.update(nose_height_mm=NOSE_HEIGHT_BALLS * table.ball_diameter_mm, nose_sides=tuple(options))
-    try:
-        with_noses = _aspect_agrees(_calibrate(noses, table, img=None, **noses_kwargs), want)
-    except CalibrationError:
-        return edges
-    if with_noses:
-        return noses
-    try:
-        as_found = _aspect_agrees(_calibrate(edges, table, img=None, **kwargs), want)
-    except CalibrationError:
-        return noses
-    return edges if as_found else noses
-
-
-def _aspect_agrees(cal: Calibration, want: float) -> bool:
-    """Whether the table's aspect ``want`` lies within ``ASPECT_TOLERANCE`` of the range of aspects the
-    calibrated corners allow."""
-    names = ["house-left", "house-right", "pyramid-right", "pyramid-left"]  # ring order
-    corners = undistort(np.array([cal.corners_px[n] for n in names]), cal.camera_matrix, cal.k1, cal.k2)
-    k0 = default_camera_matrix(cal.image_size)
-    lo, hi = side_ratio_range(corners, k0, cal.image_size)
-    # side 0 (house-left -> house-right) is the short house cushion, side 1 a long one
-    return contradiction((1.0 / hi, 1.0 / lo), want) <= math.log(ASPECT_TOLERANCE)
-
-
-def _calibrate(
-    edges: TableEdges,
-    table: TableModel,
-    *,
-    distortion: str = "k1",
-    flip: bool = False,
-    camera_matrix: np.ndarray | None = None,
-    fixed_k: tuple[float, float] | None = None,
-    img: np.ndarray | None = None,
-    nose_height_mm: float = 0.0,
-    nose_sides: tuple[int, ...] | None = None,
-) -> Calibration:
-    """The calibration from the four sides' edge points; ``nose_sides``: the sides (ring indices) whose
-    line is corrected for the nose height (None: all four)."""
     if distortion not in ("none", "k1", "k1k2"):
         raise ValueError(f"distortion must be none, k1 or k1k2, not {distortion!r}")
     size = edges.image_size
@@ -233,8 +141,7 @@ def _calibrate(
         # Where the camera is beyond a cushion depends on the pose, which needs the focal length.
         quality["nose_correction"] = "skipped: focal length not observable in this view"
     elif nose_height_mm > 0:
-        only = None if nose_sides is None else {_cushion_of_side(names, i) for i in nose_sides}
-        cal, offsets = _correct_for_noses(cal, corners_px_und, table, nose_height_mm, only)
+        cal, offsets = _correct_for_noses(cal, corners_px_und, table, nose_height_mm)
         quality["nose_height_mm"] = float(nose_height_mm)
         quality["nose_offset_mm_max"] = round(max(offsets), 2)
     quality["house_end_source"] = house_source
@@ -248,22 +155,8 @@ def _calibrate(
     return Calibration(cal.image_size, cal.corners_px, table, kmat, k1n, k2n, quality, "auto", round(height, 1))
 
 
-def _cushion_of_side(names: list[str], side: int) -> str:
-    """The cushion (house, pyramid, left, right) that ring side ``side`` (corner i to corner i+1) is."""
-    ends = {names[side], names[(side + 1) % 4]}
-    if ends == {"house-left", "house-right"}:
-        return "house"
-    if ends == {"pyramid-left", "pyramid-right"}:
-        return "pyramid"
-    return "left" if "house-left" in ends else "right"
-
-
 def _correct_for_noses(
-    cal: Calibration,
-    corners_und: dict[str, np.ndarray],
-    table: TableModel,
-    nose_mm: float,
-    only: set[str] | None = None,
+    cal: Calibration, corners_und: dict[str, np.ndarray], table: TableModel, nose_mm: float
 ) -> tuple[Calibration, list[float]]:
     """Undo the cushion noses' height where they hide the field's edge.
 
@@ -298,10 +191,7 @@ def _correct_for_noses(
         if height <= nose_mm:
             raise CalibrationError("the camera seems to be below the cushions: cannot place the noses")
         beyond = {"house": -c[0], "pyramid": c[0] - L, "left": -c[1], "right": c[1] - W}
-        off = {
-            k: (nose_mm * d / (height - nose_mm) if d > 0 and (only is None or k in only) else 0.0)
-            for k, d in beyond.items()
-        }
+        off = {k: (nose_mm * d / (height - nose_mm) if d > 0 else 0.0) for k, d in beyond.items()}
     return current, list(off.values())
 
 

@@ -31,17 +31,6 @@ import numpy as np
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
 
-# Colour-distance steps (Lab units, lightness weighted 0.6) across a side's profiles. A strong step is a
-# cushion face in shade or a wooden rail against the cloth; a weak one is as small as cloth of the same
-# weave seen at another angle (a cushion top lit like the cloth), still over twice the compression noise.
-STRONG_STEP = 8.0
-WEAK_STEP = 6.0
-LAB_WEIGHTS = np.array([0.6, 1.0, 1.0], np.float32)
-# A faint inner edge counts as a cushion nose where it runs through this share of the profiles that found
-# the strong edge, and lies at least this far (px) inside it: the cushion top's width seen at any angle.
-INNER_SHARE = 0.3
-MIN_BAND_PX = 2.0
-
 
 class TableNotFoundError(ValueError):
     """No playing field could be found in the image, with a one-line reason."""
@@ -59,9 +48,6 @@ class Side:
     p1: np.ndarray  # coarse end vertex (px)
     points: np.ndarray  # N x 2 edge points on the cushion nose (distorted px), inliers only
     strength: float  # median edge contrast of the inliers (Lab units)
-    # A fainter edge running along the found one on the cloth side: where a cushion's top is lit like the
-    # cloth, the found edge is the rail's and this one the nose (N x 2 px, inliers; None when there is none).
-    inner: np.ndarray | None = None
 
     @property
     def length_px(self) -> float:
@@ -343,74 +329,32 @@ def _side_points(lab: np.ndarray, p0: np.ndarray, p1: np.ndarray, quad: np.ndarr
     step_noise = np.median(np.abs(step[:, -quarter - k : -k]), axis=1)
     is_peak = np.zeros_like(grad, dtype=bool)
     is_peak[:, 1:-1] = (grad[:, 1:-1] >= grad[:, :-2]) & (grad[:, 1:-1] >= grad[:, 2:]) & (grad[:, 1:-1] >= 1.0)
-    # The local colour change across each sample, whichever way it goes: a cushion top lit brighter than the
-    # cloth and the cloth in the cushion's shade differ from each other, not from the distant cloth.
-    local = np.zeros_like(dist)
-    local[:, k:-k] = np.linalg.norm((prof[:, : -2 * k, :] - prof[:, 2 * k :, :]) * LAB_WEIGHTS, axis=2)
-    local_noise = np.median(local[:, -quarter - k : -k], axis=1)
-    local_peak = np.zeros_like(is_peak)
-    local_peak[:, 1:-1] = (local[:, 1:-1] >= local[:, :-2]) & (local[:, 1:-1] > local[:, 2:])
     pts: list[np.ndarray] = []
     strengths: list[float] = []
-    weak_pts: list[np.ndarray] = []
     n_s = len(offs)
     for i in range(len(ts)):
         g = grad[i]
         # The innermost gradient peak whose step stands out from the cloth: walking outward from the cloth,
         # the first real edge (a slow shading change across the cloth has no contrast over 6 px).
-        ok = is_peak[i] & (step[i] >= max(STRONG_STEP, 6.0 * step_noise[i]))
+        ok = is_peak[i] & (step[i] >= max(8.0, 6.0 * step_noise[i]))
         js = np.nonzero(ok)[0]
         if len(js) == 0:
             continue
         idx = int(js[-1])
         if idx <= 0 or idx >= n_s - 1:
             continue
-        off = offs[idx] + _subpixel(g, idx) * 0.5
+        ga, gb, gc = g[idx - 1], g[idx], g[idx + 1]
+        den = ga - 2 * gb + gc
+        frac = 0.5 * (ga - gc) / den if abs(den) > 1e-9 else 0.0
+        frac = float(np.clip(frac, -0.5, 0.5))
+        off = offs[idx] + frac * 0.5
         pts.append(base[i] + off * nrm)
-        strengths.append(float(g[idx]))
-        # A cushion whose top is lit like the cloth shows its nose only as a faint step: the first one
-        # inward of that edge (the band between them is the cushion top, of one colour) is the candidate.
-        weak = local_peak[i] & (local[i] >= max(WEAK_STEP, 3.0 * local_noise[i]))
-        weak[: idx + 2 * k] = False  # the found edge's own blur reaches 3 px on either side
-        jw = np.nonzero(weak)[0]
-        if len(jw) and jw[0] < n_s - 1:
-            weak_pts.append(base[i] + (offs[jw[0]] + _subpixel(local[i], int(jw[0])) * 0.5) * nrm)
+        strengths.append(float(gb))
     arr = np.asarray(pts, np.float64).reshape(-1, 2)
     st = np.asarray(strengths)
     keep = _ransac_curve(arr, p0, d, nrm)
     inl = arr[keep]
-    inner = _inner_candidate(np.asarray(weak_pts, np.float64).reshape(-1, 2), inl, p0, d, nrm)
-    return Side(p0, p1, inl, float(np.median(st[keep])) if keep.any() else 0.0, inner)
-
-
-def _subpixel(g: np.ndarray, idx: int) -> float:
-    """Offset, in samples, of the peak of a parabola through the gradient at ``idx`` and its neighbours."""
-    ga, gb, gc = g[idx - 1], g[idx], g[idx + 1]
-    den = ga - 2 * gb + gc
-    frac = 0.5 * (ga - gc) / den if abs(den) > 1e-9 else 0.0
-    return float(np.clip(frac, -0.5, 0.5))
-
-
-def _inner_candidate(
-    weak: np.ndarray, outer: np.ndarray, p0: np.ndarray, d: np.ndarray, nrm: np.ndarray
-) -> np.ndarray | None:
-    """The faint edge inside the found one, where it runs along it as a cushion nose does: a curve through
-    a good share of the profiles, on the cloth side of the found edge by a steady offset. None otherwise."""
-    if len(outer) < 12 or len(weak) < max(12, INNER_SHARE * len(outer)):
-        return None
-    keep = _ransac_curve(weak, p0, d, nrm)
-    if keep.sum() < max(12, INNER_SHARE * len(outer)):
-        return None
-    inner = weak[keep]
-    # Offset between the two curves where both were found: a straight line through each, compared at the
-    # inner points' positions along the side.
-    t_in, o_in = (inner - p0) @ d, (inner - p0) @ nrm
-    t_out, o_out = (outer - p0) @ d, (outer - p0) @ nrm
-    fit = np.polyfit(t_out, o_out, 1)
-    gap = o_in - np.polyval(fit, t_in)
-    if float(np.median(gap)) < MIN_BAND_PX:
-        return None
-    return inner
+    return Side(p0, p1, inl, float(np.median(st[keep])) if keep.any() else 0.0)
 
 
 def _ransac_curve(pts: np.ndarray, p0: np.ndarray, d: np.ndarray, nrm: np.ndarray, thr: float = 1.5) -> np.ndarray:

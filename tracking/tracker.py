@@ -347,23 +347,12 @@ class Tracker:
                     self._tracks.remove(tr)
                 continue
             tr.change(Change.MISSED)
-            if self._unproven_gone(tr, t):
-                self._tracks.remove(tr)
-                continue
             if not tr.resting:
                 self._rest_hidden(tr, t)
             loss = self._check_loss(tr, t)
             if loss is not None:
                 losses.append(loss)
         return losses
-
-    def _unproven_gone(self, tr: _Track, t: float) -> bool:
-        """Is ``tr`` a blob that was never shown to be a ball, gone for longer than a ball takes to prove itself?
-        A hidden ball is held where it went under (the player's arm over it) only if it was one: seen clearly,
-        or held still or rolled on one ball's course for ``rest_vouch_s`` (``_was_ball``). A weak blob seen in
-        a frame or two as the video opens and then gone for that long is the flicker of something fixed (a
-        pocket's pale facing, a highlight on a rail) or a hand: nothing is kept for it, and it makes no loss."""
-        return tr.id is not None and not self._was_ball(tr) and t - tr.last_t > self.s.rest_vouch_s
 
     def _start_tracks(
         self,
@@ -1070,9 +1059,9 @@ class Tracker:
         dt = max(t - tr.last_t, 1e-6)
         tr.coast_end = None
         if self._back_at_place(tr, zc):
-            # Sightings off its place, never a diameter from it, then back on it: a ball set moving rolls away
-            # (the cloth only slows it, and nothing it could hit sends it back onto the same spot), so those
-            # were a displaced blob or a poor measurement: it never left, it rests there.
+            # One detection off its place, the next back on it: a ball set moving rolls away (the cloth only
+            # slows it, and nothing it could hit sends it back onto the same spot a frame later), so that one
+            # was a displaced blob (a highlight, a shadow merged with the ball): it never left, it rests there.
             assert tr.left_anchor is not None
             tr.change(Change.SETTLED)
             tr.anchor, tr.anchor_n = tr.left_anchor.copy(), max(tr.left_anchor_n, 1)
@@ -1145,16 +1134,9 @@ class Tracker:
         return float(np.max(np.linalg.norm(pts - pts.mean(axis=0), axis=1))) <= reach
 
     def _back_at_place(self, tr: _Track, zc: np.ndarray) -> bool:
-        """Whether ``tr``, set moving from its resting place, never got a ball's diameter from it and is seen
-        back inside that place's anchor gate now. A ball set moving rolls away: whatever it runs into within a
-        diameter (a ball, a cushion) turns it away, and nothing puts it back on its own spot within a few
-        millimetres. Sightings that stray less than a diameter and come back are the ball measured poorly where
-        a pixel spans several millimetres (the far end of a view along the table) or a blob merged for a
-        moment with a shadow or a highlight: the ball never left."""
-        if tr.resting or tr.left_anchor is None:
-            return False
-        since = np.array([(x, y) for rt, x, y in tr.recent if rt >= tr.left_t - 1e-9])
-        if len(since) == 0 or np.max(np.linalg.norm(since - tr.left_anchor, axis=1)) >= self.table.ball_diameter_mm:
+        """Whether ``tr``, set moving from its resting place on its last detection alone, is seen back inside
+        that place's anchor gate now."""
+        if tr.resting or tr.left_anchor is None or tr.left_t != tr.last_t:
             return False
         dx, dy = zc - tr.left_anchor
         return math.hypot(dx, dy) <= self.s.anchor_gate_mm
@@ -1492,13 +1474,9 @@ class Tracker:
             if outside or near_rail:
                 return self._lose(tr, "off_table", None, v, 0.7)
         mouth = tb.in_pocket_mouth(_pt(p))
-        # A ball at rest whose centre is short of the mouth line lies on the cloth, which holds it up: it
-        # cannot drop there unmoved, so when it goes unseen it is hidden (a cue, an arm), not potted.
-        hanging = mouth is not None and (speed > 30.0 or tb.pockets[mouth].depth(_pt(p)) >= 0.0)
-        if hanging and (gap >= self.s.pot_confirm_s or final):
+        if mouth is not None and (gap >= self.s.pot_confirm_s or final):
             # A ball hanging in the mouth that drops later (001 2.1.15): less certain than a running pot,
             # since a hand could hide it; flagged for review by the extractor.
-            assert mouth is not None
             return self._lose(tr, "pot", mouth, v, 0.6)
         return None
 

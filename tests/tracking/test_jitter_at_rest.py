@@ -58,31 +58,3 @@ def test_the_red_jittering_on_its_spot_is_not_struck_and_the_cue_ball_hits_it() 
     assert 20 <= (starts[0].frame or 0) <= 26
     hit = [e for e in events if e.type == "contact"]
     assert hit and set(hit[0].balls or ()) == {cue, red} and 32 <= (hit[0].frame or 0) <= 35
-
-
-def test_sightings_that_stray_under_a_diameter_and_come_back_leave_the_ball_at_rest() -> None:
-    # far from the camera a pixel spans several millimetres: one sighting 27 mm off, the next ones walking back
-    # onto the place, then the ball hidden (the cue ball rolling over it): it never left, so it stays put
-    place = np.array([1800.0, 200.0])
-    rng = np.random.default_rng(3)
-    offsets = {20: 27.0, 21: 14.0, 22: 6.0, 23: 2.0}
-    frames = []
-    for i in range(40):
-        p = place + rng.normal(0.0, 0.6, 2) + np.array([offsets.get(i, 0.0), 0.0])
-        frames.append((i / 25, dets([p]) if i < 26 else dets([])))
-    out = feed(Tracker(TableModel(), known_ids={"1": tuple(place)}), frames)
-    for f in out[24:]:
-        ball = f.by_id()["1"]
-        assert ball.resting, f"frame {f.frame}: taken as moving"
-        assert float(np.hypot(*(np.array(ball.pos) - place))) < 3.0, f"frame {f.frame}: drifted to {ball.pos}"
-
-
-def test_a_ball_that_leaves_its_place_by_a_diameter_is_not_pulled_back_onto_it() -> None:
-    # struck straight at the cushion a ball's width behind it, it comes back moving over its old place
-    place = np.array([1000.0, 110.0])
-    frames = [(i / 25, dets([place])) for i in range(20)]
-    ys = [72.0, 36.0, 72.0, 109.5, 147.0, 184.0]  # out to the cushion (centre a radius from it) and back
-    frames += [(i / 25, dets([np.array([1000.0, y])])) for i, y in zip(range(20, 26), ys, strict=True)]
-    out = feed(Tracker(TableModel(), known_ids={"1": tuple(place)}), frames)
-    assert not out[23].by_id()["1"].resting  # on its old place, but rolling through it
-    assert out[-1].by_id()["1"].pos[1] > 170.0
