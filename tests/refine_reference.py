@@ -49,10 +49,6 @@ def refine_centres_numpy(
     kb = cloth.bright_k - 1.0
     dark_gain = np.float32(-kb / (1.0 - cloth.dark_k))  # -(1 - k) / (1 - dark_k) in units of the first score channel
     dark_below = (cloth.dark_k * 1.6 - 1.0) / kb  # k < 1.6 dark_k, likewise
-    # k < 2 dark_k: the chroma term over k (never over less than chroma_min / the threshold), as the cloth mask
-    deep_below = np.float32((2.0 * cloth.dark_k - 1.0) / kb)
-    kb32 = np.float32(kb)
-    floor = np.float32(cloth.chroma_min / cloth.chroma_threshold())
     any_dark = bool(dark_counts.any())
     no_valley = None if toward_camera is None else (np.asarray(toward_camera) @ dirs.T) >= 0.3
     c = centres[:, 0] + 1j * centres[:, 1]  # centres as complex numbers x + iy
@@ -77,11 +73,7 @@ def refine_centres_numpy(
         f = samp.astype(np.float32)
         # One single-row transform per term: contiguous (n * R, S) planes.
         kk, e1, e2, gray = (cv2.transform(f, row) for row in m)
-        chroma = cv2.magnitude(e1, e2)
-        if any_dark:
-            deep = kk < deep_below if dark_sel is None else (kk < deep_below) & dark_sel
-            chroma = np.where(deep, chroma / np.maximum(kk * kb32 + np.float32(1.0), floor), chroma)
-        score = np.maximum(chroma, kk)
+        score = np.maximum(cv2.magnitude(e1, e2), kk)
         if any_dark:
             dark = kk * dark_gain
             dark *= kk < dark_below if dark_sel is None else (kk < dark_below) & dark_sel

@@ -3,17 +3,10 @@
 A pixel is described against the cloth colour ``c`` by its brightness relative to the cloth, ``k`` (the
 projection of its BGR vector on ``c``, divided by ``|c|``, so cloth reads ``k = 1``) and its chroma
 residual (the part of it orthogonal to ``c``, in BGR units). A shadow on the cloth is the cloth colour
-scaled down: ``k < 1`` with a residual scaled down by the same factor, so it stays "cloth". A ball differs in
-chroma (coloured or white balls on a coloured cloth), or is much brighter (a white ball, a highlight) or much
-darker (a black ball). Where a dark blob may be a ball (``dark_ok``: the cloth proper, not a pocket's hole),
-the chroma threshold of a pixel under twice ``dark_k`` is scaled by its ``k``, down to ``chroma_min``: a
-threshold on the hue's angle from the cloth's, which a deep shadow stays inside and a dark ball of another
-hue or grey leaves (a black ball on blue cloth reads 0.3-0.4 of the cloth's brightness with a residual of
-about 19 units: too bright for ``dark_k``, under the cloth's full threshold of about 30). A lighter pixel
-keeps the full threshold: a penumbra is lit partly by other lamps, whose colour moves its hue (a ball's
-penumbra on a grey-green cloth: up to 19 units at 0.7 of the cloth's brightness). The
-model starts from the median of the surface and then adapts slowly, from pixels it classified as cloth, to
-light that changes over a session.
+scaled down: ``k < 1`` with a small residual, so it stays "cloth". A ball differs in chroma (coloured or
+white balls on a coloured cloth), or is much brighter (a white ball, a highlight) or much darker (a black
+ball). The model starts from the median of the surface and then adapts slowly, from pixels it classified
+as cloth, to light that changes over a session.
 """
 
 from __future__ import annotations
@@ -138,19 +131,17 @@ class ClothModel:
     def foreground_mask_cv2(self, rect_bgr: np.ndarray, surface: np.ndarray, dark_ok: np.ndarray) -> np.ndarray:
         """``foreground_mask`` in OpenCV calls: the reference the compiled pass is tested against."""
         k, chroma = self.describe(rect_bgr)
-        thr_full = np.float32(self.chroma_threshold())
-        deep = (dark_ok != 0) & (k < np.float32(2.0) * np.float32(self.dark_k))
-        thr = np.where(deep, cv2.max(k * thr_full, float(self.chroma_min)), thr_full)
+        thr = self.chroma_threshold()
         fg = cv2.bitwise_or(
-            cv2.compare(chroma, thr, cv2.CMP_GT),
+            cv2.compare(chroma, thr, cv2.CMP_GT),  # type: ignore[call-overload]
             cv2.compare(k, self.bright_k, cv2.CMP_GT),  # type: ignore[call-overload]
         )
         dark = cv2.bitwise_and(cv2.compare(k, self.dark_k, cv2.CMP_LT), dark_ok)  # type: ignore[call-overload]
         return cv2.bitwise_and(cv2.bitwise_or(fg, dark), surface)
 
-    def _mask_args(self) -> tuple[np.ndarray, np.float32, np.float32, np.float32, np.float32]:
-        """The mask kernels' model arguments: ``_basis_f32``, the chroma threshold, ``chroma_min``, ``bright_k`` and
-        ``dark_k`` as float32 (cached per colour and thresholds: a frame asks for them a few times)."""
+    def _mask_args(self) -> tuple[np.ndarray, np.float32, np.float32, np.float32]:
+        """The mask kernels' model arguments: ``_basis_f32``, the chroma threshold, ``bright_k`` and ``dark_k``
+        as float32 (cached per colour and thresholds: a frame asks for them a few times)."""
         key = (
             self.colour.tobytes() if self.colour is not None else b"",
             self.chroma_min, self.chroma_rel, self.bright_k, self.dark_k,
@@ -158,12 +149,12 @@ class ClothModel:
         cached = self.__dict__.get("_mask_args_cache")
         if cached is None or cached[0] != key:
             args = (
-                self._basis_f32(), np.float32(self.chroma_threshold()), np.float32(self.chroma_min),
-                np.float32(self.bright_k), np.float32(self.dark_k),
+                self._basis_f32(), np.float32(self.chroma_threshold()), np.float32(self.bright_k),
+                np.float32(self.dark_k),
             )  # fmt: skip
             cached = (key, args)
             self.__dict__["_mask_args_cache"] = cached
-        out: tuple[np.ndarray, np.float32, np.float32, np.float32, np.float32] = cached[1]
+        out: tuple[np.ndarray, np.float32, np.float32, np.float32] = cached[1]
         return out
 
     def _basis_f32(self) -> np.ndarray:

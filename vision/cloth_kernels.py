@@ -19,12 +19,10 @@ def foreground_kernel(
     x0: int,
     basis: np.ndarray,
     chroma_thr: np.float32,
-    chroma_min: np.float32,
     bright_k: np.float32,
     dark_k: np.float32,
 ) -> np.ndarray:
-    """uint8 0/255: pixels of ``bgr`` on ``surface`` whose chroma residual exceeds ``chroma_thr`` (where
-    ``dark_ok`` and ``k < 2 dark_k``, that times their brightness ``k``, never less than ``chroma_min``), brighter
+    """uint8 0/255: pixels of ``bgr`` on ``surface`` whose chroma residual exceeds ``chroma_thr``, brighter
     than ``bright_k`` times the cloth, or darker than ``dark_k`` times it where ``dark_ok``; ``bgr``'s pixel
     (i, j) has the masks' values at (y0 + i, x0 + j); ``bgr`` must be C-contiguous. ``basis``: the 3 x 3
     float32 rows (brightness, two chroma directions) of ``ClothModel.basis``."""
@@ -58,13 +56,7 @@ def foreground_kernel(
             e1 = _transform3(v0, v1, v2, b10, b11, b12)
             e2 = _transform3(v0, v1, v2, b20, b21, b22)
             chroma = np.float32(np.sqrt(np.float32(e1 * e1) + np.float32(e2 * e2)))
-            # Where a dark blob may be a ball, a pixel under twice the darkness cut has its chroma threshold scaled
-            # by its brightness (a shadow scales the cloth's colour and its residual alike), never under the noise
-            # floor; a lighter one is a penumbra lit partly by lamps of other colours and keeps the cloth's.
-            dark_ball = drow[j] != 0
-            deep = dark_ball and k < np.float32(2.0) * dark_k
-            thr = max(np.float32(k * chroma_thr), chroma_min) if deep else chroma_thr
-            fg = (chroma > thr) | (k > bright_k) | ((k < dark_k) & dark_ball)
+            fg = (chroma > chroma_thr) | (k > bright_k) | ((k < dark_k) & (drow[j] != 0))
             orow[j] = np.uint8(255) if fg & (srow[j] != 0) else np.uint8(0)
     return out
 
@@ -113,12 +105,11 @@ def opened_foreground(
     x0: int,
     basis: np.ndarray,
     chroma_thr: np.float32,
-    chroma_min: np.float32,
     bright_k: np.float32,
     dark_k: np.float32,
 ) -> np.ndarray:
     """``foreground_kernel``'s mask opened by ``open_2x2``: what the detector's fine grid looks at."""
-    return open_2x2(foreground_kernel(bgr, surface, dark_ok, y0, x0, basis, chroma_thr, chroma_min, bright_k, dark_k))
+    return open_2x2(foreground_kernel(bgr, surface, dark_ok, y0, x0, basis, chroma_thr, bright_k, dark_k))
 
 
 @numba.njit(cache=True, nogil=True)

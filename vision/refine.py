@@ -113,12 +113,8 @@ def refine_centres(
     dark = np.ones(n, bool) if dark_counts is None else np.ascontiguousarray(dark_counts, dtype=bool)
     toward = _NO_TOWARD if toward_camera is None else np.ascontiguousarray(toward_camera, dtype=np.float64)
     kb = cloth.bright_k - 1.0
-    floats = np.array([
-        -kb / (1.0 - cloth.dark_k), (cloth.dark_k * 1.6 - 1.0) / kb, valley_scale, rim_ratio or 0.0,
-        (2.0 * cloth.dark_k - 1.0) / kb, kb, cloth.chroma_min / cloth.chroma_threshold(),
-    ])  # fmt: skip
+    floats = np.array([-kb / (1.0 - cloth.dark_k), (cloth.dark_k * 1.6 - 1.0) / kb, valley_scale, rim_ratio or 0.0])
     floats[:2] = floats[:2].astype(np.float32)  # float32 values, as the kernel computes with them
-    floats[4:] = floats[4:].astype(np.float32)
     px, frac, ratio, support, colour = refine_kernel(
         np.ascontiguousarray(frame_bgr),
         centres,

@@ -34,18 +34,13 @@ def _ball_scores(
     dark_counts: bool,
     dark_gain: np.float32,
     dark_below: np.float32,
-    deep: np.ndarray,
     buf: np.ndarray,
     corners: np.ndarray,
     pix: np.ndarray,
 ) -> None:
     """One ball's samples (``buf`` rows 0-2: B, G, R), not-cloth score (row 8) and grey (row 9), the
-    samples at ``(cx, cy) + r (offx, offy)``. Where ``dark_counts``, a sample under ``deep[0]`` in the first score
-    channel (under twice the cloth's ``dark_k``) has its chroma term divided by its brightness ``k`` (``deep[1]``
-    times that channel, plus one), never by less than ``deep[2]`` (``chroma_min`` over the chroma threshold): the
-    cloth mask's threshold on the hue's angle (``vision.cloth``), so that the rim of a dark ball of another hue
-    than the cloth is found where the mask finds the ball. The gathers in one loop, the arithmetic in loops of
-    their own (rows 3-4 hold the bilinear weights; ``corners`` (3 x samples, int64): room for the flat indices of each
+    samples at ``(cx, cy) + r (offx, offy)``: the gathers in one loop, the arithmetic in loops of their own
+    (rows 3-4 hold the bilinear weights; ``corners`` (3 x samples, int64): room for the flat indices of each
     sample's upper and lower left pixel and the bytes to its right one; ``pix`` (3 x samples, uint64): room
     for the bytes the gathers read). Each sample's two frame rows are read by one 8-byte load each (both
     pixels of the row: a scalar loop of two loads, where twelve byte loads took most of the time)."""
@@ -107,14 +102,8 @@ def _ball_scores(
     _transform_rows(s0, s1, s2, mat[2, 0], mat[2, 1], mat[2, 2], mat[2, 3], e2)
     _transform_rows(s0, s1, s2, mat[3, 0], mat[3, 1], mat[3, 2], mat[3, 3], gr)
     two = np.float32(2.0)
-    deep_below = deep[0]
-    kb = deep[1]
-    floor = deep[2]
     for q in range(m):
-        chroma = np.float32(np.sqrt(e1[q] * e1[q] + e2[q] * e2[q]))
-        if dark_counts and kk[q] < deep_below:
-            chroma = np.float32(chroma / max(np.float32(kk[q] * kb + _F1), floor))
-        v = max(chroma, kk[q])
+        v = max(np.float32(np.sqrt(e1[q] * e1[q] + e2[q] * e2[q])), kk[q])
         if dark_counts and kk[q] < dark_below:
             v = max(v, kk[q] * dark_gain)
         sc[q] = min(v, two)
@@ -299,16 +288,14 @@ def refine_kernel(
     matrix (rows: brightness term, two chroma terms, grey; last column an offset); ``toward`` (N, 2): unit
     image vectors toward the camera (a valley counts only on rays pointing less than 0.3 that way), or no
     rows (every ray). ``ints``: the ray pattern's sample indices lo, hi, i_in, i_out, n_inner (``_Rays``) and the
-    iterations; ``floats``: the dark gain and threshold (float32 values), the valley scale, the rim radius
-    over the expected one where known (> 0: from the other balls of the frame; else measured on the full
-    rims here) and the deep-dark bound, brightness scale and floor of the chroma term (``_ball_scores``). (Few
-    arguments: each costs the call a little.)"""
+    iterations; ``floats``: the dark gain and threshold (float32 values), the valley scale and the rim radius
+    over the expected one where known (> 0: from the other balls of the frame), else measured on the full
+    rims here. (Few arguments: each costs the call a little.)"""
     lo, hi, i_in, i_out, n_inner, iterations = ints[0], ints[1], ints[2], ints[3], ints[4], ints[5]
     dark_gain = np.float32(floats[0])
     dark_below = np.float32(floats[1])
     valley_scale = floats[2]
     rim_ratio = floats[3]
-    deep = floats[4:7].astype(np.float32)
     n = centres.shape[0]
     n_rays = dirs.shape[0]
     n_s = rho.shape[0]
@@ -356,9 +343,8 @@ def refine_kernel(
         # Samples, score and grey of every ray (loops over one ball's samples at a time, which vectorise).
         for b in range(n):
             _ball_scores(
-                frame, cx[b], cy[b], radii[b], offx, offy, mat, dark_counts[b], dark_gain, dark_below, deep, buf,
-                corners, pix,
-            )  # fmt: skip
+                frame, cx[b], cy[b], radii[b], offx, offy, mat, dark_counts[b], dark_gain, dark_below, buf, corners, pix
+            )
             sc_b = buf[8].reshape(n_rays, n_s)
             gr_b = buf[9].reshape(n_rays, n_s)
             score[b] = sc_b

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 
 from calibration.mapping import Calibration
 from vision.classical import ClassicalDetector
@@ -33,6 +34,12 @@ def _frame() -> np.ndarray:
     return frame
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="open (issue 34): on a dark ball against the cloth the rim test (a fall of 0.6 in the not-cloth score "
+    "within two samples, from over 0.8 inside) finds under 8 of 24 rim points, so no circle is fitted and the "
+    "lit top's blob centroid is kept",
+)
 def test_a_dark_ball_is_found_at_its_rim_centre_not_its_lit_top() -> None:
     cal = Calibration.load(DATA / "dark-ball-lit-top-calibration.json", expect_image_size=(1024, 576))
     det = ClassicalDetector(cal).detect(_frame())

@@ -1,13 +1,13 @@
-"""A dark ball's refined centre does not depend on where the refinement starts.
+"""A dark ball's refined centre does not depend on where the refinement starts (open: issue 34).
 
-``dark-ball-blue-cloth.png`` (see ``test_cloth_dark_balls``): the black 8 on blue-green cloth, radius about 10.2
-px, centre marked at (24.5, 24.0). The ball reads 0.3-0.4 of the cloth's brightness with a chroma residual of
-about 19 units, under the cloth's full chroma threshold (about 33): scored against that threshold, its inside is
-not clearly "not cloth", the rim is found on a few rays only, no circle is fitted and the centre stays wherever
-it started (the blob centroid of its lit top one frame, a vote peak the next): a ball at rest that jitters by
-half a radius. Scored as the cloth mask scores deep dark pixels (the chroma threshold scaled by the brightness,
-which a shadow of the cloth's own colour stays under), its rim is found all round and every start gives the same
-centre.
+``dark-ball-blue-cloth.png``: 48 px around the black 8 on blue-green cloth (a tuning clip's first frame),
+radius about 10.2 px, centre marked at (24.5, 24.0). The ball reads 0.3-0.4 of the cloth's brightness with a
+chroma residual of about 19 BGR units, under the cloth's full chroma threshold (about 33): its inside is not
+clearly "not cloth", the rim is found on a few rays only, no circle is fitted and the centre stays where it
+started (the blob centroid of its lit top one frame, a vote peak the next): a ball at rest that jitters by a
+third of a radius or more. Scoring deep dark samples against a threshold scaled by their brightness finds this
+rim, but also the shadow of a striped ball on the same cloth (k 0.3-0.4, residual 15-20 units), which then
+joins that ball's rim: a rule that tells the two apart is still wanted.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import cv2
 import numpy as np
 import pytest
 
-from tests.refine_reference import refine_centres_numpy
 from vision.cloth import ClothModel
 from vision.refine import refine_centres
 
@@ -27,8 +26,12 @@ CENTRE = np.array([24.5, 24.0])
 RADIUS = 10.2
 
 
-@pytest.fixture(scope="module")
-def scene() -> tuple[np.ndarray, ClothModel, np.ndarray]:
+@pytest.mark.xfail(
+    strict=True,
+    reason="open (issue 34): from two of eight starts a third of a radius off, the rim is found on 6-7 of 24 rays "
+    "and the centre stays at the start (3.6 px off)",
+)
+def test_every_start_finds_the_same_centre_on_the_rim() -> None:
     img = cv2.imread(str(CROP))
     assert img is not None
     h, w = img.shape[:2]
@@ -37,33 +40,6 @@ def scene() -> tuple[np.ndarray, ClothModel, np.ndarray]:
     ang = np.linspace(0.0, 2.0 * np.pi, 8, endpoint=False)
     # starts a third of a radius off in eight directions: where a lit top's centroid or a vote peak puts them
     starts = CENTRE + 0.35 * RADIUS * np.column_stack([np.cos(ang), np.sin(ang)])
-    return img, cloth, starts
-
-
-def test_every_start_finds_the_same_centre_on_the_rim(scene):
-    img, cloth, starts = scene
     got = np.array([refine_centres(img, s[None], np.array([RADIUS]), cloth).px[0] for s in starts])
-    # 3.6 px (0.35 radius) from the centre from two of the starts, and 7 px apart, with the cloth's full threshold
     assert np.linalg.norm(got - CENTRE, axis=1).max() < 0.2 * RADIUS
     assert np.linalg.norm(got[:, None] - got[None], axis=2).max() < 0.2 * RADIUS
-
-
-def test_the_kernel_matches_the_reference_on_the_dark_ball(scene):
-    img, cloth, starts = scene
-    radii = np.full(len(starts), RADIUS)
-    got = refine_centres(img, starts, radii, cloth)
-    ref = refine_centres_numpy(img, starts, radii, cloth)
-    assert np.abs(got.px - ref.px).max() < 0.01
-    np.testing.assert_allclose(got.edge_fraction, ref.edge_fraction)
-    assert got.edge_fraction.min() >= 8 / 24  # a circle is fitted from every start
-
-
-def test_where_darkness_is_no_ball_the_chroma_term_is_the_cloths(scene):
-    img, cloth, starts = scene
-    radii = np.full(len(starts), RADIUS)
-    none = np.zeros(len(starts), bool)  # a pocket's hole: dark and of any hue
-    got = refine_centres(img, starts, radii, cloth, dark_counts=none)
-    ref = refine_centres_numpy(img, starts, radii, cloth, dark_counts=none)
-    assert np.abs(got.px - ref.px).max() < 0.01
-    # without the scaled threshold the rim is found on fewer rays
-    assert got.edge_fraction.mean() < refine_centres(img, starts, radii, cloth).edge_fraction.mean()

@@ -70,7 +70,7 @@ def test_kernel_samples_are_float32_bilinear_with_a_replicated_border(scene):
     # The last: samples on the frame's last pixels, whose 8-byte row reads would run past its end.
     for cx, cy, r in [(700.3, 500.7, 15.2), (3.2, 2.9, 14.0), (w - 2.5, h - 4.1, 16.0), (w - 0.7, h - 0.6, 12.0)]:
         _ball_scores(img, cx, cy, r, rays.rdx, rays.rdy, _score_array(cloth), True, np.float32(-1.0),
-                     np.float32(0.0), np.array([-1.0, 0.3, 0.5], np.float32), buf, corners, pix)  # fmt: skip
+                     np.float32(0.0), buf, corners, pix)  # fmt: skip
         x = (cx + r * rays.rdx).astype(np.float32)
         y = (cy + r * rays.rdy).astype(np.float32)
         x0, y0 = np.floor(x), np.floor(y)
