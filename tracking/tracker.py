@@ -366,9 +366,10 @@ class Tracker:
     ) -> None:
         """A new tentative track for each clear detection no track took (or one at a known ball's place), where
         vision saw room for a new ball."""
-        # in the first frame a ball frozen among others is a ball at once (``_new_track``); later it never matters
-        first_frame = self._t0 is None or self._t0 == t
-        packed = (frozen_neighbours(z, self.table.ball_diameter_mm) >= MIN_NEIGHBOURS) if first_frame else None
+        # as the video opens, before a shot is in play, a ball frozen among others is a ball at once
+        # (``_new_track``); once a shot is under way, balls meet and part anywhere and a packing proves nothing
+        racked = self._in_opening(t) and not self.shot_active
+        packed = (frozen_neighbours(z, self.table.ball_diameter_mm) >= MIN_NEIGHBOURS) if racked else None
         room = self._room_for_ball(z)
         for c in range(len(z)):
             if not (start[c] and room[c]):
@@ -1410,8 +1411,10 @@ class Tracker:
         return any(tr.id is not None and tr.state == TrackState.CONFIRMED and not tr.resting for tr in self._tracks)
 
     def _new_track(self, zc: np.ndarray, is_cue: bool, t: float, conf: float = 1.0, packed: bool = False) -> _Track:
-        """A tentative track at ``zc``; confirmed at once in the first frame where it is clearly a ball: a clear
-        detection, or one frozen among two others (``packed``: a rack, which no hand makes)."""
+        """A tentative track at ``zc``; confirmed at once where it is clearly a ball: a clear detection in the
+        first frame, or one frozen among two others as the video opens (``packed``: a rack, which no hand makes;
+        a ball inside it shows so little rim that the detector finds it in only some of the opening frames, and
+        a track born tentative there would be dropped in the frames it is missed)."""
         first_frame = self._t0 is None or self._t0 == t
         if self._t0 is None:
             self._t0 = t
@@ -1424,10 +1427,10 @@ class Tracker:
         tr.recent.append((t, float(zc[0]), float(zc[1])))
         self._next_key += 1
         # (a weak blob waits for its second sighting: the player's hand is one)
-        if self.s.confirm_hits <= 1 or (first_frame and (conf >= self.s.placed_confidence or packed)):
+        if self.s.confirm_hits <= 1 or (first_frame and conf >= self.s.placed_confidence) or packed:
             tr.change(Change.CONFIRMED)
             tr.id = self._claim_id(tr)
-            # frozen among two others in the first frame: a ball of the rack, however faint its rim grows later
+            # frozen among two others as the video opens: a ball of the rack, however faint its rim grows later
             tr.vouched = tr.vouched or packed
         return tr
 
