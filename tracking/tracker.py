@@ -84,6 +84,8 @@ VOUCHED_QUALITY = 0.75
 # it by about 0.1 g, and the sliding just after a hit by about 0.2 g for a fraction of a second. A hand or the
 # cue swept over the cloth turns and speeds up far more within a second; a rolling ball's run does not.
 ROLLING_ACCEL_MM_S2 = 2000.0
+# Rolling resistance alone (about 0.1 g, as above): what slows a ball rolling free once its sliding is over.
+ROLLING_RESISTANCE_MM_S2 = 981.0
 ACTIVE = (TrackState.TENTATIVE, TrackState.CONFIRMED, TrackState.OCCLUDED)
 
 
@@ -425,13 +427,13 @@ class Tracker:
     ) -> None:
         """A lost ball seen rolling again gets its track back: while a public ball is hidden, weak blobs that no
         track took are chained into runs, each sighting within a ball's diameter of where the run's last two put
-        it (a rolling ball's course; a run that meets a cushion or a ball starts again). A run seen in most
-        frames for ``rest_vouch_s`` on one rolling course (``_on_course``) is a ball, which takes a hidden
+        it (a rolling ball's course; a run that meets a cushion or a ball starts again). A run seen over
+        ``rest_vouch_s`` on one rolling course (``_on_course``) is a ball, which takes a hidden
         ball's id (``_adopt_hidden``, else ``_recover``): a dark ball struck while its track was held at its
-        place, whose detections all stay below ``new_track_confidence``. A run forgotten as a spot is."""
-        s = self.s
-        keep_for = (s.tentative_max_misses + 0.5) * self._frame_dt
-        self._runs = [r for r in self._runs if t - r.seen[-1][0] <= keep_for]
+        place, whose detections all stay below ``new_track_confidence``. A run is forgotten after ``_run_gap_s``
+        unseen: the detector finds a dark ball's faint, blurred rim in only some frames, and the run is picked up
+        again where its course leads."""
+        self._runs = [r for r in self._runs if t - r.seen[-1][0] <= self._run_gap_s()]
         gate = self.table.ball_diameter_mm
         for c in weak:
             near = [(float(np.hypot(*(z[c] - r.ahead(t)))), k) for k, r in enumerate(self._runs) if r.seen[-1][0] < t]
@@ -445,7 +447,7 @@ class Tracker:
             since = self._vouch_since(t)
             while run.seen[0][0] < since:
                 del run.seen[0]  # the oldest sighting left the window
-            if run.seen[0][0] > since + self._frame_dt:
+            if run.first_t > since + self._frame_dt:
                 continue  # not seen that long yet
             course = self._on_course(np.array(run.seen))
             if course is None:
@@ -453,6 +455,14 @@ class Tracker:
             tr = self._ball_on_course(run, course, t)
             if tr is not None:
                 self._runs.pop(k)
+
+    def _run_gap_s(self) -> float:
+        """How long a run (``_watch_runs``) may go unseen and still be picked up where its course leads: its
+        straight prediction from its last two sightings (``_Spot.ahead``) misses a ball that rolling resistance
+        slows by half a g^2 after a gap g, which stays inside the run's one-diameter gate for g up to
+        sqrt(2 D / a); never shorter than a tentative track may be missed."""
+        roll = math.sqrt(2.0 * self.table.ball_diameter_mm / ROLLING_RESISTANCE_MM_S2)
+        return max(roll, (self.s.tentative_max_misses + 0.5) * self._frame_dt)
 
     def _on_course(self, seen: np.ndarray) -> np.ndarray | None:
         """The velocity now (mm/s) of a thing whose sightings (t, x, y) lie on one rolling ball's course: a
