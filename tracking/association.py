@@ -129,9 +129,19 @@ def owned_elsewhere(dc: np.ndarray, claims: np.ndarray, s: TrackerSettings) -> n
     difference of the squared distances in sigmas) is evidence; in a set of one colour it stays near 0."""
     d2 = np.where(np.isnan(dc) | ~claims, np.inf, dc * dc)
     out = np.zeros(dc.shape, bool)
-    for i in np.flatnonzero((dc > s.colour_gate_sigma).any(axis=1)):
-        others = np.delete(d2, i, axis=0).min(axis=0)  # the likeliest other claimant's squared distance
-        out[i] = (dc[i] > s.colour_gate_sigma) & (0.5 * (dc[i] * dc[i] - others) > s.colour_owner_nats)
+    rows = np.flatnonzero((dc > s.colour_gate_sigma).any(axis=1))
+    if len(rows) == 0:
+        return out
+    # the likeliest other claimant's squared distance, for each of these tracks and each detection: the
+    # smallest of all tracks', or the second smallest for the track that holds the smallest (the first of
+    # equal ones; another equal one sees that one's)
+    if len(d2) > 1:
+        two = np.partition(d2, 1, axis=0)
+        others = np.where(np.argmin(d2, axis=0)[None, :] == rows[:, None], two[1], two[0])
+    else:
+        others = np.full((1, d2.shape[1]), np.inf)  # no other track claims anything
+    d = dc[rows]
+    out[rows] = (d > s.colour_gate_sigma) & (0.5 * (d * d - others) > s.colour_owner_nats)
     return out
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from calibration.camera import CameraModel
-from calibration.mapping import Calibration, CalibrationError
+from calibration.mapping import _BLOCK, _BLOCKS_FROM, Calibration, CalibrationError, _apply_h
 from calibration.table import TableModel
 
 T = TableModel()
@@ -41,6 +41,16 @@ def test_round_trips(size: tuple[int, int], tilt: float, az: float, k1: float, k
     # and image -> table -> image is the identity on arbitrary pixels of the field.
     back = cal.table_to_image(cal.image_to_table(px + 0.37))
     assert np.abs(back - (px + 0.37)).max() < 0.01
+
+
+@pytest.mark.parametrize("n", [_BLOCKS_FROM, 3 * _BLOCK + 17])
+def test_a_grid_maps_to_the_numbers_of_the_plain_product(n: int) -> None:
+    # the blocked product of a large grid gives each point exactly what the one product gives it
+    cam = CameraModel.overhead(T, (1920, 1080), tilt_deg=30.0, tilt_azimuth_deg=180.0, k1=-0.15, k2=0.03)
+    h = truth_calibration(cam).homography
+    pts = np.random.default_rng(n).uniform((-50.0, -50.0), (T.length_mm + 50, T.width_mm + 50), size=(n, 2))
+    q = pts @ h[:, :2].T + h[:, 2]
+    assert np.array_equal(_apply_h(h, pts), q[:, :2] / q[:, 2:3])
 
 
 def test_camera_centre_and_ball_parallax() -> None:

@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from calibration.table import TableModel
 from tests.tracking.records import dets, feed
-from tracking.tracker import Tracker
+from tracking import association
+from tracking.tracker import Tracker, TrackerSettings
 
 TABLE = TableModel()
 R = TABLE.ball_radius_mm
@@ -73,3 +75,21 @@ def test_a_clear_new_ball_is_born_beside_a_resting_ball_seen_weakly() -> None:
     last = out[-1].by_id()
     placed = [b for k, b in last.items() if k not in ("1", "cue")]
     assert len(placed) == 1 and np.hypot(*(np.array(placed[0].pos) - new)) < 2.0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_owned_elsewhere_weighs_each_track_against_the_likeliest_other_claimant(seed: int) -> None:
+    # colour distances on a coarse scale (ties between tracks) with unknown colours and unclaimed pairs
+    rng = np.random.default_rng(seed)
+    s = TrackerSettings()
+    for _ in range(200):
+        tracks, n = int(rng.integers(2, 17)), int(rng.integers(0, 17))
+        dc = rng.choice([0.5, 1.0, 2.0, 3.0, 5.0, 8.0], size=(tracks, n)) * s.colour_gate_sigma / 2.0
+        dc[rng.random((tracks, n)) < 0.1] = np.nan
+        claims = rng.random((tracks, n)) < 0.7
+        d2 = np.where(np.isnan(dc) | ~claims, np.inf, dc * dc)
+        want = np.zeros((tracks, n), bool)
+        for i in range(tracks):
+            others = np.delete(d2, i, axis=0).min(axis=0)
+            want[i] = (dc[i] > s.colour_gate_sigma) & (0.5 * (dc[i] * dc[i] - others) > s.colour_owner_nats)
+        assert np.array_equal(association.owned_elsewhere(dc, claims, s), want)
