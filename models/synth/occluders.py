@@ -8,7 +8,7 @@ hits at t = 0, follows through, holds, and withdraws; outside that window nothin
 What the player wears (``PlayerLook``) is plain by default: dark sleeves, bare hands. ``varied_look`` draws the
 things real footage shows over the cloth that a ball detector can take for a ball: a white or black glove on the
 bridge hand, a light shirt sleeve, a round watch face on the bridge wrist, and the free hand resting flat on the
-cloth beside the bridge for the whole stroke.
+cloth beside the bridge for the whole stroke, and a player who stays down after the stroke while the balls roll.
 """
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ class PlayerLook:
     bridge_bgr: tuple[int, int, int] = SKIN_BGR  # the bridge hand: bare, or gloved
     watch_bgr: tuple[int, int, int] | None = None  # a round watch face on the bridge wrist
     resting_hand: bool = False  # the free hand flat on the cloth beside the bridge
+    stay_s: float = 0.0  # how much longer the player stays down after the follow-through, watching the balls
 
 
 PLAIN = PlayerLook()
@@ -66,11 +67,17 @@ def varied_look(rng: np.random.Generator) -> PlayerLook:
         bridge_bgr=one(GLOVE_BGR) if rng.random() < 0.5 else SKIN_BGR,
         watch_bgr=one(WATCH_FACE_BGR) if rng.random() < 0.5 else None,
         resting_hand=bool(rng.random() < 0.5),
+        stay_s=float(rng.uniform(1.0, 3.0)) if rng.random() < 0.5 else 0.0,
     )
 
 
-def pose_at(t_rel: float) -> StrokePose | None:
-    """The player's pose ``t_rel`` seconds from the hit; None when the player is not over the table."""
+def pose_at(t_rel: float, stay_s: float = 0.0) -> StrokePose | None:
+    """The player's pose ``t_rel`` seconds from the hit, held ``stay_s`` longer after the follow-through; None
+    when the player is not over the table."""
+    if HOLD_S <= t_rel < HOLD_S + stay_s:
+        return StrokePose(-80.0, 0.0)
+    if t_rel >= HOLD_S:
+        t_rel -= stay_s
     if t_rel < ENTER_S or t_rel > LEAVE_S:
         return None
     if t_rel < SETTLE_S:
@@ -116,7 +123,7 @@ def draw_player(
     """Draw the cue and arms for a stroke of the ball at ``ball_xy`` toward ``direction_deg``.
     ``side`` (+1/-1) puts the elbows on the right or left of the cue; ``look`` is what the player wears.
     Returns whether anything was drawn."""
-    pose = pose_at(t_rel)
+    pose = pose_at(t_rel, look.stay_s)
     if pose is None:
         return False
     a = math.radians(direction_deg)

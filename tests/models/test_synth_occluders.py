@@ -76,6 +76,24 @@ def test_varied_looks_cover_every_choice_and_the_option_is_checked() -> None:
     assert {lk.resting_hand for lk in looks} == {True, False}
     assert any(lk.watch_bgr is None for lk in looks) and any(lk.watch_bgr is not None for lk in looks)
     assert {lk.sleeve_bgr for lk in looks} == {SLEEVE_BGR, *LIGHT_SLEEVE_BGR}
+    stays = [lk.stay_s for lk in looks]
+    assert 0.0 in stays and all(s == 0.0 or 1.0 <= s <= 3.0 for s in stays) and max(stays) > 1.0
     assert RenderSettings(player="varied").player == "varied"
     with pytest.raises(RenderSettingsError, match="plain or varied"):
         RenderSettings(player="gloves")
+
+
+def test_a_player_who_stays_down_holds_the_follow_through_then_leaves_as_before() -> None:
+    from models.synth.occluders import HOLD_S, LEAVE_S, pose_at
+
+    assert pose_at(HOLD_S + 1.5, stay_s=2.0) == pose_at(HOLD_S)  # still down, the cue through the ball
+    assert pose_at(LEAVE_S + 0.5) is None and pose_at(LEAVE_S + 0.5, stay_s=2.0) is not None
+    later, then = pose_at(LEAVE_S - 0.2 + 2.0, stay_s=2.0), pose_at(LEAVE_S - 0.2)  # withdrawing, 2 s later
+    assert later is not None and then is not None and then.away_mm > 0.0
+    assert (later.gap_mm, later.away_mm) == pytest.approx((then.gap_mm, then.away_mm))
+    assert pose_at(-0.5, stay_s=2.0) == pose_at(-0.5)  # the stroke itself is unchanged
+    look = PlayerLook(stay_s=2.0)
+    camera = CameraModel.overhead(TABLE, SIZE)
+    img = np.zeros((SIZE[1], SIZE[0], 3), np.uint8)
+    assert draw_player(img, camera, BALL, 0.0, TABLE.ball_radius_mm, LEAVE_S + 1.0, look=look) and img.any()
+    assert not draw_player(img, camera, BALL, 0.0, TABLE.ball_radius_mm, LEAVE_S + 1.0)
