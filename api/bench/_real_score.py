@@ -39,6 +39,7 @@ What each figure means (printed by ``tableref bench real`` too):
 from __future__ import annotations
 
 import csv
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -268,25 +269,56 @@ def _speed_median(tr: Track, fps: float) -> float:
     return float(np.median(v))
 
 
+@dataclass
+class PhantomTally:
+    """The phantom tracks of one run (the module's docstring defines them) and the moving fragments excused,
+    each with its lifetime (s)."""
+
+    found: list[tuple[Track, float]] = field(default_factory=list)
+    excused: list[tuple[Track, float]] = field(default_factory=list)
+
+    @property
+    def phantoms(self) -> int:
+        return len(self.found)
+
+    @property
+    def phantom_s(self) -> float:
+        return sum(life for _, life in self.found)
+
+    @property
+    def longest_s(self) -> float:
+        return max((life for _, life in self.found), default=0.0)
+
+
+def phantom_tally(
+    tracks: Iterable[Track], near_ball: Callable[[Track], bool], fps: float, strikes: Iterable[int]
+) -> PhantomTally:
+    """The tracks for which ``near_ball`` (whether the track ever comes within one ball diameter of a real ball)
+    is false, less the moving fragments: tracks born after the first of the ``strikes`` (frames; none: the clip
+    begins with its shot under way) that move at a rolling ball's speed. The truth behind ``near_ball`` is the
+    caller's: by-eye rest positions for real footage, every frame's truth balls for a rendered scene."""
+    strikes = list(strikes)
+    first_strike = min(strikes) - round(EDGE_S * fps) if strikes else 0
+    out = PhantomTally()
+    for tr in tracks:
+        if near_ball(tr):
+            continue
+        life = (int(tr.frame[-1]) - int(tr.frame[0]) + 1) / fps
+        moving = tr.frame[0] >= first_strike and _speed_median(tr, fps) >= MOVING_MM_S
+        (out.excused if moving else out.found).append((tr, life))
+    return out
+
+
 def _score_phantoms(s: ClipScore, label: ClipLabel, cal: Calibration, tracks: dict[str, Track], d: float) -> None:
     rest = np.vstack([balls_mm(cal, label.balls_first), balls_mm(cal, label.balls_last)])
-    strikes = [sh.strike_frame for sh in label.shots]
-    # A clip with no stroke labelled begins with its shot under way (the carom frames).
-    first_strike = min(strikes) - round(EDGE_S * label.fps) if strikes else 0
-    for tr in tracks.values():
-        if len(rest):
-            near = np.min(np.linalg.norm(tr.xy[:, None, :] - rest[None, :, :], axis=2)) <= d
-            if near:
-                continue
-        life = (int(tr.frame[-1]) - int(tr.frame[0]) + 1) / label.fps
-        if tr.frame[0] >= first_strike and _speed_median(tr, label.fps) >= MOVING_MM_S:
-            s.excused_moving += 1
-            s.excused_moving_s += life
-            continue
-        s.phantoms += 1
-        s.phantom_s += life
-        if life > s.phantom_longest_s:
-            s.phantom_longest_s = life
+
+    def near_rest(tr: Track) -> bool:
+        return bool(len(rest)) and bool(np.min(np.linalg.norm(tr.xy[:, None, :] - rest[None, :, :], axis=2)) <= d)
+
+    tally = phantom_tally(tracks.values(), near_rest, label.fps, [sh.strike_frame for sh in label.shots])
+    s.phantoms, s.phantom_s, s.phantom_longest_s = tally.phantoms, tally.phantom_s, tally.longest_s
+    s.excused_moving, s.excused_moving_s = len(tally.excused), sum(life for _, life in tally.excused)
+    for tr, life in tally.found:
         if life > 0.5:
             u, v = cal.table_to_image(np.median(tr.xy, axis=0).reshape(1, 2))[0]
             s.notes.append(

@@ -20,8 +20,9 @@ the track position error split by the truth ball's state (resting, moving by spe
 pocket mouth, near another ball) and the scenes that carry the most rows over 3 mm, and the scenes where the
 referee's calls on the events found differ from its calls on the truth (``api.bench.verdicts``), and per event
 type how well the events' confidence and review flag tell those found right from those found wrong
-(``tracking.evaluation.confidence_split``). ``--out
-FILE`` also writes the printed report to FILE.
+(``tracking.evaluation.confidence_split``), and the phantom tracks: tracks never within one ball diameter of a
+truth ball of their frame, less moving fragments, counted as ``bench real`` counts them (``scene_phantoms``).
+``--out FILE`` also writes the printed report to FILE.
 
 Working on the events alone: ``--record`` keeps what the tracker was fed in each scene (the detections after the
 streak and launch measurements) in ``SCENE/tracker-input.npz``; ``--replay`` feeds those instead of decoding and
@@ -51,6 +52,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from api.bench._real_score import PhantomTally, Track, phantom_tally
 from api.bench.verdicts import verdict_difference
 from api.commands.bench import Tee
 from api.pipeline import Pipeline, no_start, timed_frames
@@ -196,6 +198,7 @@ class SceneResult:
     misses: list[str]
     verdicts: str | None = None  # how the referee's calls on the found events differ from those on the truth
     judged: dict[str, list[Judged]] = field(default_factory=dict)  # per event type: each found event, right or not
+    phantoms: PhantomTally = field(default_factory=PhantomTally)  # tracks on no truth ball (``scene_phantoms``)
 
     @property
     def speed(self) -> float:
@@ -263,6 +266,44 @@ def row_states(
         np.array(cols["frame"], dtype=int),
         np.array(ids, dtype=object),
     )
+
+
+def scene_phantoms(
+    table: TableModel,
+    fps: float,
+    rows: list[tuple[int, str, float, float]],
+    truth_rows: list[tuple[int, str, float, float]],
+    strikes: list[int],
+) -> PhantomTally:
+    """Phantom tracks of a rendered scene, as ``bench real`` defines them (``_real_score.phantom_tally``), with
+    exact truth: a track is on a ball when one of its rows lies within one ball diameter of a truth ball of the
+    same frame (a potted ball has no truth rows after its pot, so a track left where it went is not on it)."""
+    frames = max((r[0] for r in truth_rows), default=-1) + 1
+    count = np.zeros(frames, dtype=np.int64)
+    for f, *_ in truth_rows:
+        count[f] += 1
+    truth = np.full((frames, int(count.max(initial=0)), 2), np.nan)  # per frame its truth balls, NaN-padded
+    count[:] = 0
+    for f, _b, x, y in truth_rows:
+        truth[f, count[f]] = (x, y)
+        count[f] += 1
+    d = table.ball_diameter_mm
+
+    def near_truth(tr: Track) -> bool:
+        inside = tr.frame < frames
+        if not inside.any() or truth.shape[1] == 0:
+            return False
+        gap = np.linalg.norm(truth[tr.frame[inside]] - tr.xy[inside][:, None, :], axis=2)
+        return bool(np.any(gap <= d))  # NaN (no ball in that slot) compares false
+
+    by_ball: dict[str, list[tuple[int, float, float]]] = {}
+    for f, b, x, y in rows:
+        by_ball.setdefault(b, []).append((f, x, y))
+    tracks = []
+    for b, rs in by_ball.items():
+        a = np.array(sorted(rs), dtype=np.float64)
+        tracks.append(Track(b, a[:, 0].astype(np.int64), a[:, 1:3]))
+    return phantom_tally(tracks, near_truth, fps, strikes)
 
 
 def scene_folders(root: Path) -> list[Path]:
@@ -472,7 +513,9 @@ def score_scene(folder: Path, run: SceneRun | None = None) -> SceneResult:
     misses = miss_lines(0, folder.name, pred_events, truth, 1.0 / fps)
     calls = verdict_difference(folder, pred_events, truth, table)
     judged = {k: judged_events(truth, pred_events, k, 1.0 / fps) for k in SCORED}
-    return SceneResult(folder.name, fps, n, work, scores, states, misses, calls, judged)
+    strikes = [e.frame for e in truth if e.type == "shot_start" and e.frame is not None]
+    phantoms = scene_phantoms(table, fps, rows, truth_rows, strikes)
+    return SceneResult(folder.name, fps, n, work, scores, states, misses, calls, judged, phantoms)
 
 
 def _score_scene_args(job: tuple[Path, SceneRun]) -> SceneResult:
@@ -587,6 +630,24 @@ def print_worst(results: list[SceneResult], k: int = 8) -> None:
         )
 
 
+def print_phantoms(results: list[SceneResult], k: int = 8) -> None:
+    """Phantom tracks over the scenes (``scene_phantoms``): the totals ``bench real`` prints, then the longest
+    ones with where they stood."""
+    ts = [r.phantoms for r in results]
+    longest = max((t.longest_s for t in ts), default=0.0)
+    print(
+        f"phantom tracks: {sum(t.phantoms for t in ts)}, {sum(t.phantom_s for t in ts):.2f} track-seconds, "
+        f"longest {longest:.2f} s; excused as moving fragments: {sum(len(t.excused) for t in ts)}, "
+        f"{sum(life for t in ts for _, life in t.excused):.2f} s"
+    )
+    worst = sorted(((life, r.name, tr) for r in results for tr, life in r.phantoms.found), key=lambda x: -x[0])
+    for life, name, tr in worst[:k]:
+        x, y = np.median(tr.xy, axis=0)
+        print(
+            f"  {name}: {tr.ball} frames {int(tr.frame[0])}-{int(tr.frame[-1])} ({life:.2f} s) at ({x:.0f}, {y:.0f}) mm"
+        )
+
+
 def print_verdicts(results: list[SceneResult]) -> None:
     """How many scenes get the same calls from the referee as their truth does, and what differs in the rest."""
     differ = [r for r in results if r.verdicts is not None]
@@ -680,6 +741,7 @@ def _run(args: argparse.Namespace) -> int:
             print_confidence(at)
             print_states(_concat([r.rows for r in at]))
             print_worst(at)
+            print_phantoms(at)
         return 0
     settings = settings_with(ExtractorSettings(), args.set)  # a wrong --set fails here, before any shot
     for fps in (float(f) for f in str(args.fps).split(",") if f.strip()):

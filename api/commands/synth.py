@@ -35,6 +35,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--exposure", type=float, default=0.5, help="shutter open, fraction of a frame")
     parser.add_argument("--noise", type=float, default=2.0, help="sensor noise sigma (grey levels)")
     parser.add_argument("--no-occluders", action="store_true", help="do not draw the player and cue")
+    parser.add_argument(
+        "--player", choices=("plain", "varied"), default="plain",
+        help="what the player wears: varied draws gloves, light sleeves, a watch, a hand resting on the cloth",
+    )  # fmt: skip
     parser.add_argument("--lighting", choices=("even", "uneven"), default="even")
     parser.add_argument("--truth-only", action="store_true", help="write truth/ only, no video")
 
@@ -88,6 +92,7 @@ def render_settings(args: argparse.Namespace):  # -> models.synth.video.RenderSe
         exposure=float(args.exposure),
         noise_sigma=float(args.noise),
         occluders=not args.no_occluders,
+        player=args.player,
         lighting=args.lighting,
         seed=int(args.seed),
     )

@@ -4,6 +4,11 @@ Everything is modelled in the table frame with heights above the cloth and drawn
 it occludes balls and shows parallax like the real thing. The stroke's timing (seconds relative to the
 cue's contact with the ball): the player leans in over ~0.5 s, takes two practice strokes, a backswing,
 hits at t = 0, follows through, holds, and withdraws; outside that window nothing is drawn.
+
+What the player wears (``PlayerLook``) is plain by default: dark sleeves, bare hands. ``varied_look`` draws the
+things real footage shows over the cloth that a ball detector can take for a ball: a white or black glove on the
+bridge hand, a light shirt sleeve, a round watch face on the bridge wrist, and the free hand resting flat on the
+cloth beside the bridge for the whole stroke, and a player who stays down after the stroke while the balls roll.
 """
 
 from __future__ import annotations
@@ -20,6 +25,10 @@ SHAFT_BGR = (150, 196, 222)
 BUTT_BGR = (36, 30, 58)
 SKIN_BGR = (118, 146, 196)
 SLEEVE_BGR = (58, 50, 44)
+GLOVE_BGR = ((236, 238, 240), (30, 30, 34))  # a white and a black billiard glove
+LIGHT_SLEEVE_BGR = ((228, 230, 232), (215, 196, 170), (196, 200, 226))  # white, pale blue, pale pink shirts
+WATCH_FACE_BGR = ((212, 214, 218), (40, 40, 44))  # steel and black faces
+STRAP_BGR = (34, 34, 38)
 
 ENTER_S, SETTLE_S, BACKSWING_S, HIT_S, HOLD_S, LEAVE_S = -1.45, -0.95, -0.25, -0.08, 0.6, 1.1
 CUE_LENGTH_MM = 1450.0
@@ -33,8 +42,42 @@ class StrokePose:
     away_mm: float  # the whole player shifted back along the cue (entering / leaving)
 
 
-def pose_at(t_rel: float) -> StrokePose | None:
-    """The player's pose ``t_rel`` seconds from the hit; None when the player is not over the table."""
+@dataclass(frozen=True)
+class PlayerLook:
+    """What the player wears and where the free hand is."""
+
+    sleeve_bgr: tuple[int, int, int] = SLEEVE_BGR
+    bridge_bgr: tuple[int, int, int] = SKIN_BGR  # the bridge hand: bare, or gloved
+    watch_bgr: tuple[int, int, int] | None = None  # a round watch face on the bridge wrist
+    resting_hand: bool = False  # the free hand flat on the cloth beside the bridge
+    stay_s: float = 0.0  # how much longer the player stays down after the follow-through, watching the balls
+
+
+PLAIN = PlayerLook()
+
+
+def varied_look(rng: np.random.Generator) -> PlayerLook:
+    """A player drawn at random: each of glove, light sleeve, watch and resting hand about one stroke in two."""
+
+    def one(options: tuple[tuple[int, int, int], ...]) -> tuple[int, int, int]:
+        return options[int(rng.integers(len(options)))]
+
+    return PlayerLook(
+        sleeve_bgr=one(LIGHT_SLEEVE_BGR) if rng.random() < 0.5 else SLEEVE_BGR,
+        bridge_bgr=one(GLOVE_BGR) if rng.random() < 0.5 else SKIN_BGR,
+        watch_bgr=one(WATCH_FACE_BGR) if rng.random() < 0.5 else None,
+        resting_hand=bool(rng.random() < 0.5),
+        stay_s=float(rng.uniform(1.0, 3.0)) if rng.random() < 0.5 else 0.0,
+    )
+
+
+def pose_at(t_rel: float, stay_s: float = 0.0) -> StrokePose | None:
+    """The player's pose ``t_rel`` seconds from the hit, held ``stay_s`` longer after the follow-through; None
+    when the player is not over the table."""
+    if HOLD_S <= t_rel < HOLD_S + stay_s:
+        return StrokePose(-80.0, 0.0)
+    if t_rel >= HOLD_S:
+        t_rel -= stay_s
     if t_rel < ENTER_S or t_rel > LEAVE_S:
         return None
     if t_rel < SETTLE_S:
@@ -75,10 +118,12 @@ def draw_player(
     radius_mm: float,
     t_rel: float,
     side: int = 1,
+    look: PlayerLook = PLAIN,
 ) -> bool:
     """Draw the cue and arms for a stroke of the ball at ``ball_xy`` toward ``direction_deg``.
-    ``side`` (+1/-1) puts the elbows on the right or left of the cue. Returns whether anything was drawn."""
-    pose = pose_at(t_rel)
+    ``side`` (+1/-1) puts the elbows on the right or left of the cue; ``look`` is what the player wears.
+    Returns whether anything was drawn."""
+    pose = pose_at(t_rel, look.stay_s)
     if pose is None:
         return False
     a = math.radians(direction_deg)
@@ -96,9 +141,21 @@ def draw_player(
     bridge = back - u * 230.0
     elbow = bridge - u * 330.0 + perp * 110.0
     shoulder = bridge - u * 640.0 + perp * 260.0
-    parts.append((_quad(elbow, shoulder, 105, 130, perp), np.array([200.0, 200.0, 460.0, 460.0]), SLEEVE_BGR))
-    parts.append((_quad(bridge, elbow, 75, 100, perp), np.array([40.0, 200.0, 200.0, 40.0]), SLEEVE_BGR))
-    parts.append((_ellipse(bridge + u * 20.0, u, perp, 110, 85), np.full(20, 30.0), SKIN_BGR))
+    sleeve = look.sleeve_bgr
+    if look.resting_hand:
+        # the free hand flat on the cloth across the cue from the bridge arm, its forearm rising to the body
+        rest = bridge - perp * 230.0 - u * 80.0
+        rest_elbow = rest - u * 320.0 - perp * 90.0
+        parts.append((_quad(rest, rest_elbow, 70, 95, perp), np.array([45.0, 190.0, 190.0, 45.0]), sleeve))
+        parts.append((_ellipse(rest + u * 30.0, u, perp, 105, 80), np.full(20, 20.0), SKIN_BGR))
+    parts.append((_quad(elbow, shoulder, 105, 130, perp), np.array([200.0, 200.0, 460.0, 460.0]), sleeve))
+    parts.append((_quad(bridge, elbow, 75, 100, perp), np.array([40.0, 200.0, 200.0, 40.0]), sleeve))
+    parts.append((_ellipse(bridge + u * 20.0, u, perp, 110, 85), np.full(20, 30.0), look.bridge_bgr))
+    if look.watch_bgr is not None:
+        # a strap across the wrist and a round face on it, 40 mm wide (a ball is 68 mm)
+        wrist = bridge - u * 55.0
+        parts.append((_quad(wrist + perp * 40.0, wrist - perp * 40.0, 24, 24, u), np.full(4, 62.0), STRAP_BGR))
+        parts.append((_ellipse(wrist, u, perp, 40, 40), np.full(20, 66.0), look.watch_bgr))
     mid = tip - u * CUE_LENGTH_MM * 0.6
     mid_h = tip_h + CUE_LENGTH_MM * 0.6 * math.sin(elev)
     parts.append((_quad(tip, mid, 11, 22, perp), np.array([tip_h, mid_h, mid_h, tip_h]), SHAFT_BGR))
@@ -106,7 +163,7 @@ def draw_player(
     grip = tip - u * (CUE_LENGTH_MM - 180.0)
     grip_h = tip_h + (CUE_LENGTH_MM - 180.0) * math.sin(elev)
     g_elbow = grip + perp * 60.0 + u * 40.0
-    parts.append((_quad(grip, g_elbow, 80, 100, perp), np.array([grip_h, 520.0, 520.0, grip_h]), SLEEVE_BGR))
+    parts.append((_quad(grip, g_elbow, 80, 100, perp), np.array([grip_h, 520.0, 520.0, grip_h]), sleeve))
     parts.append((_ellipse(grip, u, perp, 100, 80), np.full(20, grip_h + 20.0), SKIN_BGR))
     h, w = img.shape[:2]
     k = camera.camera_matrix

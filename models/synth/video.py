@@ -25,7 +25,7 @@ import numpy as np
 from calibration.camera import CameraModel
 from calibration.table import TableModel
 from models.synth.balls import CUE_BGR, IVORY_BGR, BallPainter, BallStyle, composite, darken, rolling_rotation
-from models.synth.occluders import draw_player
+from models.synth.occluders import PLAIN, draw_player, varied_look
 from models.synth.table_render import render_table
 from models.synth.truth import Truth
 
@@ -89,6 +89,7 @@ class RenderSettings:
     flicker: float = 0.015  # relative amplitude of mains-light exposure flicker
     lighting: str = "even"
     occluders: bool = True
+    player: str = "plain"  # what the player wears: "plain", or "varied" (``occluders.varied_look`` per stroke)
     shadows: bool = True
     supersample: int = 4
     seed: int = 0
@@ -99,6 +100,8 @@ class RenderSettings:
             raise RenderSettingsError(f"resolution {w}x{h} is outside 160x90..7680x4320")
         if not 1.0 <= self.fps <= 240.0:
             raise RenderSettingsError(f"fps {self.fps} is outside 1..240")
+        if self.player not in ("plain", "varied"):
+            raise RenderSettingsError(f"player {self.player!r} is not plain or varied")
 
 
 def parse_resolution(text: str) -> tuple[int, int]:
@@ -150,6 +153,8 @@ class SceneRenderer:
         sigma = settings.noise_sigma
         self._noise = [self._noise_frame(rng, h, w, sigma) for _ in range(6)] if sigma > 0 else []
         self._sides = [int(rng.choice([-1, 1])) for _ in truth.shots]
+        looks = np.random.default_rng([settings.seed, 11])  # its own stream: a plain render draws as before
+        self._looks = [varied_look(looks) if settings.player == "varied" else PLAIN for _ in truth.shots]
 
     @staticmethod
     def _noise_frame(rng: np.random.Generator, h: int, w: int, sigma: float) -> tuple[np.ndarray, np.ndarray]:
@@ -240,7 +245,7 @@ class SceneRenderer:
                 s = shot.sim.stroke
                 if s.ball in shot.sim.start:
                     draw_player(img, self.camera, shot.sim.start[s.ball], s.direction_deg, self.table.ball_radius_mm,
-                                t - shot.t0, self._sides[k])  # fmt: skip
+                                t - shot.t0, self._sides[k], self._looks[k])  # fmt: skip
         gain = 1.0 + st.flicker * math.sin(2 * math.pi * 100.0 * t) + st.flicker * 0.5 * float(self.rng.normal())
         if abs(gain - 1.0) > 1e-4:
             img = cv2.convertScaleAbs(img, alpha=gain)
@@ -273,7 +278,7 @@ class SceneRenderer:
             "source": "truth",
             "render": {
                 "exposure": self.settings.exposure, "noise_sigma": self.settings.noise_sigma,
-                "flicker": self.settings.flicker, "occluders": self.settings.occluders,
+                "flicker": self.settings.flicker, "occluders": self.settings.occluders, "player": self.settings.player,
                 "camera_spec": self.settings.camera.__dict__, "codec": "mp4v",
             },
         }  # fmt: skip

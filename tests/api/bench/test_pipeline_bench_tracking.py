@@ -227,3 +227,41 @@ def test_tracker_overrides_reach_the_tracker_settings_and_every_screened_name_is
     for name, value in OFF.items():
         s = SceneRun(overrides=(f"{name}={value}",))
         s.extractor_settings(), s.tracker_settings()
+
+
+def _still_rows(ball: str, xy: tuple[float, float], frames: range) -> list[tuple[int, str, float, float]]:
+    return [(f, ball, xy[0], xy[1]) for f in frames]
+
+
+def test_a_track_far_from_every_truth_ball_is_a_phantom_as_bench_real_counts_one(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from api.bench.tracking import SceneResult, print_phantoms, scene_phantoms
+    from tracking.metrics import Scores
+
+    truth = _still_rows("cue", (900.0, 700.0), range(120)) + _still_rows("1", (2300.0, 1000.0), range(60))
+    on_balls = _still_rows("cue", (901.0, 701.0), range(120)) + _still_rows("1", (2301.0, 999.0), range(60))
+    glove = _still_rows("t9", (900.0, 900.0), range(20, 60))  # 200 mm from the cue ball, further from the 1
+    tally = scene_phantoms(TABLE, 60.0, on_balls + glove, truth, strikes=[30])
+    assert (tally.phantoms, len(tally.excused)) == (1, 0)
+    assert tally.phantom_s == pytest.approx(40 / 60) and tally.longest_s == pytest.approx(40 / 60)
+    assert tally.found[0][0].ball == "t9"
+    # the 1 is potted at frame 60: a track still standing where it went is on no ball from then on
+    left = _still_rows("t5", (2300.0, 1000.0), range(70, 100))
+    assert scene_phantoms(TABLE, 60.0, on_balls + left, truth, strikes=[30]).phantoms == 1
+    # a track that lay on a ball once is not a phantom, wherever it went after
+    strayed = _still_rows("1", (2300.0, 1000.0), range(50, 60)) + _still_rows("1", (1500.0, 300.0), range(60, 110))
+    assert scene_phantoms(TABLE, 60.0, strayed, truth, strikes=[30]).phantoms == 0
+    # a fragment rolling at 1.2 m/s 200 mm off every ball is excused after the stroke, not before it
+    rolling = [(f, "t8", 1200.0 + 20.0 * (f - 40), 300.0) for f in range(40, 60)]
+    tally = scene_phantoms(TABLE, 60.0, on_balls + rolling, truth, strikes=[30])
+    assert (tally.phantoms, len(tally.excused)) == (0, 1)
+    tally = scene_phantoms(TABLE, 60.0, on_balls + rolling, truth, strikes=[70])
+    assert (tally.phantoms, len(tally.excused)) == (1, 0)
+    # the suite's figure: totals, then the longest with where it stood
+    glove_tally = scene_phantoms(TABLE, 60.0, on_balls + glove, truth, strikes=[30])
+    scene = SceneResult("s", 60.0, 120, 1.0, Scores(), row_states(TABLE, 60.0, [], {}), [], phantoms=glove_tally)
+    print_phantoms([scene, scene])
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("phantom tracks: 2, 1.33 track-seconds, longest 0.67 s")
+    assert out[1] == "  s: t9 frames 20-59 (0.67 s) at (900, 900) mm"
