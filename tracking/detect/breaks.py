@@ -144,9 +144,10 @@ def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) ->
     if not ex.shot_active:
         struck_between_shots(ex, b, br, new, t_s, speed, out)
         return
+    heading = first_step(view, 3.0 * ex.meas_sigma_mm)
     best = find_hitter(ex, b, br, a, t_s, crept)
     if best is None:
-        set_off_unhit(ex, b, br, new, t_s, speed, out)
+        set_off_unhit(ex, b, br, new, t_s, speed, out, heading)
         return
     _, other, t_c, conf = best
     o = ex.balls[other]
@@ -154,6 +155,15 @@ def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) ->
     q = pb[0].at(t_c) if pb is not None else a
     mid = (np.asarray(q) + a) / 2
     ex.give_contact(other, b.id, t_c, mid, conf, out)
+
+
+def first_step(view: segments.SetOffView, noise_mm: float) -> np.ndarray | None:
+    """The way a ball set off left its place: to its first sample clear of the measurement noise (``noise_mm``).
+    In a cluster it may be hit again a frame later, so a path fitted over its first samples can point where a
+    second touch sent it; its first step was taken before that. None if it has no such sample."""
+    steps = view.new_xy - view.place
+    far = np.linalg.norm(steps, axis=1) > noise_mm
+    return steps[int(np.argmax(far))] if far.any() else None
 
 
 def back_in_sight(b: Ball, br: Break, dt: float) -> bool:
@@ -249,11 +259,19 @@ def struck_between_shots(
 
 
 def set_off_unhit(
-    ex: EventExtractor, b: Ball, br: Break, new: PathFit, t_s: float, speed: float, out: list[Event]
+    ex: EventExtractor,
+    b: Ball,
+    br: Break,
+    new: PathFit,
+    t_s: float,
+    speed: float,
+    out: list[Event],
+    heading: np.ndarray | None = None,
 ) -> None:
     """A resting ball set moving at ``t_s`` in a shot with no ball seen to reach it: hit by the struck ball
     before either was seen moving, the same motion going on (``still_going``), hit slowly by a ball that came to
-    its place, hit by a ball lost from sight (faster than a hand sends one), or else touched (``disturbed``)."""
+    its place (from the side it left away from: its ``heading``, its first step, else its path as first seen),
+    hit by a ball lost from sight (faster than a hand sends one), or else touched (``disturbed``)."""
     a = br.new.start_p
     dt = ex.dt
     st = segments.stroke_view(ex)
@@ -271,7 +289,8 @@ def set_off_unhit(
         return
     lo = t_s - ex.s.shots.nudge_back_s
     runs = segments.moving_samples(ex, lo)
-    reached = contacts.reached_by(runs, b.id, a, new.vel(br.t_hi), lo, br.t_hi + dt, D, ex.s.contacts, dt)
+    away = heading if heading is not None else new.vel(br.t_hi)
+    reached = contacts.reached_by(runs, b.id, a, away, lo, br.t_hi + dt, D, ex.s.contacts, dt)
     if reached is not None:
         striker, t_c, q = reached
         mid = (q + a) / 2
