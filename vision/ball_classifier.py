@@ -16,7 +16,6 @@ own confidence).
 from __future__ import annotations
 
 import sys
-import threading
 from pathlib import Path
 
 import cv2
@@ -80,23 +79,21 @@ class BallClassifier:
 
 
 _LOADED: dict[str, BallClassifier | None] = {}
-_LOADING = threading.Lock()
 
 
 def load_ball_classifier(path: str | Path = DEFAULT_MODEL) -> BallClassifier | None:
     """The classifier at ``path`` (loaded once per process), or None with a one-line warning on stderr where
     the file is missing or onnxruntime cannot load it."""
     key = str(path)
-    with _LOADING:  # detectors built at once in several threads load it once, and wait for it meanwhile
-        if key not in _LOADED:
-            try:
-                if not Path(path).is_file():
-                    raise FileNotFoundError(f"no model file {path}")
-                _LOADED[key] = BallClassifier(path)
-            except Exception as exc:  # onnxruntime raises its own types; any failure means: do without it
-                print(f"warning: ball classifier not used ({str(exc).splitlines()[0][:160]})", file=sys.stderr)
-                _LOADED[key] = None
-        return _LOADED[key]
+    if key not in _LOADED:
+        try:
+            if not Path(path).is_file():
+                raise FileNotFoundError(f"no model file {path}")
+            _LOADED[key] = BallClassifier(path)
+        except Exception as exc:  # onnxruntime raises its own types; any failure means: do without it
+            print(f"warning: ball classifier not used ({str(exc).splitlines()[0][:160]})", file=sys.stderr)
+            _LOADED[key] = None
+    return _LOADED[key]
 
 
 def combine(confidence: np.ndarray, p_ball: np.ndarray) -> np.ndarray:

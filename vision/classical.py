@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import math
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -166,24 +165,6 @@ class ClassicalDetector:
         self.calibration = calibration
         self.settings = ClassicalSettings(**opts)  # type: ignore[arg-type]
         s = self.settings
-        self.radius_grid = calibration.table.ball_radius_mm * s.px_per_mm
-        steps = self.radius_grid * np.linspace(0.35, 1.05, 6)
-        self._vote_steps = np.concatenate([steps, -steps]).astype(np.float32)
-        self._vote_pad = math.ceil(float(np.abs(self._vote_steps).max())) + 1  # no vote reaches further
-        # Three independent parts of the build run side by side: the ideal vote peak (its kernel is the
-        # process's first: numba loads its typing registries then, Python work that holds the GIL), the ball
-        # classifier's session, and below, in this thread, the rectifier and obliquity maps (numpy and
-        # OpenCV, which release it).
-        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="detector-build") as build:
-            ideal = build.submit(self._ideal_peak)
-            judge_made = build.submit(load_ball_classifier) if s.ball_classifier else None
-            self._build_maps(calibration)
-            self._ideal_votes = ideal.result()
-            self._ball_judge = judge_made.result() if judge_made is not None else None
-
-    def _build_maps(self, calibration: Calibration) -> None:
-        """The detector's grids and frame-free maps of this calibration (the rest of the build)."""
-        s = self.settings
         self.rectifier = TableRectifier(calibration, s.px_per_mm, s.margin_mm)
         self.coarse_step = max(int(s.coarse_step), 1)
         self.coarse = TableRectifier(calibration, s.px_per_mm / self.coarse_step, s.margin_mm)
@@ -193,10 +174,15 @@ class ClassicalDetector:
         self.stage_ms: dict[str, float] = {}
         self._t_mark = 0.0
         self._cue_seen: tuple[float, ...] | None = None
+        self.radius_grid = calibration.table.ball_radius_mm * s.px_per_mm
         self._ball_area = math.pi * self.radius_grid**2
         self._ball_area_coarse = self._ball_area / self.coarse_step**2
         # A coarse blob smaller than this cannot hold a fine blob of a ball (0.45 of its area, see below).
         self._coarse_min_area = max(2.0, 0.2 * self._ball_area_coarse)
+        steps = self.radius_grid * np.linspace(0.35, 1.05, 6)
+        self._vote_steps = np.concatenate([steps, -steps]).astype(np.float32)
+        self._vote_pad = math.ceil(float(np.abs(self._vote_steps).max())) + 1  # no vote reaches further
+        self._ideal_votes = self._ideal_peak()
         w, h = self.rectifier.size
         self._peak_kernel = cv2.getStructuringElement(
             cv2.MORPH_RECT, (2 * int(1.1 * self.radius_grid) + 1, 2 * int(1.1 * self.radius_grid) + 1)
@@ -226,6 +212,7 @@ class ClassicalDetector:
         t = calibration.table
         self._mouths = np.array([pk.mouth_center for pk in t.pockets.values()])
         self._pocket_reach = 2.5 * t.ball_diameter_mm
+        self._ball_judge = load_ball_classifier() if s.ball_classifier else None
         # Past a pocket's mouth line, between its jaws (``vision.pockets``), a ball is dropping or hangs in the
         # jaws: its 2.5-diameter crop shows the jaw rubber and the hole's shadow where a ball on cloth shows
         # cloth, so its look says nothing about whether it is a ball (on the tuning footage a ball hanging or

@@ -258,25 +258,3 @@ def test_a_clean_ball_is_not_shown_to_the_network():
     clean = judged.confidence >= ClassicalSettings().ball_sure_confidence
     assert clean.sum() == 3
     assert np.isnan(judged.p_ball[clean]).all() and not judged.unlike_ball[clean].any()
-
-
-def test_detectors_built_at_once_in_several_threads_share_one_session(tmp_path) -> None:
-    import shutil
-    import threading
-
-    model = tmp_path / "ball_classifier.onnx"  # a path no other test loaded: the first load happens here
-    shutil.copyfile(DEFAULT_MODEL, model)
-    got: list[object] = []
-    start = threading.Barrier(4)
-
-    def load() -> None:
-        start.wait()
-        got.append(load_ball_classifier(model))
-
-    threads = [threading.Thread(target=load) for _ in range(4)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
-    assert len(got) == 4 and got[0] is not None
-    assert all(g is got[0] for g in got)
