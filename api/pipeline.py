@@ -335,16 +335,34 @@ class Pipeline:
         ``detect_ahead``: the detector runs in a thread of its own, a few frames ahead of tracking (most of its
         work is OpenCV and numpy, which release the GIL, so with the decoder's thread the three stages overlap
         on the cores there are). Each stage keeps the frame order, so the events are the same either way."""
+        ready = None
+        if detect_ahead:
+            # Start-up off the critical path: the detector (its rectifier maps, numba's registries and first
+            # cached kernel, the ball classifier's session) and the tracking side's frame-free maps are built
+            # now, each in a thread of its own, while the decoder starts on the first frames; until the first
+            # detections neither the detection thread nor this one has anything else to do. Each is built once,
+            # as before, and waited for where first used.
+            ready = _Started(lambda: self.detector, "tableref-detector")
+            tracking_ready = _Started(self._prepare_tracking, "tableref-prepare")
+            frames = _after(ready, frames)
         dets: Iterable[tuple[np.ndarray, Any, float]] = ((f, self.detector.detect(f), t) for f, t in frames)
         if detect_ahead:
             dets = prefetch(dets, PREFETCH)
         n = 0
         for n, (f, d, t) in enumerate(dets, start=1):
+            if n == 1 and ready is not None:
+                tracking_ready.wait()
             self._step_frame(f, d, n - 1, t)
             if progress is not None:
                 progress(n, t)
         self.finish()
         return n
+
+    def _prepare_tracking(self) -> None:
+        """What the tracking side builds on its first frame and that needs no frame: the launch watch's maps of
+        the whole cloth (``tracking.guided``)."""
+        if self.guided is not None:
+            self.guided.launches  # noqa: B018 (built on first use; used from the first frame on)
 
     def finish(self) -> list[Event]:
         """End of the stream: decides what is still pending (the last shot's end among it)."""
@@ -498,6 +516,40 @@ def prefetch(items: Iterable[T], depth: int = PREFETCH) -> Generator[T, None, No
             with contextlib.suppress(queue.Empty):
                 q.get(timeout=0.05)
         worker.join()
+
+
+class _Started:
+    """``fn()`` running in a thread of its own from now on; ``wait()`` returns once it has finished and raises
+    what it raised, in the waiting thread."""
+
+    def __init__(self, fn: Callable[[], Any], name: str) -> None:
+        self._fn = fn
+        self._exc: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._fn()
+        except BaseException as exc:  # handed to the waiting thread, which re-raises it
+            self._exc = exc
+
+    def wait(self) -> None:
+        self._thread.join()
+        if self._exc is not None:
+            raise self._exc
+
+
+def _after(started: _Started, items: Iterable[T]) -> Iterator[T]:
+    """The items of ``items``, the first one taken before ``started`` is waited for (so that a decoder behind
+    ``items`` starts at once) and none handed on before it has finished."""
+    it = iter(items)
+    first = next(it, _DONE)
+    started.wait()
+    if first is _DONE:
+        return
+    yield first  # type: ignore[misc]
+    yield from it
 
 
 def _read_frames(cap: _FrameSource) -> Iterator[np.ndarray]:
