@@ -4,6 +4,7 @@ of the path (``segments.PathView``), the lines and the settings, returning ``Can
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import pairwise
 from typing import NamedTuple
 
@@ -15,6 +16,14 @@ from tracking.detect.geometry import gap_to_line
 from tracking.detect.segments import PathView
 from tracking.detect.settings import LineSettings
 from tracking.trajectory import fit_path, solve_root
+
+# seconds of samples either side of the first one past a line that time the crossing (never fewer than
+# ``FIT_MIN`` samples): a ball crossing a line at a shallow angle moves only a fraction of a millimetre a frame
+# across it, less than a detection's noise, so the first sample past the line is as often a noisy one as the
+# true one; the path fitted through this span places the crossing wherever in it the path meets the line (a
+# rolling ball's path over a quarter second is still a smooth curve, quadratic in time)
+FIT_HALF_S = 0.13
+FIT_MIN = 4
 
 
 class LineView(NamedTuple):
@@ -56,13 +65,13 @@ def crossings(
 
 def crossing(path: PathView, line: LineView, k: int, s0: float, s1: float, dt: float, radius_mm: float) -> Candidate:
     """A crossing of ``line`` between samples ``k - 1`` and ``k`` (the first past it), from a side ``s0`` mm off it
-    to one ``s1`` off: timed on a local fit around it. Less sure where an end came within a quarter radius of the
-    line (a ball on the line is not over it)."""
+    to one ``s1`` off: timed on the path fitted around it (``FIT_HALF_S``). Less sure where an end came within a
+    quarter radius of the line (a ball on the line is not over it)."""
     ts, ps, axis, val = path.ts, path.ps, line.axis, line.value_mm
-    lo, hi = max(0, k - 4), min(len(ps), k + 4)
+    half = max(FIT_MIN, round(FIT_HALF_S / dt))
+    lo, hi = max(0, k - half), min(len(ps), k + half)
     f = fit_path(np.array(ts[lo:hi]), np.array(ps[lo:hi]), quadratic_from=7)
-    lo_t, hi_t = ts[k - 1] - 0.5 * dt, ts[k] + 0.5 * dt
-    root = solve_root(gap_to_line(f, axis, val), lo_t, hi_t)
+    root = nearest_root(gap_to_line(f, axis, val), ts[lo], ts[hi - 1], 0.5 * (ts[k - 1] + ts[k]))
     if root is None:
         root = ts[k - 1] + (ts[k] - ts[k - 1]) * (s0 / (s0 - (ps[k][axis] - val)) if ps[k][axis] != val else 1.0)
     clear = min(abs(s0), abs(s1))
@@ -97,3 +106,12 @@ def excursions(off: np.ndarray, margin: float) -> list[tuple[int, float, float]]
         k = next((i for i in range(lo + 1, hi + 1) if off[i] * b[0] > 0), hi)
         out.append((k, a[1], b[1]))
     return out
+
+
+def nearest_root(f: Callable[[float], float], lo: float, hi: float, near: float) -> float | None:
+    """The root of ``f`` in [lo, hi] nearest ``near`` (a fitted path may meet a line twice in a long span)."""
+    before = solve_root(f, lo, near, last=True) if near > lo else None
+    after = solve_root(f, near, hi) if hi > near else None
+    if before is None or after is None:
+        return before if after is None else after
+    return before if near - before <= after - near else after
