@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import itertools
+
 import cv2
 import numpy as np
 
 from vision.cloth import ClothModel
 from vision.refine import RefineResult, _rays, _score_matrix
-from vision.refine_kernels import BEYOND_MARGIN, BEYOND_MAX, OWN_RADIUS_TOL
+from vision.refine_kernels import BEYOND_MARGIN, BEYOND_MAX, OWN_RADIUS_TOL, VOTE_MIN, VOTE_RADIUS, VOTE_TOL
 
 _PARABOLA = np.array([[1.0, 0.5], [-2.0, 0.0], [1.0, -0.5]], np.float32)  # three values -> (curvature, slope)
 
@@ -130,6 +132,14 @@ def refine_centres_numpy(
             r_valley = valley_scale * (r0 + (v + _sub_sample(g3)).reshape(n, n_rays) * (step * ratio))
             pts_all = np.where(ok, pts, c[:, None] + r_valley * dirs_c)
             new[partial] = _fit_centres(pts_all[partial], both[partial], ratio * radii[partial], c[partial])
+        # A dark ball (half its inner samples darker than the cloth's shadows) with too few rim points for a
+        # least-squares fit, its shaded side fading into its shadow: the circle most of them agree on (a shadow's
+        # or a lit top's edge adds points off it), where they lie around it.
+        inner_dark = (kk[:, : rays.n_inner] < dark_below).reshape(n, -1).mean(axis=1) >= 0.5
+        for b in np.flatnonzero(~full & ~partial & inner_dark & dark_counts):
+            on, centre, r_on = _vote_circle(pts[b], ok[b], ratio * radii[b], start[b])
+            if on.sum() >= VOTE_MIN and abs(on @ dirs_c) < 0.8 * on.sum():
+                new[b] = _fit_centres(pts[b][None], on[None], np.array([r_on]), np.array([centre]))[0]
         far = np.abs(new - start) > far_px
         new[far] = start[far]
         c = new
@@ -138,6 +148,38 @@ def refine_centres_numpy(
     inner = f.reshape(n, n_rays, S * 3)[:, :, : rays.n_inner * 3].sum(axis=1)
     colour = inner.reshape(n, rays.n_inner, 3).sum(axis=1, dtype=np.float64) / (n_rays * rays.n_inner)
     return RefineResult(np.column_stack([c.real, c.imag]), frac, ratio * radii, support, colour, float(ratio))
+
+
+def _vote_circle(p: np.ndarray, ok: np.ndarray, radius: float, start: complex) -> tuple[np.ndarray, complex, float]:
+    """The circle through three of the rim points ``p`` (complex, R) where ``ok`` that the most of them lie on
+    (within ``VOTE_TOL`` radius; ties: the smaller summed distance, then the first triple), its radius within
+    ``VOTE_RADIUS`` of ``radius``, its centre within 0.6 radius of ``start``: the points on it (R, bool; none
+    where no circle qualifies), its centre and its radius."""
+    q = p[ok]
+    tri = np.array(list(itertools.combinations(range(len(q)), 3)), np.int64).reshape(-1, 3)
+    z1, z2, z3 = (q[tri[:, i]] for i in range(3))
+    x1, y1, x2, y2, x3, y3 = z1.real, z1.imag, z2.real, z2.imag, z3.real, z3.imag
+    d = 2.0 * (x1 * (y2 - y3) + x2 * (y3 - y1) + x3 * (y1 - y2))
+    s1, s2, s3 = x1 * x1 + y1 * y1, x2 * x2 + y2 * y2, x3 * x3 + y3 * y3
+    good = np.abs(d) >= 1e-9
+    d = np.where(good, d, 1.0)
+    c = (
+        (s1 * (y2 - y3) + s2 * (y3 - y1) + s3 * (y1 - y2)) + 1j * (s1 * (x3 - x2) + s2 * (x1 - x3) + s3 * (x2 - x1))
+    ) / d
+    r = np.abs(z1 - c)
+    good &= (np.abs(c - start) <= 0.6 * radius) & (r >= VOTE_RADIUS[0] * radius) & (r <= VOTE_RADIUS[1] * radius)
+    tol = VOTE_TOL * radius
+    err = np.abs(np.abs(q[None, :] - c[:, None]) - r[:, None])
+    near = err < tol
+    cnt = np.where(good, near.sum(axis=1), 0)
+    res = (err * near).sum(axis=1)
+    on = np.zeros(len(p), bool)
+    if not len(cnt) or cnt.max() == 0:
+        return on, start, radius
+    best = np.flatnonzero(cnt == cnt.max())
+    k = best[np.argmin(res[best])]
+    on[np.flatnonzero(ok)] = near[k]
+    return on, complex(c[k]), float(r[k])
 
 
 def _beyond(score: np.ndarray, n: int, n_rays: int) -> np.ndarray:

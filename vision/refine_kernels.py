@@ -256,6 +256,77 @@ BEYOND_MAX = 1.0
 OWN_RADIUS_TOL = 0.25  # a full rim within this fraction of the expected radius is refitted at its own
 
 
+# Where too few rays found the rim for a least-squares fit (a dark ball whose shaded side fades into its shadow:
+# 6-10 of 24 rays), the circle through three rim points that most others agree with: a shadow or a lit top's edge
+# adds points off that circle, which lose the vote. Its radius may lie within VOTE_RADIUS of the expected one (a
+# dark ball's score falls where its limb, lit by the cloth, turns brighter than a dark ball can be: 0.8 of the
+# radius), and a point agrees within VOTE_TOL of a radius (a rim point is placed to a tenth of a sample, 0.05
+# radius, on a sharp rim; a blurred one spreads it).
+VOTE_MIN = 4  # agreeing rim points: three define any circle, a fourth is the first that can disagree
+VOTE_RADIUS = (0.7, 1.1)
+VOTE_TOL = 0.1
+
+
+@numba.njit(cache=True, nogil=True)
+def _vote_circle(
+    px: np.ndarray, py: np.ndarray, ok: np.ndarray, radius: float, sx: float, sy: float, agree: np.ndarray
+) -> tuple[int, float, float, float]:
+    """The circle through three of the rim points (px, py) where ``ok`` that the most of them lie on (within
+    ``VOTE_TOL`` radius; ties: the smaller summed distance), its radius within ``VOTE_RADIUS`` of ``radius`` and its
+    centre within 0.6 radius of the start (sx, sy): the number of points on it (0: none), its centre and radius;
+    ``agree`` (rays) is set to the points on it."""
+    idx = np.empty(len(px), np.int64)
+    m = 0
+    for k in range(len(px)):
+        if ok[k]:
+            idx[m] = k
+            m += 1
+    best_n = 0
+    best_res = 0.0
+    bx, by, br = sx, sy, radius
+    tol = VOTE_TOL * radius
+    far2 = (0.6 * radius) * (0.6 * radius)
+    for i in range(m):
+        x1, y1 = px[idx[i]], py[idx[i]]
+        for j in range(i + 1, m):
+            x2, y2 = px[idx[j]], py[idx[j]]
+            for k in range(j + 1, m):
+                x3, y3 = px[idx[k]], py[idx[k]]
+                d = 2.0 * (x1 * (y2 - y3) + x2 * (y3 - y1) + x3 * (y1 - y2))
+                if abs(d) < 1e-9:
+                    continue
+                s1 = x1 * x1 + y1 * y1
+                s2 = x2 * x2 + y2 * y2
+                s3 = x3 * x3 + y3 * y3
+                ux = (s1 * (y2 - y3) + s2 * (y3 - y1) + s3 * (y1 - y2)) / d
+                uy = (s1 * (x3 - x2) + s2 * (x1 - x3) + s3 * (x2 - x1)) / d
+                if (ux - sx) * (ux - sx) + (uy - sy) * (uy - sy) > far2:
+                    continue
+                rr = math.sqrt((x1 - ux) * (x1 - ux) + (y1 - uy) * (y1 - uy))
+                if rr < VOTE_RADIUS[0] * radius or rr > VOTE_RADIUS[1] * radius:
+                    continue
+                cnt = 0
+                res = 0.0
+                for q in range(m):
+                    dx = px[idx[q]] - ux
+                    dy = py[idx[q]] - uy
+                    e = abs(math.sqrt(dx * dx + dy * dy) - rr)
+                    if e < tol:
+                        cnt += 1
+                        res += e
+                if cnt > best_n or (cnt == best_n and res < best_res):
+                    best_n = cnt
+                    best_res = res
+                    bx, by, br = ux, uy, rr
+    agree[:] = False
+    if best_n:
+        for q in range(m):
+            dx = px[idx[q]] - bx
+            dy = py[idx[q]] - by
+            agree[idx[q]] = abs(math.sqrt(dx * dx + dy * dy) - br) < tol
+    return best_n, bx, by, br
+
+
 @numba.njit(cache=True, nogil=True)
 def _mean_radius(px: np.ndarray, py: np.ndarray, ok: np.ndarray, cx: float, cy: float) -> float:
     """The mean distance of the rim points (px, py) where ``ok`` from (cx, cy)."""
@@ -309,6 +380,7 @@ def refine_kernel(
     score = np.empty((n, n_rays, n_s), np.float32)
     gray = np.empty((n, n_rays, n_s), np.float32)
     inner = np.zeros((n, 3), np.int64)
+    dark_ball = np.zeros(n, np.bool_)
     ok = np.zeros((n, n_rays), np.bool_)
     valley = np.zeros((n, n_rays), np.bool_)
     valley_ok = np.ones((n, n_rays), np.bool_)
@@ -349,12 +421,16 @@ def refine_kernel(
             gr_b = buf[9].reshape(n_rays, n_s)
             score[b] = sc_b
             gray[b] = gr_b
+            n_dark = 0
             for k in range(n_rays):
                 for j in range(n_inner):
                     q = k * n_s + j
                     inner[b, 0] += int(buf[0, q])
                     inner[b, 1] += int(buf[1, q])
                     inner[b, 2] += int(buf[2, q])
+                    if buf[5, q] < dark_below:
+                        n_dark += 1
+            dark_ball[b] = dark_counts[b] and 2 * n_dark >= n_rays * n_inner
         # The steepest fall of each ray: a rim point against cloth.
         for b in range(n):
             thr_out = _beyond_threshold(score[b], ends, thr_drop)
@@ -450,6 +526,30 @@ def refine_kernel(
                 fx, fy = _fit_one(ptx, pty, both, ratio * radii[b], cx[b], cy[b], scratch)
                 px_[b] = fx
                 py_[b] = fy
+            elif dark_ball[b] and not full[b]:
+                # A dark ball (half its inner samples under 1.6 times the cloth's shadow level) with too few rim
+                # points for a least-squares fit, its shaded side fading into its shadow: the circle most of them
+                # agree on, where they lie around it (not on one side). Not a light or striped ball: where only part
+                # of its rim is found, the points that agree may lie on a stripe's edge, a circle of another size
+                # and centre that the vote's free radius would follow.
+                step = d_rho * radii[b]
+                r0 = rho[0] * radii[b]
+                for k in range(n_rays):
+                    rr = r0 + pos_idx[b, k] * step
+                    ptx[k] = cx[b] + rr * dirs[k, 0]
+                    pty[k] = cy[b] + rr * dirs[k, 1]
+                n_on, vx, vy, vr = _vote_circle(ptx, pty, ok[b], ratio * radii[b], sx[b], sy[b], both)
+                if n_on >= VOTE_MIN:
+                    ax = 0.0
+                    ay = 0.0
+                    for k in range(n_rays):
+                        if both[k]:
+                            ax += dirs[k, 0]
+                            ay += dirs[k, 1]
+                    if math.hypot(ax, ay) < 0.8 * n_on:
+                        fx, fy = _fit_one(ptx, pty, both, vr, vx, vy, scratch)
+                        px_[b] = fx
+                        py_[b] = fy
         for b in range(n):
             if math.hypot(px_[b] - sx[b], py_[b] - sy[b]) > 0.6 * radii[b]:
                 px_[b] = sx[b]

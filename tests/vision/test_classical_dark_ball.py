@@ -37,8 +37,8 @@ def _frame() -> np.ndarray:
 @pytest.mark.xfail(
     strict=True,
     reason="open (issue 34): on a dark ball against the cloth the rim test (a fall of 0.6 in the not-cloth score "
-    "within two samples, from over 0.8 inside) finds under 8 of 24 rim points, so no circle is fitted and the "
-    "lit top's blob centroid is kept",
+    "within two samples, from over 0.8 inside) finds under 8 of 24 rim points, and from the lit top's blob "
+    "centroid fewer than half the inner samples read dark (no vote of rim circles): the centroid is kept",
 )
 def test_a_dark_ball_is_found_at_its_rim_centre_not_its_lit_top() -> None:
     cal = Calibration.load(DATA / "dark-ball-lit-top-calibration.json", expect_image_size=(1024, 576))
