@@ -41,7 +41,7 @@ from filterpy.kalman import KalmanFilter
 from scipy.optimize import linear_sum_assignment
 
 from calibration.table import TableModel
-from tracking import association, gates, paths, states
+from tracking import association, gates, paths, pocket_watch, states
 from tracking.ids import IdAssigner, match_ids
 from tracking.kalman import (
     UNKNOWN_SPEED_SIGMA_MM_S,
@@ -822,10 +822,10 @@ class Tracker:
             hits=hits,
             gauged=gauged,
             m2=_motion_gauge(tracks, gauged, z),
-            entering_pocket=self._entering_pockets(tracks, kinds.occluded),
-            pocket_run=self._pocket_runs(tracks, kinds.occluded, z),
+            entering_pocket=pocket_watch.entering_pockets(self.table, self.s, tracks, kinds.occluded),
+            pocket_run=pocket_watch.pocket_runs(self.table, self.s, tracks, kinds.occluded, z),
             in_pocket=self._pocket,
-            going_pocket=self._going_pockets(tracks),
+            going_pocket=pocket_watch.going_pockets(self.table, self.s, tracks, self._pocket),
             left_q=self._just_set_moving(tracks, t),
             d_last=_distances(last, z),
             d_anchor=_distances(anchor, z),
@@ -858,20 +858,6 @@ class Tracker:
         reach = self.table.ball_diameter_mm - self.s.tunnel_tol_mm
         hits[free] = paths.runs_into(last[free], pred[free], anchor[anchored], reach)
         return hits
-
-    def _entering_pockets(self, tracks: list[_Track], occluded: np.ndarray) -> np.ndarray:
-        """Hidden balls last seen running into a pocket's mouth (they may be gone down it)."""
-        return np.array([bool(o) and self._entering_pocket(tr) for tr, o in zip(tracks, occluded, strict=True)], bool)
-
-    def _pocket_runs(self, tracks: list[_Track], occluded: np.ndarray, z: np.ndarray) -> np.ndarray:
-        """For each hidden ball that was entering a pocket, each detection's distance from its run in (a fast
-        ball unseen for a frame is seen again in the jaws); inf for every other pair."""
-        pocket_run = np.full((len(tracks), len(z)), np.inf)
-        for i in np.flatnonzero(occluded):
-            d_pk = self._from_pocket_run(tracks[i], z)
-            if d_pk is not None:
-                pocket_run[i] = d_pk
-        return pocket_run
 
     def _just_set_moving(self, tracks: list[_Track], t: float) -> np.ndarray:
         """Where the balls set moving just now (within ``weak_resume_s``) rested: a weak blob there is more
@@ -989,7 +975,7 @@ class Tracker:
         if not free_d or not hidden:
             return out
         cost = np.full((len(hidden), len(free_d)), 1e9)
-        claims = self._pocket_claims(tracks)
+        claims = pocket_watch.pocket_claims(self.table, self.s, tracks, self._pocket)
         for a, i in enumerate(hidden):
             d, near = self._where_hidden_ball_may_be(tracks[i], z[free_d], t)
             near &= claims[i, free_d]
@@ -1005,18 +991,12 @@ class Tracker:
                 out.append(back)
         return out
 
-    def _pocket_claims(self, tracks: list[_Track]) -> np.ndarray:
-        """Which detections each track may take back (n x m): one inside a pocket's hole or net only the ball
-        that was last seen going into that pocket (a ball does not climb out of a pocket; a hand reaches in)."""
-        inside = self._pocket >= 0
-        return ~inside[None, :] | (self._pocket[None, :] == self._going_pockets(tracks)[:, None])
-
     def _where_hidden_ball_may_be(self, tr: _Track, zf: np.ndarray, t: float) -> tuple[np.ndarray, np.ndarray]:
         """Each detection's distance from where hidden ``tr`` may be now, and whether it is near enough: along
         its run into a pocket; at its place if it rests (or has been gone too long to extrapolate); else
         along its extrapolated path, the window widening with its speed (it may have slowed or been kicked)."""
         gap = t - tr.last_t
-        d_pk = None if tr.resting else self._from_pocket_run(tr, zf)
+        d_pk = None if tr.resting else pocket_watch.from_pocket_run(self.table, self.s, tr, zf)
         if d_pk is not None:
             d, radius = d_pk, 2 * self.table.ball_diameter_mm
         else:
@@ -1324,7 +1304,7 @@ class Tracker:
         line it came along. None where ``old`` cannot be the new ball: it went into a pocket far away, lies ahead
         of the new ball, or too far behind it to have got there at top speed."""
         far = float(np.linalg.norm(prev - old.last_meas)) > 2 * self.table.ball_diameter_mm
-        if far and self._entering_pocket(old):
+        if far and pocket_watch.entering_pocket(self.table, self.s, old):
             return None  # it vanished running into a pocket: it is in there, not coming out of hiding far away
         back = old.pos - prev
         speed = float(np.linalg.norm(v))
@@ -1450,128 +1430,16 @@ class Tracker:
         self._resumed_t = t
 
     def _check_loss(self, tr: _Track, t: float, final: bool = False) -> Loss | None:
+        """A hidden public ball judged gone now (``pocket_watch.gone``; its absence counts from ``resume``):
+        it leaves as potted or off the table, and its id is the one a respotted ball takes back."""
         if tr.id is None:
             return None
-        gap = t - max(tr.last_t, self._resumed_t)
-        if final:
-            gap = max(gap, self.s.pot_confirm_s)
-        p = tr.last_meas
-        v = np.zeros(2) if tr.resting else tr.kf.x[2:4]
-        if tr.prev_meas is not None and tr.prev_t is not None and not tr.resting:
-            v = (tr.last_meas - tr.prev_meas) / max(tr.last_t - tr.prev_t, 1e-6)
-        speed = float(np.linalg.norm(v))
-        tb = self.table
-        R = tb.ball_radius_mm
-        pocket = self._pocket_ahead(p, v)
-        if pocket is not None and speed > 30.0 and gap >= self.s.pot_confirm_s:
-            return self._lose(tr, "pot", pocket, v, 0.8 if final else 0.95)
-        if pocket is None and speed > 30.0 and gap >= self.s.pot_confirm_s and self._climbed_rail(tr):
-            # it ran at a rail fast enough to ride over it: gone off the table where its path leaves the field
-            # within a frame or two, or where it vanished close to the rail
-            ahead = p + v * min(gap, 0.1)
-            margin = R + 5.0
-            outside = not (-margin <= ahead[0] <= tb.length_mm + margin and -margin <= ahead[1] <= tb.width_mm + margin)
-            near_rail = self._first_rail(p, v)[2] < 3 * R  # the rail it ran at, not one it ran along
-            if outside or near_rail:
-                return self._lose(tr, "off_table", None, v, 0.7)
-        mouth = tb.in_pocket_mouth(_pt(p))
-        if mouth is not None and (gap >= self.s.pot_confirm_s or final):
-            # A ball hanging in the mouth that drops later (001 2.1.15): less certain than a running pot,
-            # since a hand could hide it; flagged for review by the extractor.
-            return self._lose(tr, "pot", mouth, v, 0.6)
-        return None
-
-    def _going_pockets(self, tracks: list[_Track]) -> np.ndarray:
-        """For each track, the index (``table.pockets``' order) of the pocket it was last seen going into, or lying
-        in the mouth of; -2 for none. Computed only where a detection lies inside a pocket (-2 for all else)."""
-        out = np.full(len(tracks), -2)
-        if not (self._pocket >= 0).any():
-            return out
-        names = list(self.table.pockets)
-        for i, tr in enumerate(tracks):
-            v = np.zeros(2) if tr.resting else tr.kf.x[2:4]
-            if not tr.resting and tr.prev_meas is not None and tr.prev_t is not None:
-                v = (tr.last_meas - tr.prev_meas) / max(tr.last_t - tr.prev_t, 1e-6)
-            going = self._pocket_ahead(tr.last_meas, v) or self.table.in_pocket_mouth(_pt(tr.last_meas))
-            out[i] = names.index(going) if going else -2
-        return out
-
-    def _entering_pocket(self, tr: _Track) -> bool:
-        """Was ``tr`` last seen moving into a pocket (its last two sightings' velocity, as ``_check_loss`` reads it)?"""
-        if tr.resting or tr.prev_meas is None or tr.prev_t is None:
-            return False
-        v = (tr.last_meas - tr.prev_meas) / max(tr.last_t - tr.prev_t, 1e-6)
-        return float(np.linalg.norm(v)) > 30.0 and self._pocket_ahead(tr.last_meas, v) is not None
-
-    def _from_pocket_run(self, tr: _Track, z: np.ndarray) -> np.ndarray | None:
-        """For a hidden ball that was entering a pocket, the distances of detections ``z`` from its run in: the
-        line from where it was last seen to the pocket's mouth (a fast ball unseen for a frame or two, at 30 fps,
-        is seen again in the jaws, a frame's travel or more from where it was last seen). None for any other."""
-        name = self._pocket_ahead(tr.last_meas, tr.kf.x[2:4])
-        if name is None:
+        out = pocket_watch.gone(self.table, self.s, tr, t - max(tr.last_t, self._resumed_t), final)
+        if out is None:
             return None
-        a = np.asarray(tr.last_meas, dtype=float)
-        ab = np.asarray(self.table.pockets[name].mouth_center, dtype=float) - a
-        u = np.clip(((z - a) @ ab) / max(float(ab @ ab), 1e-9), 0.0, 1.0)
-        return np.linalg.norm(z - (a + u[:, None] * ab), axis=1)
-
-    def _pocket_ahead(self, p: np.ndarray, v: np.ndarray) -> str | None:
-        """The pocket a ball last seen at ``p`` moving with ``v`` was entering: already in or just short of
-        the mouth, or reaching the mouth line between its jaws within 0.1 s along its path."""
-        tb = self.table
-        R = tb.ball_radius_mm
-        best, best_tau = None, math.inf
-        for pk in tb.pockets.values():
-            depth = pk.depth(_pt(p))
-            vn = v[0] * pk.outward[0] + v[1] * pk.outward[1]
-            # when (within 0.1 s) its path crosses the mouth line, and whether it does so between the jaws
-            tau = -depth / vn if vn > 0 else math.inf
-            crosses = tau <= 0.1
-            between = crosses and abs(pk.lateral(_pt(p + v * tau))) <= pk.mouth_width_mm / 2 + R * 0.5
-            if depth >= -R - 10.0 and abs(pk.lateral(_pt(p))) <= pk.mouth_width_mm / 2 + R:
-                # Beside the mouth and heading out over the rail: a ball whose centre crosses the mouth line beyond
-                # the jaws' tips meets the rail, not the hole, and if it vanishes it jumped off the table. A ball
-                # rolling along the cushion into the pocket crosses that line slowly (past 0.1 s): this pocket's.
-                if depth < 0 and crosses and not between and self._first_rail(p, v)[1] >= self.s.climb_speed_mm_s:
-                    continue
-                return pk.name
-            if between and tau < best_tau:
-                best, best_tau = pk.name, tau
-        return best
-
-    def _first_rail(self, p: np.ndarray, v: np.ndarray) -> tuple[int, float, float]:
-        """The rail a ball at ``p`` moving with ``v`` reaches first: its axis (0: an end rail, across x; 1: a side
-        rail, across y), the ball's speed normal to it (0 for a ball at rest) and its centre's distance from it."""
-        tb = self.table
-        taus, speeds, gaps = [], [], []
-        for axis, hi in ((0, tb.length_mm), (1, tb.width_mm)):
-            vn = float(v[axis])
-            gap = (hi - float(p[axis])) if vn > 0 else float(p[axis])
-            taus.append(max(gap, 0.0) / abs(vn) if vn != 0.0 else math.inf)
-            speeds.append(abs(vn))
-            gaps.append(gap)
-        k = int(np.argmin(taus))
-        return k, speeds[k], gaps[k]
-
-    def _climbed_rail(self, tr: _Track) -> bool:
-        """Was ``tr`` seen running at a rail fast enough to ride over its cushion (``climb_speed_mm_s``)? Both of
-        its last two steps must be that fast toward the same rail: one such step after a standstill, or from a
-        ball's first sighting, is a detection taken from another ball or a blob, not a run."""
-        if tr.resting or len(tr.recent) < 3:
-            return False
-        (t0, x0, y0), (t1, x1, y1), (t2, x2, y2) = list(tr.recent)[-3:]
-        v_prev = np.array([x1 - x0, y1 - y0]) / max(t1 - t0, 1e-6)
-        v_last = np.array([x2 - x1, y2 - y1]) / max(t2 - t1, 1e-6)
-        k, speed, _ = self._first_rail(np.array([x2, y2]), v_last)
-        # the earlier step's speed toward that same rail
-        prev = float(v_prev[k]) * math.copysign(1.0, float(v_last[k]))
-        return min(speed, prev) >= self.s.climb_speed_mm_s
-
-    def _lose(self, tr: _Track, kind: str, pocket: str | None, v: np.ndarray, conf: float) -> Loss:
-        tr.change(Change.POT if kind == "pot" else Change.OFF)
-        assert tr.id is not None
+        tr.change(Change.POT if out.kind == "pot" else Change.OFF)
         self._lost_recent.append(tr.id)
-        return Loss(tr.id, kind, pocket, _pt(tr.last_meas), _pt(v), tr.last_t, conf)
+        return Loss(tr.id, out.kind, out.pocket, _pt(tr.last_meas), _pt(out.vel), tr.last_t, out.confidence)
 
 
 @dataclass(frozen=True)

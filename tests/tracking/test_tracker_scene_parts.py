@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from calibration.table import TableModel
+from tracking import pocket_watch
 from tracking.kalman import make_ball_filter
 from tracking.states import Phase
 from tracking.tracker import (
@@ -128,22 +129,20 @@ def test_runs_into_resting_a_run_through_a_resting_ball_hits_it_and_one_past_it_
 def test_entering_pockets_only_a_hidden_ball_last_seen_running_into_a_mouth_may_be_gone_down_it() -> None:
     # a ball unseen after running at a pocket's mouth may have dropped; one seen, or running along the
     # table, has not
-    tr = Tracker(TABLE)
     into = _running(1, (1784.5, 60.0), (0.0, -2000.0), Phase.HIDDEN_MOVING, 1 / 60)
     seen_into = _running(2, (1784.5, 60.0), (0.0, -2000.0), Phase.MOVING, 1 / 60)
     along = _running(3, (1000.0, 889.0), (2000.0, 0.0), Phase.HIDDEN_MOVING, 1 / 60)
     tracks = [into, seen_into, along]
-    flags = tr._entering_pockets(tracks, _ball_kinds(tracks).occluded)
+    flags = pocket_watch.entering_pockets(TABLE, S, tracks, _ball_kinds(tracks).occluded)
     assert flags.tolist() == [True, False, False]
 
 
 def test_pocket_claims_a_blob_in_a_pocket_is_only_the_ball_that_went_into_it() -> None:
     # a ball does not climb out of a pocket: a blob in its hole is the ball that went in, or a hand
-    tr = Tracker(TABLE)
     into = _running(1, (1784.5, 60.0), (0.0, -2000.0), Phase.HIDDEN_MOVING, 1 / 60)
     along = _running(2, (1000.0, 889.0), (2000.0, 0.0), Phase.HIDDEN_MOVING, 1 / 60)
-    tr._pocket = np.array([-1, MIDDLE_LEFT])  # detection 0 on the cloth, detection 1 in the middle-left pocket
-    claims = tr._pocket_claims([into, along])
+    in_pocket = np.array([-1, MIDDLE_LEFT])  # detection 0 on the cloth, detection 1 in the middle-left pocket
+    claims = pocket_watch.pocket_claims(TABLE, S, [into, along], in_pocket)
     assert claims.tolist() == [[True, True], [True, False]]
 
 
