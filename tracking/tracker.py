@@ -17,7 +17,7 @@ One Kalman filter per ball (``tracking.kalman``). Each frame:
    same id. Every change of a track's state goes through ``tracking.states``' one table;
 5. after a burst (a rack or cluster broken up: several resting balls set moving at once), check the ids of
    its balls two and three frames on, when each path run back to the burst leads to where its ball rested
-   (``_Burst``); corrected ids come out in ``TrackerFrame.relabel``, for the frames since the burst, which
+   (``tracking.bursts``); corrected ids come out in ``TrackerFrame.relabel``, for the frames since the burst, which
    a reader holds back while ``checking_burst``.
 
 A resting ball is *anchored*: its position is the running mean of its detections, its velocity zero,
@@ -42,6 +42,7 @@ from scipy.optimize import linear_sum_assignment
 
 from calibration.table import TableModel
 from tracking import association, gates, paths, pocket_watch, states
+from tracking.bursts import BurstWatch
 from tracking.ids import IdAssigner, match_ids
 from tracking.kalman import (
     UNKNOWN_SPEED_SIGMA_MM_S,
@@ -136,22 +137,12 @@ class TrackerFrame:
     balls: tuple[BallObs, ...]
     losses: tuple[Loss, ...] = ()
     reappeared: tuple[Reappearance, ...] = ()
-    # ids corrected in this frame, (old, new) pairs, for every frame since ``relabel_since`` (see ``_Burst``)
+    # ids corrected in this frame, (old, new) pairs, for every frame since ``relabel_since`` (``tracking.bursts``)
     relabel: tuple[tuple[str, str], ...] = ()
     relabel_since: float = 0.0
 
     def by_id(self) -> dict[str, BallObs]:
         return {b.id: b for b in self.balls}
-
-
-@dataclass
-class _Burst:
-    """Resting balls set moving together: a rack or a cluster broken up. In the frame it bursts the balls are
-    blurred and crowded, and the tracker may give a ball its neighbour's detection; two frames later each path,
-    run back to the moment of the burst, shows where its ball rested, and so which ball it is."""
-
-    t0: float  # the time of the last frame before the burst (every ball of it at rest)
-    anchors: dict[int, np.ndarray]  # track key -> where that track's ball rested
 
 
 @dataclass
@@ -263,7 +254,7 @@ class Tracker:
         self._shot_active = False
         self._frame_dt_est: float | None = None
         self._shot_flip_t: float | None = None  # when shot_active last turned on (this tracker's clock)
-        self._burst: _Burst | None = None
+        self._bursts = BurstWatch()  # resting balls set moving together, until their ids are checked
         self._colour: np.ndarray | None = None  # this frame's detections' colours (None where not measured)
         self._cue = np.zeros(0, bool)  # this frame's detections classed as the cue ball
         self._recovered: list[Reappearance] = []  # hidden resting balls found elsewhere in this frame
@@ -285,6 +276,11 @@ class Tracker:
     def shot_active(self) -> bool:
         """Was a shot in play at the last ``step`` (its ``shot_active`` input)?"""
         return self._shot_active
+
+    @property
+    def checking_burst(self) -> bool:
+        """Are the ids of a burst's balls still to be checked? Their frames since it may yet be relabelled."""
+        return self._bursts.checking
 
     def step(
         self,
@@ -331,7 +327,7 @@ class Tracker:
 
         losses = self._miss([tr for i, tr in enumerate(active) if i not in matched_t], t)
         self._start_tracks(z, born_conf, cue, col, start, matched_d, t)
-        relabel = self._watch_burst(t, t_prev)
+        relabel = self._bursts.step(self._tracks, t, t_prev, self._frame_dt, self.s, self.table.ball_radius_mm)
         balls = tuple(self._observe(tr, t, tr.key in kinked) for tr in self._tracks if self._public(tr))
         since = relabel[0] if relabel is not None else 0.0
         pairs = relabel[1] if relabel is not None else ()
@@ -618,82 +614,6 @@ class Tracker:
                 if tr.state == TrackState.OCCLUDED:
                     self._bounce(tr)
         return active
-
-    @property
-    def checking_burst(self) -> bool:
-        """Are the ids of a burst's balls still to be checked? Their frames since it may yet be relabelled."""
-        return self._burst is not None
-
-    def _watch_burst(self, t: float, t_prev: float | None) -> tuple[float, tuple[tuple[str, str], ...]] | None:
-        """Notes a burst (``_Burst``), adds the balls that join it, and checks its ids when their paths show
-        them: returns (the time from which, the (old, new) id pairs) where ids changed."""
-        s = self.s
-        left = {
-            tr.key: tr.left_anchor
-            for tr in self._tracks
-            if tr.id is not None
-            and tr.state in ACTIVE
-            and not tr.resting
-            and tr.left_t == t
-            and tr.left_anchor is not None
-        }
-        b = self._burst
-        if b is None:
-            if t_prev is not None and len(left) >= s.burst_min_balls:
-                self._burst = _Burst(t_prev, dict(left))
-            return None
-        dt = self._frame_dt
-        if t - b.t0 <= s.burst_join_frames * dt + 1e-9:
-            b.anchors.update(left)
-        if t - b.t0 < s.burst_check_frames * dt - 1e-6:
-            return None
-        if t - b.t0 >= s.burst_last_frames * dt - 1e-6:
-            self._burst = None  # the last check
-        return self._check_burst(b, t)
-
-    def _check_burst(self, b: _Burst, t: float) -> tuple[float, tuple[tuple[str, str], ...]] | None:
-        """Each ball of the burst seen in this frame and the one before (both after it): its path run back to
-        the burst's moment (searched over the frame interval it happened in) against where the burst's balls
-        rested, assigned one to one (least total distance); ids change where that assignment beats the present
-        one and each changed ball's path leads back to within a radius of its new place."""
-        dt = self._frame_dt
-        members = [
-            tr
-            for tr in self._tracks
-            if tr.key in b.anchors
-            and tr.id is not None
-            and tr.state == TrackState.CONFIRMED
-            and tr.last_t == t
-            and tr.prev_t is not None
-            and tr.prev_t > b.t0 + 0.5 * dt
-        ]
-        if len(members) < 2:
-            return None
-        z = np.array([tr.last_meas for tr in members])
-        v = np.array([(tr.last_meas - tr.prev_meas) / max(tr.last_t - (tr.prev_t or 0.0), 1e-6) for tr in members])
-        a = np.array([b.anchors[tr.key] for tr in members])
-        best: tuple[float, np.ndarray, np.ndarray] | None = None
-        for tb in np.linspace(b.t0, b.t0 + dt, 9):
-            back = z - v * (t - tb)
-            cost = _distances(back, a)
-            r, c = linear_sum_assignment(cost)
-            total = float(cost[r, c].sum())
-            if best is None or total < best[0]:
-                best = (total, c, cost)
-        assert best is not None
-        _, c, cost = best
-        changed = np.flatnonzero(c != np.arange(len(members)))
-        if not len(changed):
-            return None
-        if float(cost[changed, c[changed]].max()) > self.table.ball_radius_mm:
-            return None  # a changed ball's path does not lead back to its new place: noise, not an answer
-        old = [str(tr.id) for tr in members]  # every member has an id (filtered above)
-        pairs = tuple((old[k], old[int(c[k])]) for k in changed)
-        for k in changed:
-            members[k].id = old[int(c[k])]
-            members[k].left_anchor = a[int(c[k])].copy()
-            b.anchors[members[k].key] = a[int(c[k])].copy()
-        return b.t0 + 0.5 * dt, pairs
 
     def _bounce(self, tr: _Track) -> None:
         """A hidden rolling ball predicted through a cushion bounced off it: its prediction mirrored in the
