@@ -30,7 +30,6 @@ No I/O and no clock: time comes in with every frame.
 from __future__ import annotations
 
 import copy
-import itertools
 import math
 from collections import deque
 from dataclasses import dataclass, field
@@ -41,7 +40,7 @@ from filterpy.kalman import KalmanFilter
 from scipy.optimize import linear_sum_assignment
 
 from calibration.table import TableModel
-from tracking import association, gates, paths, pocket_watch, states
+from tracking import association, gates, hidden_balls, paths, pocket_watch, states
 from tracking.bursts import BurstWatch
 from tracking.ids import IdAssigner, match_ids
 from tracking.kalman import (
@@ -50,12 +49,11 @@ from tracking.kalman import (
     make_ball_filter,
     predict_dt,
     reseed,
-    seeded_speed_sigma,
     update_position,
 )
 from tracking.paths import distances as _distances
 from tracking.states import Change, Phase
-from tracking.tracker_settings import REACQUIRE_RADIUS_MM, STILL_RADII, TrackerSettings
+from tracking.tracker_settings import STILL_RADII, TrackerSettings
 from vision.ball_classifier import combine
 from vision.detections import CUE, Detections
 from vision.packing import MIN_NEIGHBOURS, frozen_neighbours
@@ -736,7 +734,7 @@ class Tracker:
             vel=np.array([tr.kf.x[2:4] for tr in tracks], dtype=float).reshape(-1, 2),
             last_t=np.array([tr.last_t for tr in tracks], dtype=float),
             speed_bound=speed_bound,
-            reach=self._reach(tracks, t),
+            reach=hidden_balls.reach(self.table, self.s, tracks, t, self._frame_dt, self.shot_active),
             track_colour=self._track_colours(tracks),
             cue_votes=np.array([tr.cue_votes for tr in tracks], dtype=int),
             hits=hits,
@@ -794,81 +792,6 @@ class Tracker:
         colours = np.array([np.full(3, np.nan) if tr.colour is None else tr.colour for tr in tracks])
         return colours.astype(float).reshape(len(tracks), -1)
 
-    def _reach(self, tracks: list[_Track], t: float) -> np.ndarray:
-        """How far from where it was last seen each track's ball can be now. A ball in sight: at top speed since
-        then. A ball hidden at rest stays where it went under (within ``_reacquire_radius``) unless something
-        could have set it moving unseen, and then no farther than that could send it (``_struck_speed``). A ball
-        hidden while rolling: no farther than its speed carries it (the cloth only slows it), give or take a
-        collision's kick or a cushion's rebound (``hidden_speedup``), and not across the table to a blob (the
-        player's hand)."""
-        s = self.s
-        reach = np.empty(len(tracks))
-        for i, tr in enumerate(tracks):
-            gap = max(t - tr.last_t, 1e-6)
-            reach[i] = s.max_speed_mm_s * gap + self.table.ball_radius_mm
-            if tr.state != TrackState.OCCLUDED:
-                continue
-            if gap > 0.2:
-                # past a blink a hidden ball is looked for where it went under (struck unseen, it comes back as a
-                # new ball whose path leads there: ``_adopt_hidden``) or along its path (``_reacquire``)
-                reach[i] = min(reach[i], self._reacquire_radius(tr, t))
-            if tr.resting:  # where it went under, or as far as a stroke or a hit could have sent it since
-                struck = self._struck_speed(tr, tracks, t) * gap + self.table.ball_radius_mm
-                reach[i] = min(reach[i], max(self._reacquire_radius(tr, t), struck))
-            if not tr.resting and gap > 1.5 * self._frame_dt:
-                speed = float(np.hypot(*tr.kf.x[2:4]))
-                reach[i] = min(reach[i], s.hidden_speedup * speed * gap + 2.0 * self.table.ball_diameter_mm)
-        return reach
-
-    def _struck_speed(self, tr: _Track, tracks: list[_Track], t: float) -> float:
-        """How fast a ball hidden at rest may have been set moving unseen by now (``t``); 0 where nothing could
-        have struck it. While every ball rests the cue may strike any of them, and drive it at top speed (the
-        stroke hidden under the cue and the player's arm). Once balls move, only a moving ball that could have
-        reached it, or one that reached a ball frozen to it (a hit passes through a chain: a rack at the break),
-        sets it moving, and no faster than that ball went (equal masses: a hit gives at most the hitter's speed,
-        and the cloth only slows a ball), as far as it was measured before this ball went under
-        (``_speed_since``); a ball whose speed was not measured by then may have gone at top speed."""
-        movers = [o for o in tracks if not o.resting and o.state != TrackState.TENTATIVE and o is not tr]
-        if not movers:
-            return self.s.max_speed_mm_s
-        D = self.table.ball_diameter_mm
-        resting = [o for o in tracks if o.resting and o.state != TrackState.TENTATIVE]
-        chain, todo = [tr], [tr]
-        while todo:  # the balls frozen to it, and to those, ...
-            a = todo.pop()
-            for o in resting:
-                if not any(o is c for c in chain) and float(np.linalg.norm(o.pos - a.pos)) <= D + self.s.frozen_tol_mm:
-                    chain.append(o)
-                    todo.append(o)
-        places = np.array([c.pos for c in chain], dtype=float).reshape(-1, 2)
-        top = 0.0
-        for mv in movers:
-            speed = self._speed_since(mv, tr.last_t)
-            run = speed * (t - min(tr.last_t, mv.last_t))  # centres a diameter apart at the touch
-            if float(np.min(np.linalg.norm(places - mv.last_meas, axis=1))) <= 2.0 * D + run:
-                top = max(top, speed)
-        return top
-
-    def _speed_since(self, mv: _Track, t0: float) -> float:
-        """The most moving ball ``mv`` can have gone at any time since ``t0``: the fastest it was seen to go
-        between two sightings a frame apart, both since it was set moving (the launch's own step starts from
-        rest partway through the frame and reads slow) and the later by ``t0``, with the measurement's
-        spread (``gate_chi2``'s sigmas of a two-sighting speed); after that it only slowed (the cloth) or took
-        at most a faster ball's speed (a hit between equal masses). A speed that was not measured by ``t0`` is
-        not a speed of 0: a ball whose set-off was unseen (struck under the cue or hidden at a hit, at 30 fps
-        one frame is enough) or seen moving only once may have been sent at top speed (``max_speed_mm_s``)."""
-        s, dt = self.s, self._frame_dt
-        seen = [(rt, x, y) for rt, x, y in mv.recent if mv.left_t - 1e-9 <= rt <= t0 + 1e-9]
-        steps = [
-            math.hypot(xb - xa, yb - ya) / (tb - ta)
-            for (ta, xa, ya), (tb, xb, yb) in itertools.pairwise(seen)
-            if 0.0 < tb - ta <= 1.5 * dt
-        ]
-        if not steps:
-            return s.max_speed_mm_s
-        spread = math.sqrt(s.gate_chi2) * seeded_speed_sigma(s.filter, dt)
-        return min(max(steps) + spread, s.max_speed_mm_s)
-
     @property
     def _frame_dt(self) -> float:
         """The frame interval, as the timestamps show it (1/60 s before two frames have come)."""
@@ -897,7 +820,9 @@ class Tracker:
         cost = np.full((len(hidden), len(free_d)), 1e9)
         claims = pocket_watch.pocket_claims(self.table, self.s, tracks, self._pocket)
         for a, i in enumerate(hidden):
-            d, near = self._where_hidden_ball_may_be(tracks[i], z[free_d], t)
+            d, near = hidden_balls.where_hidden_ball_may_be(
+                self.table, self.s, tracks[i], z[free_d], t, self.shot_active
+            )
             near &= claims[i, free_d]
             cost[a, near] = d[near]
         r, c = linear_sum_assignment(cost)
@@ -911,30 +836,6 @@ class Tracker:
                 out.append(back)
         return out
 
-    def _where_hidden_ball_may_be(self, tr: _Track, zf: np.ndarray, t: float) -> tuple[np.ndarray, np.ndarray]:
-        """Each detection's distance from where hidden ``tr`` may be now, and whether it is near enough: along
-        its run into a pocket; at its place if it rests (or has been gone too long to extrapolate); else
-        along its extrapolated path, the window widening with its speed (it may have slowed or been kicked)."""
-        gap = t - tr.last_t
-        d_pk = None if tr.resting else pocket_watch.from_pocket_run(self.table, self.s, tr, zf)
-        if d_pk is not None:
-            d, radius = d_pk, 2 * self.table.ball_diameter_mm
-        else:
-            if tr.resting or gap > self.s.moving_reacquire_s:
-                centre, radius = tr.pos, self._reacquire_radius(tr, t)
-            else:
-                centre = tr.kf.x[:2]
-                radius = REACQUIRE_RADIUS_MM + 0.5 * float(np.linalg.norm(tr.kf.x[2:4])) * gap
-            d = np.linalg.norm(zf - centre, axis=1)
-        near = d <= radius
-        if tr.coast_end is not None and not tr.resting and gap <= self.s.moving_reacquire_s:
-            # held where it was last seen once its extrapolation stopped: it is as likely where that
-            # extrapolation (cushion bounces in it) had taken it by then, and on from there
-            d_end = np.linalg.norm(zf - tr.coast_end, axis=1)
-            on = d_end <= REACQUIRE_RADIUS_MM + 0.5 * tr.coast_speed * (gap - self.s.coast_s)
-            d, near = np.where(on, np.minimum(d, d_end), d), near | on
-        return d, near
-
     def _bring_back(self, tr: _Track, zc: np.ndarray, is_cue: bool, t: float) -> Reappearance | None:
         """Updates hidden ``tr`` with detection ``zc``; a resting ball seen again more than a radius from its
         place was moved while hidden (a hand or a ball it did not see), which is reported."""
@@ -944,16 +845,6 @@ class Tracker:
         if was_resting and tr.id is not None and float(np.linalg.norm(zc - old)) > self.table.ball_radius_mm:
             return Reappearance(tr.id, _pt(old), _pt(zc), t)
         return None
-
-    def _reacquire_radius(self, tr: _Track, t: float) -> float:
-        """How far from where it was a hidden ball may be seen again and keep its id. Between shots a hand may
-        have moved it (``REACQUIRE_RADIUS_MM``). In play a ball hidden at rest for a while (under the player's
-        arm) comes back at its place, within ``inplay_reacquire_mm``; struck while hidden, it comes back as a
-        new ball whose path leads back to its place (``_adopt_hidden``), not as the hand that comes out from
-        over it."""
-        if self.shot_active and tr.resting and t - tr.last_t > self.s.inplay_hidden_s:
-            return self.s.inplay_reacquire_mm
-        return REACQUIRE_RADIUS_MM
 
     # ---- track updates ---------------------------------------------------------------------------------
     def _update(self, tr: _Track, zc: np.ndarray, is_cue: bool, t: float, tier: int) -> None:
@@ -1183,7 +1074,7 @@ class Tracker:
         under the player's arm) is that ball: it takes over the hidden track's id."""
         if tr.prev_meas is None or tr.prev_t is None:
             return None
-        best = self._hidden_behind(tr, tr.prev_meas, tr.prev_t)
+        best = hidden_balls.hidden_behind(self.table, self.s, self._tracks, tr, tr.prev_meas, tr.prev_t)
         if best is None and self.shot_active and not self._seen_twice_in_one_place(tr):
             best = self._lost_in_stroke_blur(tr)
         if best is None:
@@ -1203,42 +1094,6 @@ class Tracker:
         dx, dy = tr.last_meas - tr.prev_meas
         return math.hypot(dx, dy) <= self.s.anchor_gate_mm
 
-    def _hidden_named(self, tr: _Track) -> list[_Track]:
-        """The hidden public balls other than ``tr``."""
-        return [o for o in self._tracks if o is not tr and o.state == TrackState.OCCLUDED and o.id is not None]
-
-    def _hidden_behind(self, tr: _Track, prev: np.ndarray, prev_t: float) -> _Track | None:
-        """The hidden ball whose place lies nearest the new ball's path run back from its first sighting
-        ``prev`` (within a ball's diameter of it), or None."""
-        v = (tr.last_meas - prev) / max(tr.last_t - prev_t, 1e-6)
-        best, best_d = None, 2.0 * self.table.ball_radius_mm
-        for old in self._hidden_named(tr):
-            d = self._gap_from_path(old, prev, prev_t, v)
-            if d is not None and d < best_d:
-                best, best_d = old, d
-        return best
-
-    def _gap_from_path(self, old: _Track, prev: np.ndarray, prev_t: float, v: np.ndarray) -> float | None:
-        """How far the hidden ball ``old``'s place lies from the path of a new ball first seen at ``prev`` (at
-        ``prev_t``) moving with ``v``: from ``prev`` itself where the new ball is barely moving, else across the
-        line it came along. None where ``old`` cannot be the new ball: it went into a pocket far away, lies ahead
-        of the new ball, or too far behind it to have got there at top speed."""
-        far = float(np.linalg.norm(prev - old.last_meas)) > 2 * self.table.ball_diameter_mm
-        if far and pocket_watch.entering_pocket(self.table, self.s, old):
-            return None  # it vanished running into a pocket: it is in there, not coming out of hiding far away
-        back = old.pos - prev
-        speed = float(np.linalg.norm(v))
-        if speed < 50.0:
-            d = float(np.linalg.norm(back))
-            return d if d <= REACQUIRE_RADIUS_MM else None
-        u = v / speed
-        along = float(back @ u)
-        if along > 0:  # the hidden ball lies ahead of the new one, not behind it
-            return None
-        if -along > self.s.max_speed_mm_s * max(prev_t - old.last_t, 0.0) + self.table.ball_radius_mm:
-            return None
-        return abs(float(back[0] * u[1] - back[1] * u[0]))
-
     def _lost_in_stroke_blur(self, tr: _Track) -> _Track | None:
         """A ball that vanished from rest just before this shot and has not been seen since was struck too fast
         for the detector (a break shot's blur): the one that vanished last is this ball. Only a track that was a
@@ -1246,7 +1101,7 @@ class Tracker:
         player's bridge hand or the cue tip, lifted off the cloth, and a ball that comes out of hiding later would
         take an id no ball had, and the weak look that kept that blob from being reported with it."""
         hidden = [
-            o for o in self._hidden_named(tr)
+            o for o in hidden_balls.hidden_named(self._tracks, tr)
             if self._was_ball(o) and self._vanished_at_rest(o) and self._vanished_at_stroke(o)
         ]  # fmt: skip
         return max(hidden, key=lambda o: o.last_t) if hidden else None
