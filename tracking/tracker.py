@@ -40,7 +40,7 @@ from filterpy.kalman import KalmanFilter
 from scipy.optimize import linear_sum_assignment
 
 from calibration.table import TableModel
-from tracking import association, gates, hidden_balls, paths, pocket_watch, states
+from tracking import association, births, gates, hidden_balls, paths, pocket_watch, states
 from tracking.bursts import BurstWatch
 from tracking.ids import IdAssigner, match_ids
 from tracking.kalman import (
@@ -53,7 +53,7 @@ from tracking.kalman import (
 )
 from tracking.paths import distances as _distances
 from tracking.states import Change, Phase
-from tracking.tracker_settings import STILL_RADII, TrackerSettings
+from tracking.tracker_settings import TrackerSettings
 from vision.ball_classifier import combine
 from vision.detections import CUE, Detections
 from vision.packing import MIN_NEIGHBOURS, frozen_neighbours
@@ -80,10 +80,6 @@ _PUBLIC: dict[Phase, TrackState] = {
 
 # the quality reported for a vouched ball (above the extractor's ghost threshold, below a clear detection's)
 VOUCHED_QUALITY = 0.75
-# The most a ball rolling free on the cloth changes its velocity in a second (mm/s^2): rolling resistance slows
-# it by about 0.1 g, and the sliding just after a hit by about 0.2 g for a fraction of a second. A hand or the
-# cue swept over the cloth turns and speeds up far more within a second; a rolling ball's run does not.
-ROLLING_ACCEL_MM_S2 = 2000.0
 ACTIVE = (TrackState.TENTATIVE, TrackState.CONFIRMED, TrackState.OCCLUDED)
 
 
@@ -141,41 +137,6 @@ class TrackerFrame:
 
     def by_id(self) -> dict[str, BallObs]:
         return {b.id: b for b in self.balls}
-
-
-@dataclass
-class _Spot:
-    """A weak detection that no track took, seen again at one place: a ball at rest the detector scores too low
-    to start a track (a dark ball on dark cloth), until it has held still for ``rest_vouch_s``."""
-
-    seen: list[tuple[float, float, float]]  # its sightings (t, x, y) over the last rest_vouch_s, oldest first
-    conf: float  # the mean of its detections' confidence
-    cue_votes: int
-    colour: np.ndarray | None
-    first_t: float  # when it was first seen
-
-    @property
-    def pos(self) -> np.ndarray:
-        return np.mean(np.array(self.seen)[:, 1:], axis=0)
-
-    def ahead(self, t: float) -> np.ndarray:
-        """Where a ball rolling on the course of its last two sightings would be at ``t`` (its last sighting
-        where it has only one)."""
-        (t1, x1, y1) = self.seen[-1]
-        if len(self.seen) < 2:
-            return np.array([x1, y1])
-        (t0, x0, y0) = self.seen[-2]
-        k = (t - t1) / max(t1 - t0, 1e-6)
-        return np.array([x1 + k * (x1 - x0), y1 + k * (y1 - y0)])
-
-    def add(self, t: float, z: np.ndarray, conf: float, is_cue: bool, colour: np.ndarray | None) -> None:
-        """One more sighting at ``z`` (mm): its confidence and colour join the running means, its class a vote."""
-        self.seen.append((t, float(z[0]), float(z[1])))
-        n = len(self.seen)
-        self.conf += (conf - self.conf) / n
-        self.cue_votes += 1 if is_cue else -1
-        if colour is not None and self.colour is not None:
-            self.colour = self.colour + (colour - self.colour) / n
 
 
 @dataclass
@@ -259,8 +220,7 @@ class Tracker:
         self._pocket = np.zeros(0, np.int64)  # this frame's detections' pockets (``step``'s ``pocket``)
         self._barred = np.zeros(0, bool)  # this frame's detections where vision saw no place for a new ball
         self._resumed_t = -math.inf  # when observation last resumed after frames without the table (``resume``)
-        self._spots: list[_Spot] = []  # weak detections held still where no track is (``_watch_spots``)
-        self._runs: list[_Spot] = []  # weak detections on one rolling course where no track is (``_watch_runs``)
+        self._births = births.BirthWatch(table)  # weak detections watched until they prove themselves balls
         pockets = list(table.pockets.values())
         # the pockets' mouth centres, outward normals and mouth widths as arrays (the cloth test's screen)
         self._mouths = (
@@ -373,112 +333,49 @@ class Tracker:
                 self._tracks.append(self._new_track(z[c], bool(cue[c]), t, float(conf[c]), sure))
                 self._tracks[-1].colour = None if col is None else col[c].copy()
         weak = [c for c in range(len(z)) if start[c] and room[c] and c not in matched_d]
-        self._watch_spots([c for c in weak if conf[c] < self.s.new_track_confidence], z, conf, cue, col, t)
+        self._watch_weak([c for c in weak if conf[c] < self.s.new_track_confidence], z, conf, cue, col, t)
 
-    def _watch_spots(
+    def _watch_weak(
         self, weak: list[int], z: np.ndarray, conf: np.ndarray, cue: np.ndarray, col: np.ndarray | None, t: float
     ) -> None:
         """Every ball on the table as the video opens gets a track, however weak its detections: one too weak to
         start a track (below ``new_track_confidence``) that no track took (``weak``: where a ball may start and
         its centre can be), seen in the first moments (``_in_opening``), is kept as a spot; a spot that holds still
-        for ``rest_vouch_s`` (``_held_still``) is a ball at rest and becomes a track. Later a weak blob is no new
+        for ``rest_vouch_s`` (``births.held_still``) is a ball at rest and becomes a track. Later a weak blob is no new
         ball (a ball cannot appear from nowhere), but a lost ball seen at rest again gets its track back: while a
         public ball is hidden, a weak blob is watched the same way, and one that holds still for ``rest_vouch_s``
         is a ball at rest, which takes the hidden ball's id (``_recover``; a hand or the cue tip does not hold
         still that long, and a blob under the player's arm is no place to start: ``weak`` leaves it out). A spot
-        missed longer than a tentative track may be is forgotten."""
-        s = self.s
-        keep_for = (s.tentative_max_misses + 0.5) * self._frame_dt
-        self._spots = [sp for sp in self._spots if t - sp.seen[-1][0] <= keep_for]
-        reach = STILL_RADII * self.table.ball_radius_mm
-        lost = any(tr.state == TrackState.OCCLUDED and tr.id is not None for tr in self._tracks)
-        watch = self._in_opening(t) or lost
-        self._watch_runs(weak if lost and not self._in_opening(t) else [], z, conf, cue, col, t)
-        for c in weak:
-            near = [(float(np.hypot(*(z[c] - sp.pos))), k) for k, sp in enumerate(self._spots) if sp.seen[-1][0] < t]
-            d, k = min(near, default=(math.inf, -1))
-            if d > reach:
-                if not watch:
-                    continue
-                colour = None if col is None else col[c].copy()
-                self._spots.append(_Spot([], float(conf[c]), 0, colour, t))
-                k = len(self._spots) - 1
-            sp = self._spots[k]
-            sp.add(t, z[c], float(conf[c]), bool(cue[c]), None if col is None else col[c])
-            since = self._vouch_since(t)
-            if sp.seen[0][0] <= since + self._frame_dt:
-                pts = np.array([(x, y) for rt, x, y in sp.seen if rt >= since])
-                if self._held_still(pts):
-                    self._spots.pop(k)
-                    self._tracks.append(self._ball_at_rest(sp, pts, t))
-                else:
-                    del sp.seen[0]  # the oldest sighting left the window
+        missed longer than a tentative track may be is forgotten.
 
-    def _watch_runs(
-        self, weak: list[int], z: np.ndarray, conf: np.ndarray, cue: np.ndarray, col: np.ndarray | None, t: float
-    ) -> None:
-        """A lost ball seen rolling again gets its track back: while a public ball is hidden, weak blobs that no
-        track took are chained into runs, each sighting within a ball's diameter of where the run's last two put
-        it (a rolling ball's course; a run that meets a cushion or a ball starts again). A run seen in most
-        frames for ``rest_vouch_s`` on one rolling course (``_on_course``) is a ball, which takes a hidden
-        ball's id (``_adopt_hidden``, else ``_recover``): a dark ball struck while its track was held at its
-        place, whose detections all stay below ``new_track_confidence``. A run forgotten as a spot is."""
+        A lost ball seen rolling again gets its track back the same way: while a public ball is hidden, weak blobs
+        are chained into runs, and a run on one rolling course for ``rest_vouch_s`` is a ball, which takes a
+        hidden ball's id (``_ball_on_course``; ``births.BirthWatch.watch_runs``)."""
         s = self.s
         keep_for = (s.tentative_max_misses + 0.5) * self._frame_dt
-        self._runs = [r for r in self._runs if t - r.seen[-1][0] <= keep_for]
-        gate = self.table.ball_diameter_mm
-        for c in weak:
-            near = [(float(np.hypot(*(z[c] - r.ahead(t)))), k) for k, r in enumerate(self._runs) if r.seen[-1][0] < t]
-            d, k = min(near, default=(math.inf, -1))
-            if d > gate:
-                colour = None if col is None else col[c].copy()
-                self._runs.append(_Spot([], float(conf[c]), 0, colour, t))
-                k = len(self._runs) - 1
-            run = self._runs[k]
-            run.add(t, z[c], float(conf[c]), bool(cue[c]), None if col is None else col[c])
-            since = self._vouch_since(t)
-            while run.seen[0][0] < since:
-                del run.seen[0]  # the oldest sighting left the window
-            if run.seen[0][0] > since + self._frame_dt:
-                continue  # not seen that long yet
-            course = self._on_course(np.array(run.seen))
-            if course is None:
-                continue
-            tr = self._ball_on_course(run, course, t)
-            if tr is not None:
-                self._runs.pop(k)
+        self._births.forget_spots(t, keep_for)
+        lost = any(tr.state == TrackState.OCCLUDED and tr.id is not None for tr in self._tracks)
+        opening = self._in_opening(t)
+        w = births.Window(keep_for, self._vouch_since(t), self._frame_dt)
+
+        def rolling(run: births.Spot, vel: np.ndarray) -> bool:
+            return self._ball_on_course(run, vel, t) is not None
+
+        def at_rest(sp: births.Spot, pts: np.ndarray) -> None:
+            self._tracks.append(self._ball_at_rest(sp, pts, t))
+
+        self._births.watch_runs(weak if lost and not opening else [], z, conf, cue, col, t, w, rolling)
+        self._births.watch_spots(weak, z, conf, cue, col, t, w, opening or lost, at_rest)
 
     def _on_course(self, seen: np.ndarray) -> np.ndarray | None:
-        """The velocity now (mm/s) of a thing whose sightings (t, x, y) lie on one rolling ball's course: a
-        path of constant acceleration no stronger than a rolling ball's (``ROLLING_ACCEL_MM_S2``), its sightings
-        scattered about it by no more than ``STILL_RADII`` ball radii (root mean square: a faint rim's scatter, as
-        ``_held_still`` allows; a few sightings lie further off, a blurred rim's centre anywhere along its streak
-        or a repeated frame showing the ball a frame's travel behind), moving more than that across the window (a
-        thing holding still is a spot's, ``_watch_spots``), never turning back, and slowing at one rate (the cloth
-        slows a rolling ball steadily; it cannot reverse it, nor speed it up and slow it again, as a hand swaying
-        out and back does: the part of its path a changing rate would explain, a cubic's, stays within that
-        scatter); else None."""
-        reach = STILL_RADII * self.table.ball_radius_mm
-        if len(seen) < 4:
-            return None
-        tt = seen[:, 0] - seen[-1, 0]
-        a = np.stack([np.ones_like(tt), tt, tt * tt], axis=1)
-        coef, *_ = np.linalg.lstsq(a, seen[:, 1:], rcond=None)
-        off = float(np.sqrt(np.mean(np.sum((a @ coef - seen[:, 1:]) ** 2, axis=1))))
-        moved = float(np.hypot(*(seen[-1, 1:] - seen[0, 1:])))
-        if off > reach or moved <= 2 * reach or float(np.hypot(*(2 * coef[2]))) > ROLLING_ACCEL_MM_S2:
-            return None
-        if float((coef[1] + 2 * coef[2] * tt[0]) @ coef[1]) <= 0.0:
-            return None  # its velocity as the window opened and now point apart: it turned back
-        cubic, *_ = np.linalg.lstsq(np.column_stack([a, tt**3]), seen[:, 1:], rcond=None)
-        if float(np.hypot(*cubic[3])) * (0.5 * float(tt[-1] - tt[0])) ** 3 > reach:
-            return None  # its rate of slowing changed across the window: no ball rolling free
-        return np.asarray(coef[1], dtype=float)
+        """The velocity now of a thing whose sightings (t, x, y) lie on one rolling ball's course, else None
+        (``births.on_course``)."""
+        return births.on_course(seen, self.table.ball_radius_mm)
 
-    def _ball_on_course(self, run: _Spot, vel: np.ndarray, t: float) -> _Track | None:
-        """The track of a run on a rolling course (``_watch_runs``), where it is a hidden ball found again:
-        moving with the run's velocity, vouched for, public under the hidden ball's id; None (no track) where
-        no hidden ball can be it."""
+    def _ball_on_course(self, run: births.Spot, vel: np.ndarray, t: float) -> _Track | None:
+        """The track of a run on a rolling course (``births.BirthWatch.watch_runs``), where it is a hidden ball
+        found again: moving with the run's velocity, vouched for, public under the hidden ball's id; None (no
+        track) where no hidden ball can be it."""
         last = np.array(run.seen[-1][1:])
         if not self._room_for_ball(last.reshape(1, 2))[0]:
             return None
@@ -495,9 +392,9 @@ class Tracker:
         self._tracks.append(tr)
         return tr
 
-    def _ball_at_rest(self, sp: _Spot, pts: np.ndarray, t: float) -> _Track:
-        """The track of a spot that held still long enough to be a ball (``_watch_spots``): at rest on the mean
-        of its sightings, vouched for, and public at once where ``_maybe_confirm`` allows it."""
+    def _ball_at_rest(self, sp: births.Spot, pts: np.ndarray, t: float) -> _Track:
+        """The track of a spot that held still long enough to be a ball (``births.BirthWatch.watch_spots``): at
+        rest on the mean of its sightings, vouched for, and public at once where ``_maybe_confirm`` allows it."""
         mean = pts.mean(axis=0)
         tr = self._vouched_track(sp, mean, len(pts), t)
         tr.change(Change.SETTLED)
@@ -506,7 +403,7 @@ class Tracker:
             self._maybe_confirm(tr, t)
         return tr
 
-    def _vouched_track(self, sp: _Spot, pos: np.ndarray, hits: int, t: float) -> _Track:
+    def _vouched_track(self, sp: births.Spot, pos: np.ndarray, hits: int, t: float) -> _Track:
         """A new track at ``pos`` for a spot or run that proved itself a ball by holding still or rolling on one
         course: it carries the sightings' confidence, colour, class votes and history, and is vouched for."""
         tr = self._new_track(pos, sp.cue_votes > 0, t, sp.conf)
@@ -917,13 +814,8 @@ class Tracker:
         return t - self.s.rest_vouch_s - 0.5 * self._frame_dt
 
     def _held_still(self, pts: np.ndarray) -> bool:
-        """Are these sightings over ``rest_vouch_s`` one thing holding still: each within ``STILL_RADII`` ball
-        radii of their mean? (A new thing missed more than ``tentative_max_misses`` frames is forgotten, so one
-        that lasted that long was seen in most of its frames.) The circle is wider than the rest circle: a dark
-        ball's faint rim puts its detections several millimetres about its centre, while a rolling ball leaves a
-        radius within a frame or two."""
-        reach = STILL_RADII * self.table.ball_radius_mm
-        return float(np.max(np.linalg.norm(pts - pts.mean(axis=0), axis=1))) <= reach
+        """Are these sightings over ``rest_vouch_s`` one thing holding still (``births.held_still``)?"""
+        return births.held_still(pts, self.table.ball_radius_mm)
 
     def _back_at_place(self, tr: _Track, zc: np.ndarray) -> bool:
         """Whether ``tr``, set moving from its resting place on its last detection alone, is seen back inside
@@ -985,7 +877,8 @@ class Tracker:
         player, after a blurred run). Of several, the one whose last known place (its coasted run's end, for a
         ball hidden moving) is nearest, as the balls' motion has it; in a set of one colour that is the only
         guide. A ball that was hidden at rest and is found elsewhere was moved: a ``Reappearance``. ``rolling``:
-        ``tr`` is a vouched run on a rolling course (``_watch_runs``), measured from where it was first seen."""
+        ``tr`` is a vouched run on a rolling course (``births.BirthWatch.watch_runs``), measured from where it was
+        first seen."""
         s = self.s
         at_rest = tr.resting and tr.anchor is not None
         if not ((at_rest or (rolling and tr.vouched)) and tr.hits >= 2 * s.confirm_hits):
