@@ -11,14 +11,17 @@ One Kalman filter per ball (``tracking.kalman``). Each frame:
 3. rule pairs out with the gates (``tracking.gates.GATES``: each a named object with its physical reason),
    and match in two stages, ByteTrack's way: the confident detections first, then the weak ones to the tracks
    left (``association.match_confident``, ``association.match_weak``);
-4. update the matched tracks, re-seed those matched through the kink tier; bring hidden balls back
-   (``_reacquire``, ``_adopt_hidden``, ``_recover``); the rest are hidden (``_miss``), and leave as potted
-   (vanished in a pocket mouth and stayed gone for ``pot_confirm_s``) or off the table, or come back with the
-   same id. Every change of a track's state goes through ``tracking.states``' one table;
-5. after a burst (a rack or cluster broken up: several resting balls set moving at once), check the ids of
+4. update the matched tracks, re-seed those matched through the kink tier; bring hidden balls back where
+   they may be (``_reacquire``, ``_adopt_hidden``, ``_recover``; ``tracking.hidden_balls``); the rest are
+   hidden (``_miss``), and leave as potted (vanished in a pocket mouth and stayed gone for ``pot_confirm_s``)
+   or off the table (``tracking.pocket_watch``), or come back with the same id. Every change of a track's
+   state goes through ``tracking.states``' one table;
+5. start a tentative track on each clear detection no track took, and watch the weak ones until they hold
+   still or roll on one ball's course (``_start_tracks``; ``tracking.births``);
+6. after a burst (a rack or cluster broken up: several resting balls set moving at once), check the ids of
    its balls two and three frames on, when each path run back to the burst leads to where its ball rested
-   (``tracking.bursts``); corrected ids come out in ``TrackerFrame.relabel``, for the frames since the burst, which
-   a reader holds back while ``checking_burst``.
+   (``tracking.bursts``); corrected ids come out in ``TrackerFrame.relabel``, for the frames since the burst,
+   which a reader holds back while ``checking_burst``.
 
 A resting ball is *anchored*: its position is the running mean of its detections, its velocity zero,
 and only a detection within ``anchor_gate_mm`` keeps it at rest, so it neither drifts nor trades places
