@@ -283,7 +283,7 @@ class Pipeline:
         return self._release_held()
 
     def _relabel_held(self, names: dict[str, str], since: float) -> None:
-        """The tracker corrected ids (a burst's balls, ``tracking.tracker._Burst``): the frames held since then
+        """The tracker corrected ids (a burst's balls, ``tracking.bursts``): the frames held since then
         take the right ones, and so do the looks and launches kept by id."""
 
         def rename(f: TrackerFrame) -> TrackerFrame:

@@ -11,14 +11,17 @@ One Kalman filter per ball (``tracking.kalman``). Each frame:
 3. rule pairs out with the gates (``tracking.gates.GATES``: each a named object with its physical reason),
    and match in two stages, ByteTrack's way: the confident detections first, then the weak ones to the tracks
    left (``association.match_confident``, ``association.match_weak``);
-4. update the matched tracks, re-seed those matched through the kink tier; bring hidden balls back
-   (``_reacquire``, ``_adopt_hidden``, ``_recover``); the rest are hidden (``_miss``), and leave as potted
-   (vanished in a pocket mouth and stayed gone for ``pot_confirm_s``) or off the table, or come back with the
-   same id. Every change of a track's state goes through ``tracking.states``' one table;
-5. after a burst (a rack or cluster broken up: several resting balls set moving at once), check the ids of
+4. update the matched tracks, re-seed those matched through the kink tier; bring hidden balls back where
+   they may be (``_reacquire``, ``_adopt_hidden``, ``_recover``; ``tracking.hidden_balls``); the rest are
+   hidden (``_miss``), and leave as potted (vanished in a pocket mouth and stayed gone for ``pot_confirm_s``)
+   or off the table (``tracking.pocket_watch``), or come back with the same id. Every change of a track's
+   state goes through ``tracking.states``' one table;
+5. start a tentative track on each clear detection no track took, and watch the weak ones until they hold
+   still or roll on one ball's course (``_start_tracks``; ``tracking.births``);
+6. after a burst (a rack or cluster broken up: several resting balls set moving at once), check the ids of
    its balls two and three frames on, when each path run back to the burst leads to where its ball rested
-   (``_Burst``); corrected ids come out in ``TrackerFrame.relabel``, for the frames since the burst, which
-   a reader holds back while ``checking_burst``.
+   (``tracking.bursts``); corrected ids come out in ``TrackerFrame.relabel``, for the frames since the burst,
+   which a reader holds back while ``checking_burst``.
 
 A resting ball is *anchored*: its position is the running mean of its detections, its velocity zero,
 and only a detection within ``anchor_gate_mm`` keeps it at rest, so it neither drifts nor trades places
@@ -30,7 +33,6 @@ No I/O and no clock: time comes in with every frame.
 from __future__ import annotations
 
 import copy
-import itertools
 import math
 from collections import deque
 from dataclasses import dataclass, field
@@ -41,7 +43,8 @@ from filterpy.kalman import KalmanFilter
 from scipy.optimize import linear_sum_assignment
 
 from calibration.table import TableModel
-from tracking import association, gates, paths, states
+from tracking import association, births, gates, hidden_balls, paths, pocket_watch, states
+from tracking.bursts import BurstWatch
 from tracking.ids import IdAssigner, match_ids
 from tracking.kalman import (
     UNKNOWN_SPEED_SIGMA_MM_S,
@@ -49,12 +52,11 @@ from tracking.kalman import (
     make_ball_filter,
     predict_dt,
     reseed,
-    seeded_speed_sigma,
     update_position,
 )
 from tracking.paths import distances as _distances
 from tracking.states import Change, Phase
-from tracking.tracker_settings import REACQUIRE_RADIUS_MM, STILL_RADII, TrackerSettings
+from tracking.tracker_settings import TrackerSettings
 from vision.ball_classifier import combine
 from vision.detections import CUE, Detections
 from vision.packing import MIN_NEIGHBOURS, frozen_neighbours
@@ -81,10 +83,6 @@ _PUBLIC: dict[Phase, TrackState] = {
 
 # the quality reported for a vouched ball (above the extractor's ghost threshold, below a clear detection's)
 VOUCHED_QUALITY = 0.75
-# The most a ball rolling free on the cloth changes its velocity in a second (mm/s^2): rolling resistance slows
-# it by about 0.1 g, and the sliding just after a hit by about 0.2 g for a fraction of a second. A hand or the
-# cue swept over the cloth turns and speeds up far more within a second; a rolling ball's run does not.
-ROLLING_ACCEL_MM_S2 = 2000.0
 ACTIVE = (TrackState.TENTATIVE, TrackState.CONFIRMED, TrackState.OCCLUDED)
 
 
@@ -136,57 +134,12 @@ class TrackerFrame:
     balls: tuple[BallObs, ...]
     losses: tuple[Loss, ...] = ()
     reappeared: tuple[Reappearance, ...] = ()
-    # ids corrected in this frame, (old, new) pairs, for every frame since ``relabel_since`` (see ``_Burst``)
+    # ids corrected in this frame, (old, new) pairs, for every frame since ``relabel_since`` (``tracking.bursts``)
     relabel: tuple[tuple[str, str], ...] = ()
     relabel_since: float = 0.0
 
     def by_id(self) -> dict[str, BallObs]:
         return {b.id: b for b in self.balls}
-
-
-@dataclass
-class _Burst:
-    """Resting balls set moving together: a rack or a cluster broken up. In the frame it bursts the balls are
-    blurred and crowded, and the tracker may give a ball its neighbour's detection; two frames later each path,
-    run back to the moment of the burst, shows where its ball rested, and so which ball it is."""
-
-    t0: float  # the time of the last frame before the burst (every ball of it at rest)
-    anchors: dict[int, np.ndarray]  # track key -> where that track's ball rested
-
-
-@dataclass
-class _Spot:
-    """A weak detection that no track took, seen again at one place: a ball at rest the detector scores too low
-    to start a track (a dark ball on dark cloth), until it has held still for ``rest_vouch_s``."""
-
-    seen: list[tuple[float, float, float]]  # its sightings (t, x, y) over the last rest_vouch_s, oldest first
-    conf: float  # the mean of its detections' confidence
-    cue_votes: int
-    colour: np.ndarray | None
-    first_t: float  # when it was first seen
-
-    @property
-    def pos(self) -> np.ndarray:
-        return np.mean(np.array(self.seen)[:, 1:], axis=0)
-
-    def ahead(self, t: float) -> np.ndarray:
-        """Where a ball rolling on the course of its last two sightings would be at ``t`` (its last sighting
-        where it has only one)."""
-        (t1, x1, y1) = self.seen[-1]
-        if len(self.seen) < 2:
-            return np.array([x1, y1])
-        (t0, x0, y0) = self.seen[-2]
-        k = (t - t1) / max(t1 - t0, 1e-6)
-        return np.array([x1 + k * (x1 - x0), y1 + k * (y1 - y0)])
-
-    def add(self, t: float, z: np.ndarray, conf: float, is_cue: bool, colour: np.ndarray | None) -> None:
-        """One more sighting at ``z`` (mm): its confidence and colour join the running means, its class a vote."""
-        self.seen.append((t, float(z[0]), float(z[1])))
-        n = len(self.seen)
-        self.conf += (conf - self.conf) / n
-        self.cue_votes += 1 if is_cue else -1
-        if colour is not None and self.colour is not None:
-            self.colour = self.colour + (colour - self.colour) / n
 
 
 @dataclass
@@ -263,15 +216,14 @@ class Tracker:
         self._shot_active = False
         self._frame_dt_est: float | None = None
         self._shot_flip_t: float | None = None  # when shot_active last turned on (this tracker's clock)
-        self._burst: _Burst | None = None
+        self._bursts = BurstWatch()  # resting balls set moving together, until their ids are checked
         self._colour: np.ndarray | None = None  # this frame's detections' colours (None where not measured)
         self._cue = np.zeros(0, bool)  # this frame's detections classed as the cue ball
         self._recovered: list[Reappearance] = []  # hidden resting balls found elsewhere in this frame
         self._pocket = np.zeros(0, np.int64)  # this frame's detections' pockets (``step``'s ``pocket``)
         self._barred = np.zeros(0, bool)  # this frame's detections where vision saw no place for a new ball
         self._resumed_t = -math.inf  # when observation last resumed after frames without the table (``resume``)
-        self._spots: list[_Spot] = []  # weak detections held still where no track is (``_watch_spots``)
-        self._runs: list[_Spot] = []  # weak detections on one rolling course where no track is (``_watch_runs``)
+        self._births = births.BirthWatch(table)  # weak detections watched until they prove themselves balls
         pockets = list(table.pockets.values())
         # the pockets' mouth centres, outward normals and mouth widths as arrays (the cloth test's screen)
         self._mouths = (
@@ -285,6 +237,11 @@ class Tracker:
     def shot_active(self) -> bool:
         """Was a shot in play at the last ``step`` (its ``shot_active`` input)?"""
         return self._shot_active
+
+    @property
+    def checking_burst(self) -> bool:
+        """Are the ids of a burst's balls still to be checked? Their frames since it may yet be relabelled."""
+        return self._bursts.checking
 
     def step(
         self,
@@ -331,7 +288,7 @@ class Tracker:
 
         losses = self._miss([tr for i, tr in enumerate(active) if i not in matched_t], t)
         self._start_tracks(z, born_conf, cue, col, start, matched_d, t)
-        relabel = self._watch_burst(t, t_prev)
+        relabel = self._bursts.step(self._tracks, t, t_prev, self._frame_dt, self.s, self.table.ball_radius_mm)
         balls = tuple(self._observe(tr, t, tr.key in kinked) for tr in self._tracks if self._public(tr))
         since = relabel[0] if relabel is not None else 0.0
         pairs = relabel[1] if relabel is not None else ()
@@ -379,112 +336,49 @@ class Tracker:
                 self._tracks.append(self._new_track(z[c], bool(cue[c]), t, float(conf[c]), sure))
                 self._tracks[-1].colour = None if col is None else col[c].copy()
         weak = [c for c in range(len(z)) if start[c] and room[c] and c not in matched_d]
-        self._watch_spots([c for c in weak if conf[c] < self.s.new_track_confidence], z, conf, cue, col, t)
+        self._watch_weak([c for c in weak if conf[c] < self.s.new_track_confidence], z, conf, cue, col, t)
 
-    def _watch_spots(
+    def _watch_weak(
         self, weak: list[int], z: np.ndarray, conf: np.ndarray, cue: np.ndarray, col: np.ndarray | None, t: float
     ) -> None:
         """Every ball on the table as the video opens gets a track, however weak its detections: one too weak to
         start a track (below ``new_track_confidence``) that no track took (``weak``: where a ball may start and
         its centre can be), seen in the first moments (``_in_opening``), is kept as a spot; a spot that holds still
-        for ``rest_vouch_s`` (``_held_still``) is a ball at rest and becomes a track. Later a weak blob is no new
+        for ``rest_vouch_s`` (``births.held_still``) is a ball at rest and becomes a track. Later a weak blob is no new
         ball (a ball cannot appear from nowhere), but a lost ball seen at rest again gets its track back: while a
         public ball is hidden, a weak blob is watched the same way, and one that holds still for ``rest_vouch_s``
         is a ball at rest, which takes the hidden ball's id (``_recover``; a hand or the cue tip does not hold
         still that long, and a blob under the player's arm is no place to start: ``weak`` leaves it out). A spot
-        missed longer than a tentative track may be is forgotten."""
-        s = self.s
-        keep_for = (s.tentative_max_misses + 0.5) * self._frame_dt
-        self._spots = [sp for sp in self._spots if t - sp.seen[-1][0] <= keep_for]
-        reach = STILL_RADII * self.table.ball_radius_mm
-        lost = any(tr.state == TrackState.OCCLUDED and tr.id is not None for tr in self._tracks)
-        watch = self._in_opening(t) or lost
-        self._watch_runs(weak if lost and not self._in_opening(t) else [], z, conf, cue, col, t)
-        for c in weak:
-            near = [(float(np.hypot(*(z[c] - sp.pos))), k) for k, sp in enumerate(self._spots) if sp.seen[-1][0] < t]
-            d, k = min(near, default=(math.inf, -1))
-            if d > reach:
-                if not watch:
-                    continue
-                colour = None if col is None else col[c].copy()
-                self._spots.append(_Spot([], float(conf[c]), 0, colour, t))
-                k = len(self._spots) - 1
-            sp = self._spots[k]
-            sp.add(t, z[c], float(conf[c]), bool(cue[c]), None if col is None else col[c])
-            since = self._vouch_since(t)
-            if sp.seen[0][0] <= since + self._frame_dt:
-                pts = np.array([(x, y) for rt, x, y in sp.seen if rt >= since])
-                if self._held_still(pts):
-                    self._spots.pop(k)
-                    self._tracks.append(self._ball_at_rest(sp, pts, t))
-                else:
-                    del sp.seen[0]  # the oldest sighting left the window
+        missed longer than a tentative track may be is forgotten.
 
-    def _watch_runs(
-        self, weak: list[int], z: np.ndarray, conf: np.ndarray, cue: np.ndarray, col: np.ndarray | None, t: float
-    ) -> None:
-        """A lost ball seen rolling again gets its track back: while a public ball is hidden, weak blobs that no
-        track took are chained into runs, each sighting within a ball's diameter of where the run's last two put
-        it (a rolling ball's course; a run that meets a cushion or a ball starts again). A run seen in most
-        frames for ``rest_vouch_s`` on one rolling course (``_on_course``) is a ball, which takes a hidden
-        ball's id (``_adopt_hidden``, else ``_recover``): a dark ball struck while its track was held at its
-        place, whose detections all stay below ``new_track_confidence``. A run forgotten as a spot is."""
+        A lost ball seen rolling again gets its track back the same way: while a public ball is hidden, weak blobs
+        are chained into runs, and a run on one rolling course for ``rest_vouch_s`` is a ball, which takes a
+        hidden ball's id (``_ball_on_course``; ``births.BirthWatch.watch_runs``)."""
         s = self.s
         keep_for = (s.tentative_max_misses + 0.5) * self._frame_dt
-        self._runs = [r for r in self._runs if t - r.seen[-1][0] <= keep_for]
-        gate = self.table.ball_diameter_mm
-        for c in weak:
-            near = [(float(np.hypot(*(z[c] - r.ahead(t)))), k) for k, r in enumerate(self._runs) if r.seen[-1][0] < t]
-            d, k = min(near, default=(math.inf, -1))
-            if d > gate:
-                colour = None if col is None else col[c].copy()
-                self._runs.append(_Spot([], float(conf[c]), 0, colour, t))
-                k = len(self._runs) - 1
-            run = self._runs[k]
-            run.add(t, z[c], float(conf[c]), bool(cue[c]), None if col is None else col[c])
-            since = self._vouch_since(t)
-            while run.seen[0][0] < since:
-                del run.seen[0]  # the oldest sighting left the window
-            if run.seen[0][0] > since + self._frame_dt:
-                continue  # not seen that long yet
-            course = self._on_course(np.array(run.seen))
-            if course is None:
-                continue
-            tr = self._ball_on_course(run, course, t)
-            if tr is not None:
-                self._runs.pop(k)
+        self._births.forget_spots(t, keep_for)
+        lost = any(tr.state == TrackState.OCCLUDED and tr.id is not None for tr in self._tracks)
+        opening = self._in_opening(t)
+        w = births.Window(keep_for, self._vouch_since(t), self._frame_dt)
+
+        def rolling(run: births.Spot, vel: np.ndarray) -> bool:
+            return self._ball_on_course(run, vel, t) is not None
+
+        def at_rest(sp: births.Spot, pts: np.ndarray) -> None:
+            self._tracks.append(self._ball_at_rest(sp, pts, t))
+
+        self._births.watch_runs(weak if lost and not opening else [], z, conf, cue, col, t, w, rolling)
+        self._births.watch_spots(weak, z, conf, cue, col, t, w, opening or lost, at_rest)
 
     def _on_course(self, seen: np.ndarray) -> np.ndarray | None:
-        """The velocity now (mm/s) of a thing whose sightings (t, x, y) lie on one rolling ball's course: a
-        path of constant acceleration no stronger than a rolling ball's (``ROLLING_ACCEL_MM_S2``), its sightings
-        scattered about it by no more than ``STILL_RADII`` ball radii (root mean square: a faint rim's scatter, as
-        ``_held_still`` allows; a few sightings lie further off, a blurred rim's centre anywhere along its streak
-        or a repeated frame showing the ball a frame's travel behind), moving more than that across the window (a
-        thing holding still is a spot's, ``_watch_spots``), never turning back, and slowing at one rate (the cloth
-        slows a rolling ball steadily; it cannot reverse it, nor speed it up and slow it again, as a hand swaying
-        out and back does: the part of its path a changing rate would explain, a cubic's, stays within that
-        scatter); else None."""
-        reach = STILL_RADII * self.table.ball_radius_mm
-        if len(seen) < 4:
-            return None
-        tt = seen[:, 0] - seen[-1, 0]
-        a = np.stack([np.ones_like(tt), tt, tt * tt], axis=1)
-        coef, *_ = np.linalg.lstsq(a, seen[:, 1:], rcond=None)
-        off = float(np.sqrt(np.mean(np.sum((a @ coef - seen[:, 1:]) ** 2, axis=1))))
-        moved = float(np.hypot(*(seen[-1, 1:] - seen[0, 1:])))
-        if off > reach or moved <= 2 * reach or float(np.hypot(*(2 * coef[2]))) > ROLLING_ACCEL_MM_S2:
-            return None
-        if float((coef[1] + 2 * coef[2] * tt[0]) @ coef[1]) <= 0.0:
-            return None  # its velocity as the window opened and now point apart: it turned back
-        cubic, *_ = np.linalg.lstsq(np.column_stack([a, tt**3]), seen[:, 1:], rcond=None)
-        if float(np.hypot(*cubic[3])) * (0.5 * float(tt[-1] - tt[0])) ** 3 > reach:
-            return None  # its rate of slowing changed across the window: no ball rolling free
-        return np.asarray(coef[1], dtype=float)
+        """The velocity now of a thing whose sightings (t, x, y) lie on one rolling ball's course, else None
+        (``births.on_course``)."""
+        return births.on_course(seen, self.table.ball_radius_mm)
 
-    def _ball_on_course(self, run: _Spot, vel: np.ndarray, t: float) -> _Track | None:
-        """The track of a run on a rolling course (``_watch_runs``), where it is a hidden ball found again:
-        moving with the run's velocity, vouched for, public under the hidden ball's id; None (no track) where
-        no hidden ball can be it."""
+    def _ball_on_course(self, run: births.Spot, vel: np.ndarray, t: float) -> _Track | None:
+        """The track of a run on a rolling course (``births.BirthWatch.watch_runs``), where it is a hidden ball
+        found again: moving with the run's velocity, vouched for, public under the hidden ball's id; None (no
+        track) where no hidden ball can be it."""
         last = np.array(run.seen[-1][1:])
         if not self._room_for_ball(last.reshape(1, 2))[0]:
             return None
@@ -501,9 +395,9 @@ class Tracker:
         self._tracks.append(tr)
         return tr
 
-    def _ball_at_rest(self, sp: _Spot, pts: np.ndarray, t: float) -> _Track:
-        """The track of a spot that held still long enough to be a ball (``_watch_spots``): at rest on the mean
-        of its sightings, vouched for, and public at once where ``_maybe_confirm`` allows it."""
+    def _ball_at_rest(self, sp: births.Spot, pts: np.ndarray, t: float) -> _Track:
+        """The track of a spot that held still long enough to be a ball (``births.BirthWatch.watch_spots``): at
+        rest on the mean of its sightings, vouched for, and public at once where ``_maybe_confirm`` allows it."""
         mean = pts.mean(axis=0)
         tr = self._vouched_track(sp, mean, len(pts), t)
         tr.change(Change.SETTLED)
@@ -512,7 +406,7 @@ class Tracker:
             self._maybe_confirm(tr, t)
         return tr
 
-    def _vouched_track(self, sp: _Spot, pos: np.ndarray, hits: int, t: float) -> _Track:
+    def _vouched_track(self, sp: births.Spot, pos: np.ndarray, hits: int, t: float) -> _Track:
         """A new track at ``pos`` for a spot or run that proved itself a ball by holding still or rolling on one
         course: it carries the sightings' confidence, colour, class votes and history, and is vouched for."""
         tr = self._new_track(pos, sp.cue_votes > 0, t, sp.conf)
@@ -618,82 +512,6 @@ class Tracker:
                 if tr.state == TrackState.OCCLUDED:
                     self._bounce(tr)
         return active
-
-    @property
-    def checking_burst(self) -> bool:
-        """Are the ids of a burst's balls still to be checked? Their frames since it may yet be relabelled."""
-        return self._burst is not None
-
-    def _watch_burst(self, t: float, t_prev: float | None) -> tuple[float, tuple[tuple[str, str], ...]] | None:
-        """Notes a burst (``_Burst``), adds the balls that join it, and checks its ids when their paths show
-        them: returns (the time from which, the (old, new) id pairs) where ids changed."""
-        s = self.s
-        left = {
-            tr.key: tr.left_anchor
-            for tr in self._tracks
-            if tr.id is not None
-            and tr.state in ACTIVE
-            and not tr.resting
-            and tr.left_t == t
-            and tr.left_anchor is not None
-        }
-        b = self._burst
-        if b is None:
-            if t_prev is not None and len(left) >= s.burst_min_balls:
-                self._burst = _Burst(t_prev, dict(left))
-            return None
-        dt = self._frame_dt
-        if t - b.t0 <= s.burst_join_frames * dt + 1e-9:
-            b.anchors.update(left)
-        if t - b.t0 < s.burst_check_frames * dt - 1e-6:
-            return None
-        if t - b.t0 >= s.burst_last_frames * dt - 1e-6:
-            self._burst = None  # the last check
-        return self._check_burst(b, t)
-
-    def _check_burst(self, b: _Burst, t: float) -> tuple[float, tuple[tuple[str, str], ...]] | None:
-        """Each ball of the burst seen in this frame and the one before (both after it): its path run back to
-        the burst's moment (searched over the frame interval it happened in) against where the burst's balls
-        rested, assigned one to one (least total distance); ids change where that assignment beats the present
-        one and each changed ball's path leads back to within a radius of its new place."""
-        dt = self._frame_dt
-        members = [
-            tr
-            for tr in self._tracks
-            if tr.key in b.anchors
-            and tr.id is not None
-            and tr.state == TrackState.CONFIRMED
-            and tr.last_t == t
-            and tr.prev_t is not None
-            and tr.prev_t > b.t0 + 0.5 * dt
-        ]
-        if len(members) < 2:
-            return None
-        z = np.array([tr.last_meas for tr in members])
-        v = np.array([(tr.last_meas - tr.prev_meas) / max(tr.last_t - (tr.prev_t or 0.0), 1e-6) for tr in members])
-        a = np.array([b.anchors[tr.key] for tr in members])
-        best: tuple[float, np.ndarray, np.ndarray] | None = None
-        for tb in np.linspace(b.t0, b.t0 + dt, 9):
-            back = z - v * (t - tb)
-            cost = _distances(back, a)
-            r, c = linear_sum_assignment(cost)
-            total = float(cost[r, c].sum())
-            if best is None or total < best[0]:
-                best = (total, c, cost)
-        assert best is not None
-        _, c, cost = best
-        changed = np.flatnonzero(c != np.arange(len(members)))
-        if not len(changed):
-            return None
-        if float(cost[changed, c[changed]].max()) > self.table.ball_radius_mm:
-            return None  # a changed ball's path does not lead back to its new place: noise, not an answer
-        old = [str(tr.id) for tr in members]  # every member has an id (filtered above)
-        pairs = tuple((old[k], old[int(c[k])]) for k in changed)
-        for k in changed:
-            members[k].id = old[int(c[k])]
-            members[k].left_anchor = a[int(c[k])].copy()
-            b.anchors[members[k].key] = a[int(c[k])].copy()
-        return b.t0 + 0.5 * dt, pairs
 
     def _bounce(self, tr: _Track) -> None:
         """A hidden rolling ball predicted through a cushion bounced off it: its prediction mirrored in the
@@ -816,16 +634,16 @@ class Tracker:
             vel=np.array([tr.kf.x[2:4] for tr in tracks], dtype=float).reshape(-1, 2),
             last_t=np.array([tr.last_t for tr in tracks], dtype=float),
             speed_bound=speed_bound,
-            reach=self._reach(tracks, t),
+            reach=hidden_balls.reach(self.table, self.s, tracks, t, self._frame_dt, self.shot_active),
             track_colour=self._track_colours(tracks),
             cue_votes=np.array([tr.cue_votes for tr in tracks], dtype=int),
             hits=hits,
             gauged=gauged,
             m2=_motion_gauge(tracks, gauged, z),
-            entering_pocket=self._entering_pockets(tracks, kinds.occluded),
-            pocket_run=self._pocket_runs(tracks, kinds.occluded, z),
+            entering_pocket=pocket_watch.entering_pockets(self.table, self.s, tracks, kinds.occluded),
+            pocket_run=pocket_watch.pocket_runs(self.table, self.s, tracks, kinds.occluded, z),
             in_pocket=self._pocket,
-            going_pocket=self._going_pockets(tracks),
+            going_pocket=pocket_watch.going_pockets(self.table, self.s, tracks, self._pocket),
             left_q=self._just_set_moving(tracks, t),
             d_last=_distances(last, z),
             d_anchor=_distances(anchor, z),
@@ -859,20 +677,6 @@ class Tracker:
         hits[free] = paths.runs_into(last[free], pred[free], anchor[anchored], reach)
         return hits
 
-    def _entering_pockets(self, tracks: list[_Track], occluded: np.ndarray) -> np.ndarray:
-        """Hidden balls last seen running into a pocket's mouth (they may be gone down it)."""
-        return np.array([bool(o) and self._entering_pocket(tr) for tr, o in zip(tracks, occluded, strict=True)], bool)
-
-    def _pocket_runs(self, tracks: list[_Track], occluded: np.ndarray, z: np.ndarray) -> np.ndarray:
-        """For each hidden ball that was entering a pocket, each detection's distance from its run in (a fast
-        ball unseen for a frame is seen again in the jaws); inf for every other pair."""
-        pocket_run = np.full((len(tracks), len(z)), np.inf)
-        for i in np.flatnonzero(occluded):
-            d_pk = self._from_pocket_run(tracks[i], z)
-            if d_pk is not None:
-                pocket_run[i] = d_pk
-        return pocket_run
-
     def _just_set_moving(self, tracks: list[_Track], t: float) -> np.ndarray:
         """Where the balls set moving just now (within ``weak_resume_s``) rested: a weak blob there is more
         likely the hand or cue over the empty place than the ball come back."""
@@ -887,81 +691,6 @@ class Tracker:
             return None
         colours = np.array([np.full(3, np.nan) if tr.colour is None else tr.colour for tr in tracks])
         return colours.astype(float).reshape(len(tracks), -1)
-
-    def _reach(self, tracks: list[_Track], t: float) -> np.ndarray:
-        """How far from where it was last seen each track's ball can be now. A ball in sight: at top speed since
-        then. A ball hidden at rest stays where it went under (within ``_reacquire_radius``) unless something
-        could have set it moving unseen, and then no farther than that could send it (``_struck_speed``). A ball
-        hidden while rolling: no farther than its speed carries it (the cloth only slows it), give or take a
-        collision's kick or a cushion's rebound (``hidden_speedup``), and not across the table to a blob (the
-        player's hand)."""
-        s = self.s
-        reach = np.empty(len(tracks))
-        for i, tr in enumerate(tracks):
-            gap = max(t - tr.last_t, 1e-6)
-            reach[i] = s.max_speed_mm_s * gap + self.table.ball_radius_mm
-            if tr.state != TrackState.OCCLUDED:
-                continue
-            if gap > 0.2:
-                # past a blink a hidden ball is looked for where it went under (struck unseen, it comes back as a
-                # new ball whose path leads there: ``_adopt_hidden``) or along its path (``_reacquire``)
-                reach[i] = min(reach[i], self._reacquire_radius(tr, t))
-            if tr.resting:  # where it went under, or as far as a stroke or a hit could have sent it since
-                struck = self._struck_speed(tr, tracks, t) * gap + self.table.ball_radius_mm
-                reach[i] = min(reach[i], max(self._reacquire_radius(tr, t), struck))
-            if not tr.resting and gap > 1.5 * self._frame_dt:
-                speed = float(np.hypot(*tr.kf.x[2:4]))
-                reach[i] = min(reach[i], s.hidden_speedup * speed * gap + 2.0 * self.table.ball_diameter_mm)
-        return reach
-
-    def _struck_speed(self, tr: _Track, tracks: list[_Track], t: float) -> float:
-        """How fast a ball hidden at rest may have been set moving unseen by now (``t``); 0 where nothing could
-        have struck it. While every ball rests the cue may strike any of them, and drive it at top speed (the
-        stroke hidden under the cue and the player's arm). Once balls move, only a moving ball that could have
-        reached it, or one that reached a ball frozen to it (a hit passes through a chain: a rack at the break),
-        sets it moving, and no faster than that ball went (equal masses: a hit gives at most the hitter's speed,
-        and the cloth only slows a ball), as far as it was measured before this ball went under
-        (``_speed_since``); a ball whose speed was not measured by then may have gone at top speed."""
-        movers = [o for o in tracks if not o.resting and o.state != TrackState.TENTATIVE and o is not tr]
-        if not movers:
-            return self.s.max_speed_mm_s
-        D = self.table.ball_diameter_mm
-        resting = [o for o in tracks if o.resting and o.state != TrackState.TENTATIVE]
-        chain, todo = [tr], [tr]
-        while todo:  # the balls frozen to it, and to those, ...
-            a = todo.pop()
-            for o in resting:
-                if not any(o is c for c in chain) and float(np.linalg.norm(o.pos - a.pos)) <= D + self.s.frozen_tol_mm:
-                    chain.append(o)
-                    todo.append(o)
-        places = np.array([c.pos for c in chain], dtype=float).reshape(-1, 2)
-        top = 0.0
-        for mv in movers:
-            speed = self._speed_since(mv, tr.last_t)
-            run = speed * (t - min(tr.last_t, mv.last_t))  # centres a diameter apart at the touch
-            if float(np.min(np.linalg.norm(places - mv.last_meas, axis=1))) <= 2.0 * D + run:
-                top = max(top, speed)
-        return top
-
-    def _speed_since(self, mv: _Track, t0: float) -> float:
-        """The most moving ball ``mv`` can have gone at any time since ``t0``: the fastest it was seen to go
-        between two sightings a frame apart, both since it was set moving (the launch's own step starts from
-        rest partway through the frame and reads slow) and the later by ``t0``, with the measurement's
-        spread (``gate_chi2``'s sigmas of a two-sighting speed); after that it only slowed (the cloth) or took
-        at most a faster ball's speed (a hit between equal masses). A speed that was not measured by ``t0`` is
-        not a speed of 0: a ball whose set-off was unseen (struck under the cue or hidden at a hit, at 30 fps
-        one frame is enough) or seen moving only once may have been sent at top speed (``max_speed_mm_s``)."""
-        s, dt = self.s, self._frame_dt
-        seen = [(rt, x, y) for rt, x, y in mv.recent if mv.left_t - 1e-9 <= rt <= t0 + 1e-9]
-        steps = [
-            math.hypot(xb - xa, yb - ya) / (tb - ta)
-            for (ta, xa, ya), (tb, xb, yb) in itertools.pairwise(seen)
-            if 0.0 < tb - ta <= 1.5 * dt
-        ]
-        if not steps:
-            return s.max_speed_mm_s
-        spread = math.sqrt(s.gate_chi2) * seeded_speed_sigma(s.filter, dt)
-        return min(max(steps) + spread, s.max_speed_mm_s)
 
     @property
     def _frame_dt(self) -> float:
@@ -989,9 +718,11 @@ class Tracker:
         if not free_d or not hidden:
             return out
         cost = np.full((len(hidden), len(free_d)), 1e9)
-        claims = self._pocket_claims(tracks)
+        claims = pocket_watch.pocket_claims(self.table, self.s, tracks, self._pocket)
         for a, i in enumerate(hidden):
-            d, near = self._where_hidden_ball_may_be(tracks[i], z[free_d], t)
+            d, near = hidden_balls.where_hidden_ball_may_be(
+                self.table, self.s, tracks[i], z[free_d], t, self.shot_active
+            )
             near &= claims[i, free_d]
             cost[a, near] = d[near]
         r, c = linear_sum_assignment(cost)
@@ -1005,36 +736,6 @@ class Tracker:
                 out.append(back)
         return out
 
-    def _pocket_claims(self, tracks: list[_Track]) -> np.ndarray:
-        """Which detections each track may take back (n x m): one inside a pocket's hole or net only the ball
-        that was last seen going into that pocket (a ball does not climb out of a pocket; a hand reaches in)."""
-        inside = self._pocket >= 0
-        return ~inside[None, :] | (self._pocket[None, :] == self._going_pockets(tracks)[:, None])
-
-    def _where_hidden_ball_may_be(self, tr: _Track, zf: np.ndarray, t: float) -> tuple[np.ndarray, np.ndarray]:
-        """Each detection's distance from where hidden ``tr`` may be now, and whether it is near enough: along
-        its run into a pocket; at its place if it rests (or has been gone too long to extrapolate); else
-        along its extrapolated path, the window widening with its speed (it may have slowed or been kicked)."""
-        gap = t - tr.last_t
-        d_pk = None if tr.resting else self._from_pocket_run(tr, zf)
-        if d_pk is not None:
-            d, radius = d_pk, 2 * self.table.ball_diameter_mm
-        else:
-            if tr.resting or gap > self.s.moving_reacquire_s:
-                centre, radius = tr.pos, self._reacquire_radius(tr, t)
-            else:
-                centre = tr.kf.x[:2]
-                radius = REACQUIRE_RADIUS_MM + 0.5 * float(np.linalg.norm(tr.kf.x[2:4])) * gap
-            d = np.linalg.norm(zf - centre, axis=1)
-        near = d <= radius
-        if tr.coast_end is not None and not tr.resting and gap <= self.s.moving_reacquire_s:
-            # held where it was last seen once its extrapolation stopped: it is as likely where that
-            # extrapolation (cushion bounces in it) had taken it by then, and on from there
-            d_end = np.linalg.norm(zf - tr.coast_end, axis=1)
-            on = d_end <= REACQUIRE_RADIUS_MM + 0.5 * tr.coast_speed * (gap - self.s.coast_s)
-            d, near = np.where(on, np.minimum(d, d_end), d), near | on
-        return d, near
-
     def _bring_back(self, tr: _Track, zc: np.ndarray, is_cue: bool, t: float) -> Reappearance | None:
         """Updates hidden ``tr`` with detection ``zc``; a resting ball seen again more than a radius from its
         place was moved while hidden (a hand or a ball it did not see), which is reported."""
@@ -1044,16 +745,6 @@ class Tracker:
         if was_resting and tr.id is not None and float(np.linalg.norm(zc - old)) > self.table.ball_radius_mm:
             return Reappearance(tr.id, _pt(old), _pt(zc), t)
         return None
-
-    def _reacquire_radius(self, tr: _Track, t: float) -> float:
-        """How far from where it was a hidden ball may be seen again and keep its id. Between shots a hand may
-        have moved it (``REACQUIRE_RADIUS_MM``). In play a ball hidden at rest for a while (under the player's
-        arm) comes back at its place, within ``inplay_reacquire_mm``; struck while hidden, it comes back as a
-        new ball whose path leads back to its place (``_adopt_hidden``), not as the hand that comes out from
-        over it."""
-        if self.shot_active and tr.resting and t - tr.last_t > self.s.inplay_hidden_s:
-            return self.s.inplay_reacquire_mm
-        return REACQUIRE_RADIUS_MM
 
     # ---- track updates ---------------------------------------------------------------------------------
     def _update(self, tr: _Track, zc: np.ndarray, is_cue: bool, t: float, tier: int) -> None:
@@ -1126,13 +817,8 @@ class Tracker:
         return t - self.s.rest_vouch_s - 0.5 * self._frame_dt
 
     def _held_still(self, pts: np.ndarray) -> bool:
-        """Are these sightings over ``rest_vouch_s`` one thing holding still: each within ``STILL_RADII`` ball
-        radii of their mean? (A new thing missed more than ``tentative_max_misses`` frames is forgotten, so one
-        that lasted that long was seen in most of its frames.) The circle is wider than the rest circle: a dark
-        ball's faint rim puts its detections several millimetres about its centre, while a rolling ball leaves a
-        radius within a frame or two."""
-        reach = STILL_RADII * self.table.ball_radius_mm
-        return float(np.max(np.linalg.norm(pts - pts.mean(axis=0), axis=1))) <= reach
+        """Are these sightings over ``rest_vouch_s`` one thing holding still (``births.held_still``)?"""
+        return births.held_still(pts, self.table.ball_radius_mm)
 
     def _back_at_place(self, tr: _Track, zc: np.ndarray) -> bool:
         """Whether ``tr``, set moving from its resting place on its last detection alone, is seen back inside
@@ -1194,7 +880,8 @@ class Tracker:
         player, after a blurred run). Of several, the one whose last known place (its coasted run's end, for a
         ball hidden moving) is nearest, as the balls' motion has it; in a set of one colour that is the only
         guide. A ball that was hidden at rest and is found elsewhere was moved: a ``Reappearance``. ``rolling``:
-        ``tr`` is a vouched run on a rolling course (``_watch_runs``), measured from where it was first seen."""
+        ``tr`` is a vouched run on a rolling course (``births.BirthWatch.watch_runs``), measured from where it was
+        first seen."""
         s = self.s
         at_rest = tr.resting and tr.anchor is not None
         if not ((at_rest or (rolling and tr.vouched)) and tr.hits >= 2 * s.confirm_hits):
@@ -1283,7 +970,7 @@ class Tracker:
         under the player's arm) is that ball: it takes over the hidden track's id."""
         if tr.prev_meas is None or tr.prev_t is None:
             return None
-        best = self._hidden_behind(tr, tr.prev_meas, tr.prev_t)
+        best = hidden_balls.hidden_behind(self.table, self.s, self._tracks, tr, tr.prev_meas, tr.prev_t)
         if best is None and self.shot_active and not self._seen_twice_in_one_place(tr):
             best = self._lost_in_stroke_blur(tr)
         if best is None:
@@ -1303,42 +990,6 @@ class Tracker:
         dx, dy = tr.last_meas - tr.prev_meas
         return math.hypot(dx, dy) <= self.s.anchor_gate_mm
 
-    def _hidden_named(self, tr: _Track) -> list[_Track]:
-        """The hidden public balls other than ``tr``."""
-        return [o for o in self._tracks if o is not tr and o.state == TrackState.OCCLUDED and o.id is not None]
-
-    def _hidden_behind(self, tr: _Track, prev: np.ndarray, prev_t: float) -> _Track | None:
-        """The hidden ball whose place lies nearest the new ball's path run back from its first sighting
-        ``prev`` (within a ball's diameter of it), or None."""
-        v = (tr.last_meas - prev) / max(tr.last_t - prev_t, 1e-6)
-        best, best_d = None, 2.0 * self.table.ball_radius_mm
-        for old in self._hidden_named(tr):
-            d = self._gap_from_path(old, prev, prev_t, v)
-            if d is not None and d < best_d:
-                best, best_d = old, d
-        return best
-
-    def _gap_from_path(self, old: _Track, prev: np.ndarray, prev_t: float, v: np.ndarray) -> float | None:
-        """How far the hidden ball ``old``'s place lies from the path of a new ball first seen at ``prev`` (at
-        ``prev_t``) moving with ``v``: from ``prev`` itself where the new ball is barely moving, else across the
-        line it came along. None where ``old`` cannot be the new ball: it went into a pocket far away, lies ahead
-        of the new ball, or too far behind it to have got there at top speed."""
-        far = float(np.linalg.norm(prev - old.last_meas)) > 2 * self.table.ball_diameter_mm
-        if far and self._entering_pocket(old):
-            return None  # it vanished running into a pocket: it is in there, not coming out of hiding far away
-        back = old.pos - prev
-        speed = float(np.linalg.norm(v))
-        if speed < 50.0:
-            d = float(np.linalg.norm(back))
-            return d if d <= REACQUIRE_RADIUS_MM else None
-        u = v / speed
-        along = float(back @ u)
-        if along > 0:  # the hidden ball lies ahead of the new one, not behind it
-            return None
-        if -along > self.s.max_speed_mm_s * max(prev_t - old.last_t, 0.0) + self.table.ball_radius_mm:
-            return None
-        return abs(float(back[0] * u[1] - back[1] * u[0]))
-
     def _lost_in_stroke_blur(self, tr: _Track) -> _Track | None:
         """A ball that vanished from rest just before this shot and has not been seen since was struck too fast
         for the detector (a break shot's blur): the one that vanished last is this ball. Only a track that was a
@@ -1346,7 +997,7 @@ class Tracker:
         player's bridge hand or the cue tip, lifted off the cloth, and a ball that comes out of hiding later would
         take an id no ball had, and the weak look that kept that blob from being reported with it."""
         hidden = [
-            o for o in self._hidden_named(tr)
+            o for o in hidden_balls.hidden_named(self._tracks, tr)
             if self._was_ball(o) and self._vanished_at_rest(o) and self._vanished_at_stroke(o)
         ]  # fmt: skip
         return max(hidden, key=lambda o: o.last_t) if hidden else None
@@ -1450,128 +1101,16 @@ class Tracker:
         self._resumed_t = t
 
     def _check_loss(self, tr: _Track, t: float, final: bool = False) -> Loss | None:
+        """A hidden public ball judged gone now (``pocket_watch.gone``; its absence counts from ``resume``):
+        it leaves as potted or off the table, and its id is the one a respotted ball takes back."""
         if tr.id is None:
             return None
-        gap = t - max(tr.last_t, self._resumed_t)
-        if final:
-            gap = max(gap, self.s.pot_confirm_s)
-        p = tr.last_meas
-        v = np.zeros(2) if tr.resting else tr.kf.x[2:4]
-        if tr.prev_meas is not None and tr.prev_t is not None and not tr.resting:
-            v = (tr.last_meas - tr.prev_meas) / max(tr.last_t - tr.prev_t, 1e-6)
-        speed = float(np.linalg.norm(v))
-        tb = self.table
-        R = tb.ball_radius_mm
-        pocket = self._pocket_ahead(p, v)
-        if pocket is not None and speed > 30.0 and gap >= self.s.pot_confirm_s:
-            return self._lose(tr, "pot", pocket, v, 0.8 if final else 0.95)
-        if pocket is None and speed > 30.0 and gap >= self.s.pot_confirm_s and self._climbed_rail(tr):
-            # it ran at a rail fast enough to ride over it: gone off the table where its path leaves the field
-            # within a frame or two, or where it vanished close to the rail
-            ahead = p + v * min(gap, 0.1)
-            margin = R + 5.0
-            outside = not (-margin <= ahead[0] <= tb.length_mm + margin and -margin <= ahead[1] <= tb.width_mm + margin)
-            near_rail = self._first_rail(p, v)[2] < 3 * R  # the rail it ran at, not one it ran along
-            if outside or near_rail:
-                return self._lose(tr, "off_table", None, v, 0.7)
-        mouth = tb.in_pocket_mouth(_pt(p))
-        if mouth is not None and (gap >= self.s.pot_confirm_s or final):
-            # A ball hanging in the mouth that drops later (001 2.1.15): less certain than a running pot,
-            # since a hand could hide it; flagged for review by the extractor.
-            return self._lose(tr, "pot", mouth, v, 0.6)
-        return None
-
-    def _going_pockets(self, tracks: list[_Track]) -> np.ndarray:
-        """For each track, the index (``table.pockets``' order) of the pocket it was last seen going into, or lying
-        in the mouth of; -2 for none. Computed only where a detection lies inside a pocket (-2 for all else)."""
-        out = np.full(len(tracks), -2)
-        if not (self._pocket >= 0).any():
-            return out
-        names = list(self.table.pockets)
-        for i, tr in enumerate(tracks):
-            v = np.zeros(2) if tr.resting else tr.kf.x[2:4]
-            if not tr.resting and tr.prev_meas is not None and tr.prev_t is not None:
-                v = (tr.last_meas - tr.prev_meas) / max(tr.last_t - tr.prev_t, 1e-6)
-            going = self._pocket_ahead(tr.last_meas, v) or self.table.in_pocket_mouth(_pt(tr.last_meas))
-            out[i] = names.index(going) if going else -2
-        return out
-
-    def _entering_pocket(self, tr: _Track) -> bool:
-        """Was ``tr`` last seen moving into a pocket (its last two sightings' velocity, as ``_check_loss`` reads it)?"""
-        if tr.resting or tr.prev_meas is None or tr.prev_t is None:
-            return False
-        v = (tr.last_meas - tr.prev_meas) / max(tr.last_t - tr.prev_t, 1e-6)
-        return float(np.linalg.norm(v)) > 30.0 and self._pocket_ahead(tr.last_meas, v) is not None
-
-    def _from_pocket_run(self, tr: _Track, z: np.ndarray) -> np.ndarray | None:
-        """For a hidden ball that was entering a pocket, the distances of detections ``z`` from its run in: the
-        line from where it was last seen to the pocket's mouth (a fast ball unseen for a frame or two, at 30 fps,
-        is seen again in the jaws, a frame's travel or more from where it was last seen). None for any other."""
-        name = self._pocket_ahead(tr.last_meas, tr.kf.x[2:4])
-        if name is None:
+        out = pocket_watch.gone(self.table, self.s, tr, t - max(tr.last_t, self._resumed_t), final)
+        if out is None:
             return None
-        a = np.asarray(tr.last_meas, dtype=float)
-        ab = np.asarray(self.table.pockets[name].mouth_center, dtype=float) - a
-        u = np.clip(((z - a) @ ab) / max(float(ab @ ab), 1e-9), 0.0, 1.0)
-        return np.linalg.norm(z - (a + u[:, None] * ab), axis=1)
-
-    def _pocket_ahead(self, p: np.ndarray, v: np.ndarray) -> str | None:
-        """The pocket a ball last seen at ``p`` moving with ``v`` was entering: already in or just short of
-        the mouth, or reaching the mouth line between its jaws within 0.1 s along its path."""
-        tb = self.table
-        R = tb.ball_radius_mm
-        best, best_tau = None, math.inf
-        for pk in tb.pockets.values():
-            depth = pk.depth(_pt(p))
-            vn = v[0] * pk.outward[0] + v[1] * pk.outward[1]
-            # when (within 0.1 s) its path crosses the mouth line, and whether it does so between the jaws
-            tau = -depth / vn if vn > 0 else math.inf
-            crosses = tau <= 0.1
-            between = crosses and abs(pk.lateral(_pt(p + v * tau))) <= pk.mouth_width_mm / 2 + R * 0.5
-            if depth >= -R - 10.0 and abs(pk.lateral(_pt(p))) <= pk.mouth_width_mm / 2 + R:
-                # Beside the mouth and heading out over the rail: a ball whose centre crosses the mouth line beyond
-                # the jaws' tips meets the rail, not the hole, and if it vanishes it jumped off the table. A ball
-                # rolling along the cushion into the pocket crosses that line slowly (past 0.1 s): this pocket's.
-                if depth < 0 and crosses and not between and self._first_rail(p, v)[1] >= self.s.climb_speed_mm_s:
-                    continue
-                return pk.name
-            if between and tau < best_tau:
-                best, best_tau = pk.name, tau
-        return best
-
-    def _first_rail(self, p: np.ndarray, v: np.ndarray) -> tuple[int, float, float]:
-        """The rail a ball at ``p`` moving with ``v`` reaches first: its axis (0: an end rail, across x; 1: a side
-        rail, across y), the ball's speed normal to it (0 for a ball at rest) and its centre's distance from it."""
-        tb = self.table
-        taus, speeds, gaps = [], [], []
-        for axis, hi in ((0, tb.length_mm), (1, tb.width_mm)):
-            vn = float(v[axis])
-            gap = (hi - float(p[axis])) if vn > 0 else float(p[axis])
-            taus.append(max(gap, 0.0) / abs(vn) if vn != 0.0 else math.inf)
-            speeds.append(abs(vn))
-            gaps.append(gap)
-        k = int(np.argmin(taus))
-        return k, speeds[k], gaps[k]
-
-    def _climbed_rail(self, tr: _Track) -> bool:
-        """Was ``tr`` seen running at a rail fast enough to ride over its cushion (``climb_speed_mm_s``)? Both of
-        its last two steps must be that fast toward the same rail: one such step after a standstill, or from a
-        ball's first sighting, is a detection taken from another ball or a blob, not a run."""
-        if tr.resting or len(tr.recent) < 3:
-            return False
-        (t0, x0, y0), (t1, x1, y1), (t2, x2, y2) = list(tr.recent)[-3:]
-        v_prev = np.array([x1 - x0, y1 - y0]) / max(t1 - t0, 1e-6)
-        v_last = np.array([x2 - x1, y2 - y1]) / max(t2 - t1, 1e-6)
-        k, speed, _ = self._first_rail(np.array([x2, y2]), v_last)
-        # the earlier step's speed toward that same rail
-        prev = float(v_prev[k]) * math.copysign(1.0, float(v_last[k]))
-        return min(speed, prev) >= self.s.climb_speed_mm_s
-
-    def _lose(self, tr: _Track, kind: str, pocket: str | None, v: np.ndarray, conf: float) -> Loss:
-        tr.change(Change.POT if kind == "pot" else Change.OFF)
-        assert tr.id is not None
+        tr.change(Change.POT if out.kind == "pot" else Change.OFF)
         self._lost_recent.append(tr.id)
-        return Loss(tr.id, kind, pocket, _pt(tr.last_meas), _pt(v), tr.last_t, conf)
+        return Loss(tr.id, out.kind, out.pocket, _pt(tr.last_meas), _pt(out.vel), tr.last_t, out.confidence)
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
-"""The named parts ``Tracker._scene`` and ``Tracker._reacquire`` are built from, each alone, on tracks placed
-by hand on a real ``TableModel`` and detections from real ``vision.detections.Detections`` rows."""
+"""The named parts ``Tracker._scene`` and ``Tracker._reacquire`` are built from (some in ``tracking.pocket_watch``
+and ``tracking.hidden_balls``), each alone, on tracks placed by hand on a real ``TableModel`` and detections from
+real ``vision.detections.Detections`` rows."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import numpy as np
 import pytest
 
 from calibration.table import TableModel
+from tracking import hidden_balls, pocket_watch
 from tracking.kalman import make_ball_filter
 from tracking.states import Phase
 from tracking.tracker import (
@@ -128,33 +130,30 @@ def test_runs_into_resting_a_run_through_a_resting_ball_hits_it_and_one_past_it_
 def test_entering_pockets_only_a_hidden_ball_last_seen_running_into_a_mouth_may_be_gone_down_it() -> None:
     # a ball unseen after running at a pocket's mouth may have dropped; one seen, or running along the
     # table, has not
-    tr = Tracker(TABLE)
     into = _running(1, (1784.5, 60.0), (0.0, -2000.0), Phase.HIDDEN_MOVING, 1 / 60)
     seen_into = _running(2, (1784.5, 60.0), (0.0, -2000.0), Phase.MOVING, 1 / 60)
     along = _running(3, (1000.0, 889.0), (2000.0, 0.0), Phase.HIDDEN_MOVING, 1 / 60)
     tracks = [into, seen_into, along]
-    flags = tr._entering_pockets(tracks, _ball_kinds(tracks).occluded)
+    flags = pocket_watch.entering_pockets(TABLE, S, tracks, _ball_kinds(tracks).occluded)
     assert flags.tolist() == [True, False, False]
 
 
 def test_pocket_claims_a_blob_in_a_pocket_is_only_the_ball_that_went_into_it() -> None:
     # a ball does not climb out of a pocket: a blob in its hole is the ball that went in, or a hand
-    tr = Tracker(TABLE)
     into = _running(1, (1784.5, 60.0), (0.0, -2000.0), Phase.HIDDEN_MOVING, 1 / 60)
     along = _running(2, (1000.0, 889.0), (2000.0, 0.0), Phase.HIDDEN_MOVING, 1 / 60)
-    tr._pocket = np.array([-1, MIDDLE_LEFT])  # detection 0 on the cloth, detection 1 in the middle-left pocket
-    claims = tr._pocket_claims([into, along])
+    in_pocket = np.array([-1, MIDDLE_LEFT])  # detection 0 on the cloth, detection 1 in the middle-left pocket
+    claims = pocket_watch.pocket_claims(TABLE, S, [into, along], in_pocket)
     assert claims.tolist() == [[True, True], [True, False]]
 
 
 def test_hidden_ball_window_a_hidden_rolling_ball_is_looked_for_as_far_as_it_can_roll() -> None:
     # a ball hidden while moving is sought along its extrapolated run, the window widening by half the
     # distance it could roll since it was last seen (it may have slowed or been kicked)
-    tr = Tracker(TABLE)
     ball = _track(1, Phase.HIDDEN_MOVING, (1000.0, 889.0), (1000.0, 0.0))
     ball.kf.x[:2] = [1200.0, 889.0]  # predicted 0.2 s on
     z = dets([(1400.0, 889.0), (1500.0, 889.0)]).pos_mm  # 200 and 300 mm past the prediction
-    d, near = tr._where_hidden_ball_may_be(ball, z, 0.2)
+    d, near = hidden_balls.where_hidden_ball_may_be(TABLE, S, ball, z, 0.2, shot_active=False)
     # window: REACQUIRE_RADIUS_MM + 0.5 * 1000 mm/s * 0.2 s = 250 mm
     assert np.allclose(d, [200.0, 300.0])
     assert near.tolist() == [True, False]
@@ -171,11 +170,9 @@ def test_hidden_ball_window_a_hidden_rolling_ball_is_looked_for_as_far_as_it_can
     ids=["between_shots_moved_by_hand", "in_play_comes_back_at_its_place"],
 )
 def test_hidden_ball_window_a_hidden_resting_ball_is_sought_within_its_radius(in_play: bool, radius: float) -> None:
-    tr = Tracker(TABLE)
-    tr._shot_active = in_play
     ball = _track(1, Phase.HIDDEN_RESTING, (1000.0, 889.0), anchored=True)
     z = dets([(1000.0 + radius - 10.0, 889.0), (1000.0 + radius + 20.0, 889.0)]).pos_mm
-    _, near = tr._where_hidden_ball_may_be(ball, z, 1.0)
+    _, near = hidden_balls.where_hidden_ball_may_be(TABLE, S, ball, z, 1.0, shot_active=in_play)
     assert near.tolist() == [True, False]
 
 

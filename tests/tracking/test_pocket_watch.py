@@ -1,0 +1,81 @@
+"""``tracking.pocket_watch``: when a hidden ball has left the table, and how (into a pocket, over a rail), on
+tracks placed by hand on a real ``TableModel``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from calibration.table import TableModel
+from tracking import pocket_watch
+from tracking.kalman import make_ball_filter
+from tracking.states import Phase
+from tracking.tracker import TrackerSettings, _Track
+
+TABLE = TableModel()
+S = TrackerSettings()
+DT = 1.0 / 60.0
+
+
+def _hidden(last: tuple[float, float], vel: tuple[float, float], resting: bool = False) -> _Track:
+    """A ball hidden since it was seen at ``last`` (at t = 0) moving with ``vel``, seen for three frames on
+    that run before (at rest on ``last`` where ``resting``)."""
+    p, v = np.array(last), np.array(vel)
+    phase = Phase.HIDDEN_RESTING if resting else Phase.HIDDEN_MOVING
+    kf = make_ball_filter(p, S.filter, v, DT)
+    tr = _Track(key=1, kf=kf, phase=phase, last_t=0.0, last_meas=p.copy(), id="1")
+    if resting:
+        tr.anchor, tr.anchor_n = p.copy(), 10
+    else:
+        tr.prev_meas, tr.prev_t = p - v * DT, -DT
+    for k in (2, 1, 0):
+        q = p - v * k * DT
+        tr.recent.append((-k * DT, float(q[0]), float(q[1])))
+    return tr
+
+
+@pytest.mark.parametrize(
+    ("last", "vel", "resting", "gap", "final", "want"),
+    [
+        # running into the middle pocket's mouth and gone for pot_confirm_s: potted
+        ((1784.5, 60.0), (0.0, -2000.0), False, S.pot_confirm_s, False, ("pot", "middle-left", 0.95)),
+        # not gone long enough yet: it may come out of the jaws
+        ((1784.5, 60.0), (0.0, -2000.0), False, 0.5 * S.pot_confirm_s, False, None),
+        # the stream ended just after it went in: potted, less sure
+        ((1784.5, 60.0), (0.0, -2000.0), False, DT, True, ("pot", "middle-left", 0.8)),
+        # at a side rail far from any pocket, faster than a ball rides over the cushion: off the table
+        ((1000.0, 60.0), (0.0, -2.0 * S.climb_speed_mm_s), False, S.pot_confirm_s, False, ("off_table", None, 0.7)),
+        # the same run slower than that: the cushion sends it back, it is hidden, not gone
+        ((1000.0, 60.0), (0.0, -0.5 * S.climb_speed_mm_s), False, S.pot_confirm_s, False, None),
+        # lying in a mouth and gone: dropped, the least sure (a hand could hide it)
+        ((1784.5, 20.0), (0.0, 0.0), True, S.pot_confirm_s, False, ("pot", "middle-left", 0.6)),
+        # resting on the open cloth and hidden: under the player's arm, not gone
+        ((1000.0, 889.0), (0.0, 0.0), True, 10.0, False, None),
+    ],
+    ids=[
+        "ran_in",
+        "ran_in_too_recently",
+        "ran_in_stream_ended",
+        "climbed_rail",
+        "rail_too_slow",
+        "in_mouth",
+        "open_cloth",
+    ],
+)
+def test_gone_only_where_and_when_a_ball_can_have_left(last, vel, resting, gap, final, want) -> None:
+    out = pocket_watch.gone(TABLE, S, _hidden(last, vel, resting), gap, final)
+    assert (None if out is None else (out.kind, out.pocket, out.confidence)) == want
+
+
+@pytest.mark.parametrize(
+    ("p", "v", "want"),
+    [
+        ((1000.0, 100.0), (0.0, -500.0), (1, 500.0, 100.0)),  # toward the near side rail
+        ((100.0, 889.0), (-500.0, 0.0), (0, 500.0, 100.0)),  # toward the near end rail
+        ((3000.0, 1700.0), (300.0, 300.0), (1, 300.0, 78.0)),  # the side rail comes first on a diagonal
+    ],
+    ids=["side_rail", "end_rail", "diagonal"],
+)
+def test_first_rail_is_the_one_the_ball_reaches_first(p, v, want) -> None:
+    k, speed, gap = pocket_watch.first_rail(TABLE, np.array(p), np.array(v))
+    assert (k, speed, gap) == pytest.approx(want)
