@@ -189,6 +189,42 @@ def test_new_ball_a_new_track_does_not_take_a_known_balls_detection() -> None:
     assert forbid[new[0], 1]  # ball 1's detection, inside ball 1's anchor gate
 
 
+def _first_frame_unknown_places() -> tuple[Tracker, tuple[float, float], tuple[float, float]]:
+    """Real footage: no known places. A clear ball and, a diameter and a half away, one scored between a new
+    track's and a placed ball's confidence (tentative after the first frame); both at rest."""
+    tr = Tracker(TABLE)
+    clear, faint = (1500.0, 889.0), (1602.0, 889.0)
+    feed(tr, [(0.0, dets([clear, faint], conf=[0.9, 0.6]))])
+    return tr, clear, faint
+
+
+def test_new_ball_a_new_track_takes_its_own_detection_seen_again() -> None:
+    tr, clear, faint = _first_frame_unknown_places()
+    # the next frame: both seen again, the faint one 4.5 mm off (a faint rim's noise); a blob a diameter from it
+    sc = tr.scene(1 / FPS, dets([clear, (faint[0] + 3.2, faint[1] - 3.2), (faint[0] + 68.0, faint[1])],
+                                conf=[0.9, 0.6, 0.9]))  # fmt: skip
+    new = [i for i, name in enumerate(sc.ids) if name is None]
+    assert len(new) == 1 and sc.tentative[new[0]]
+    # the clear ball, seen once with its speed unknown, has a statistical gate that spans both detections
+    assert sc.m2[row(sc.ids, sc.ids[1 - new[0]]), 1] <= tr.s.gate_chi2
+    _, tier = association.costs(sc)
+    assert tier[new[0], 1] == 0  # where it was seen a frame ago: itself again, a statistical match
+    assert tier[new[0], 2] == 1
+    forbid = _forbids("new_ball", sc)
+    assert not forbid[new[0], 1]
+    assert forbid[new[0], 2]  # a diameter away, inside the clear ball's gate: not taken through the kink tier
+
+
+def test_a_ball_seen_again_beside_where_it_was_keeps_one_track() -> None:
+    tr, clear, faint = _first_frame_unknown_places()
+    out = feed(tr, [(k / FPS, dets([clear, (faint[0] + 3.2, faint[1] - 3.2)], conf=[0.9, 0.6])) for k in (1, 2)],
+               start=1)  # fmt: skip
+    assert len(tr._tracks) == 2, "the faint ball's second sighting started a second track"
+    assert [len(f.balls) for f in out] == [2, 2]  # public from its second sighting, in the first moments
+    faint_ball = min(out[0].balls, key=lambda b: abs(b.pos[0] - faint[0]))
+    assert faint_ball.resting and faint_ball.vel == (0.0, 0.0)  # no speed read off 4.5 mm of noise
+
+
 def test_known_place_at_the_start_a_ball_does_not_jump_to_its_neighbours_place() -> None:
     balls = {"1": (1500.0, 889.0), "2": (1568.0, 889.0), "cue": (600.0, 889.0)}
     tr = Tracker(TABLE, known_ids=balls)
