@@ -94,18 +94,79 @@ def test_lone_rest_weak_a_blob_beside_a_lone_ball_does_not_set_it_moving() -> No
     assert not forbid[one, 2]  # a clear detection 51 mm off: the ball may have been struck
 
 
-def test_hidden_weak_a_hidden_ball_comes_back_only_on_a_clear_detection() -> None:
-    balls = {"cue": (500.0, 400.0), "1": (1500.0, 889.0)}
+def _ball_one_hidden_at_rest(
+    cue: tuple[float, float] = (500.0, 400.0),
+) -> tuple[Tracker, float, dict[str, tuple[float, float]]]:
+    """Ball 1 rests for a second, then goes unseen for 10 frames (under the player's arm, or missed by the
+    detector) while the cue ball rests at ``cue``; returns the next frame's time."""
+    balls = {"cue": cue, "1": (1500.0, 889.0)}
     tr = Tracker(TABLE, known_ids=balls)
     t = _rest(tr, balls)
     feed(tr, [(t + k / FPS, dets([balls["cue"]], cue=[True])) for k in range(10)], start=100)
-    t += 10 / FPS
-    sc = tr.scene(t, dets([balls["cue"], (1500.0, 889.0), (1501.0, 980.0)], conf=[0.95, 0.4, 0.9], cue=[True, 0, 0]))
-    forbid = _forbids("hidden_weak", sc)
+    return tr, t + 10 / FPS, balls
+
+
+def test_hidden_weak_a_hidden_ball_comes_back_only_on_a_clear_detection() -> None:
+    tr, t, balls = _ball_one_hidden_at_rest()
+    sc = tr.scene(t, dets([balls["cue"], (1500.0, 930.0), (1501.0, 980.0)], conf=[0.95, 0.4, 0.9], cue=[True, 0, 0]))
     one = row(sc.ids, "1")
     assert sc.occluded[one]
-    assert forbid[one, 1]
-    assert not forbid[one, 2]
+    cost, tier = association.costs(sc)
+    allowed = gates.apply(sc, np.isfinite(cost), tier)
+    assert not allowed[one, 1]  # a weak blob 41 mm off its place: a hand
+    assert allowed[one, 2]
+
+
+def test_hidden_weak_a_ball_hidden_at_rest_comes_back_weakly_at_its_place() -> None:
+    tr, t, balls = _ball_one_hidden_at_rest()
+    sc = tr.scene(t, dets([balls["cue"], (1500.0 + 0.6 * tr.s.anchor_gate_mm, 889.0)], conf=[0.95, 0.4], cue=[True, 0]))
+    one = row(sc.ids, "1")
+    assert sc.occluded[one]
+    assert not _forbids("hidden_weak", sc)[one, 1]  # inside its anchor gate: nothing moved it, this faint blob is it
+    cost, tier = association.costs(sc)
+    assert gates.apply(sc, np.isfinite(cost), tier)[one, 1]
+
+
+def test_hidden_weak_a_ball_unseen_longer_than_it_takes_to_vouch_for_it_comes_back_only_clearly() -> None:
+    tr, t, balls = _ball_one_hidden_at_rest()
+    n = int(tr.s.rest_vouch_s * FPS) + 1
+    feed(tr, [(t + k / FPS, dets([balls["cue"]], cue=[True])) for k in range(n)], start=110)
+    at = (1500.0 + 0.6 * tr.s.anchor_gate_mm, 889.0)
+    sc = tr.scene(t + n / FPS, dets([balls["cue"], at], conf=[0.95, 0.4], cue=[True, 0]))
+    one = row(sc.ids, "1")
+    assert sc.occluded[one]
+    assert _forbids("hidden_weak", sc)[one, 1]  # what was there is no longer known: a weak blob is not it
+    sc = tr.scene(t + n / FPS, dets([balls["cue"], at], conf=[0.95, 0.9], cue=[True, 0]))
+    assert not _forbids("hidden_weak", sc)[one, 1]  # a clear detection at its place is
+
+
+def test_hidden_weak_a_ball_a_moving_ball_could_reach_does_not_come_back_weakly() -> None:
+    """Where a moving ball could have reached the hidden one, a weak blob at its place may be the hitter (a
+    follow shot runs on through the struck ball's place): it must come back clearly or where it is predicted."""
+    tr, t, balls = _ball_one_hidden_at_rest(cue=(1150.0, 889.0))
+    frames = []
+    for k in range(1, 8):  # the cue ball rolls at 1.5 m/s toward ball 1's place
+        frames.append((t, dets([(balls["cue"][0] + 1500.0 * k / FPS, 889.0)], cue=[True])))
+        t += 1 / FPS
+    feed(tr, frames, start=110)
+    sc = tr.scene(t, dets([(balls["cue"][0] + 1500.0 * 8 / FPS, 889.0), (1500.0 + 0.6 * tr.s.anchor_gate_mm, 889.0)],
+                          conf=[0.95, 0.4], cue=[True, 0]))  # fmt: skip
+    one = row(sc.ids, "1")
+    assert sc.occluded[one] and sc.anchored[one] and gates.could_be_hit(sc)[one]
+    assert _forbids("hidden_weak", sc)[one, 1]
+
+
+def test_a_ball_hidden_at_rest_seen_again_weakly_at_its_place_keeps_its_track_at_rest() -> None:
+    tr, t, balls = _ball_one_hidden_at_rest()
+    at = (1500.0 + 0.6 * tr.s.anchor_gate_mm, 889.0)
+    keys = {x.key for x in tr._tracks}
+    out = feed(tr, [(t + k / FPS, dets([balls["cue"], at], conf=[0.95, 0.4], cue=[True, 0])) for k in range(3)],
+               start=110)  # fmt: skip
+    assert {x.key for x in tr._tracks} == keys, "its weak sighting started a new track"
+    one = out[0].by_id()["1"]
+    assert one.visible and one.resting and one.vel == (0.0, 0.0)
+    assert abs(one.pos[0] - 1500.0) < 0.6 * tr.s.anchor_gate_mm  # its anchor, nudged by one sighting's weight
+    assert all(f.by_id()["1"].visible for f in out) and not any(f.reappeared for f in out)
 
 
 def _into_pyramid_right(second: bool) -> tuple[Tracker, float, np.ndarray]:
