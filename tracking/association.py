@@ -90,23 +90,9 @@ class Scene:
 # ---- the cost terms: each a tracks x detections array, zero (or infinite) where it does not apply ----------
 def anchor_term(sc: Scene) -> np.ndarray:
     """A resting ball's detection scatters around its anchor by the detector's noise: distance in sigmas,
-    squared, within the anchor gate (inf outside it and for moving balls). A new ball whose prediction means
-    nothing (seen once, its speed unknown) is priced the same way at the place it was seen the frame before
-    (``seen_again``): its statistical gate is as wide as a break's speed, but a detection within the
-    detector's noise of that place is the ball seen again, not a kink (two balls' centres never lie a few
-    millimetres apart), and a kink would read that noise as a speed."""
+    squared, within the anchor gate (inf outside it and for moving balls)."""
     inside = sc.anchored[:, None] & (sc.d_anchor <= sc.s.anchor_gate_mm)
-    unknown = sc.tentative & ~sc.anchored & ~sc.gauged
-    again = unknown[:, None] & seen_again(sc)
-    sigma = sc.s.filter.meas_sigma_mm
-    return np.where(inside, (sc.d_anchor / sigma) ** 2, np.where(again, (sc.d_last / sigma) ** 2, np.inf))
-
-
-def seen_again(sc: Scene) -> np.ndarray:
-    """Tracks x detections: each detection within the detector's noise (the anchor gate) of where a track
-    was seen the frame before."""
-    just_seen = ~sc.occluded & (sc.t - sc.last_t <= 1.5 * sc.frame_dt)
-    return just_seen[:, None] & (sc.d_last <= sc.s.anchor_gate_mm)
+    return np.where(inside, (sc.d_anchor / sc.s.filter.meas_sigma_mm) ** 2, np.inf)
 
 
 def motion_term(sc: Scene) -> np.ndarray:

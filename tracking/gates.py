@@ -123,23 +123,10 @@ def resumes_weakly(sc: Scene, tier: np.ndarray) -> np.ndarray:
 
 def _hidden_weak(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarray:
     """A hidden ball comes back only on a clear detection (the cue or a hand over the table makes weak
-    ball-like blobs), unless ``resumes_weakly``: a dark ball running into a shadow, a fast one blurred; or
-    ``rests_weakly``: seen again at the place where it went under."""
+    ball-like blobs), unless ``resumes_weakly``: a dark ball running into a shadow, a fast one blurred."""
     if not sc.occluded.any():
         return _none(sc)
-    return sc.occluded[:, None] & sc.weak[None, :] & ~resumes_weakly(sc, tier) & ~rests_weakly(sc, tier)
-
-
-def rests_weakly(sc: Scene, tier: np.ndarray) -> np.ndarray:
-    """The pairs in which a ball hidden at rest may come back on a weak detection: inside its anchor gate (a
-    resting ball's statistical tier: the detector's noise about its place), if no moving ball could have reached
-    it (``could_be_hit``) and it was seen within rest_vouch_s. Nothing moved it while it was hidden, so a blob at
-    its very place is that ball (a dark ball's faint rim scores weakly), and taking it leaves the ball where it
-    rests; a weak blob farther off (a hand, the cue tip) still does not bring it back. Unseen longer than it
-    takes a weak still thing to show it is a ball (``Tracker._vouch_at_rest``), what was there is no longer
-    known: a weak blob must show it again, or a clear detection bring it back."""
-    lone = sc.occluded & sc.anchored & ~could_be_hit(sc) & (sc.t - sc.last_t <= sc.s.rest_vouch_s)
-    return lone[:, None] & (tier == 0)
+    return sc.occluded[:, None] & sc.weak[None, :] & ~resumes_weakly(sc, tier)
 
 
 def _pocket_run(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarray:

@@ -1069,12 +1069,6 @@ class Tracker:
             tr.left_anchor, tr.left_t = None, -math.inf
             tr.kf.x = np.array([tr.anchor[0], tr.anchor[1], 0.0, 0.0])
             tier = 0
-        if self._still_since_first_sighting(tr, zc, t, tier):
-            # As the video opens nearly every ball rests: a new ball seen again within the detector's noise of
-            # its first sighting showed no speed that can be measured, so it rests there (anchored on both; a
-            # detection beyond the anchor gate sets it moving, as any resting ball), not a speed read off noise.
-            tr.change(Change.SETTLED)
-            tr.anchor, tr.anchor_n = tr.last_meas.copy(), 1
         if tr.resting and tr.anchor is not None and tier == 0:
             # Anchored: the running mean of the detections (capped so a slow creep is still followed).
             tr.anchor_n = min(tr.anchor_n + 1, 60)
@@ -1108,14 +1102,6 @@ class Tracker:
         if not tr.resting:
             self._check_rest(tr, t)
         self._vouch_at_rest(tr, t)
-
-    def _still_since_first_sighting(self, tr: _Track, zc: np.ndarray, t: float, tier: int) -> bool:
-        """Whether ``tr``, seen once in the first moments (``_in_opening``), is seen again at ``zc`` within the
-        anchor gate of that sighting, through the statistical tier (``association.seen_again``)."""
-        if tr.phase != Phase.TENTATIVE or tr.hits != 1 or tier != 0 or not self._in_opening(t):
-            return False
-        dx, dy = zc - tr.last_meas
-        return math.hypot(dx, dy) <= self.s.anchor_gate_mm
 
     def _vouch_at_rest(self, tr: _Track, t: float) -> None:
         """A thing seen in most frames for ``rest_vouch_s`` holding still, or rolling on one ball's course, is a
