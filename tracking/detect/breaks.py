@@ -465,7 +465,7 @@ def settled_views(settled: SettledPath, window: int) -> tuple[PathView, PathView
     keep = 4 * window + settled.settling
     tail = PathView(p.ball, p.ts[1:][-keep:], p.ps[1:][-keep:])
     end = np.median(np.array(p.ps[-max(1, min(5, settled.settling)) :]), axis=0)
-    return tail, PathView(p.ball, p.ts, (*p.ps[:-1], end), p.from_rest_mm)
+    return tail, PathView(p.ball, p.ts, (*p.ps[:-1], end), p.from_rest_mm, p.before)
 
 
 def path_lines(ex: EventExtractor, path: PathView, out: list[Event]) -> None:

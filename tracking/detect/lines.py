@@ -45,12 +45,15 @@ def crossings(
 ) -> list[Candidate]:
     """The lines ``path`` crossed, in the order of ``lines``: where it starts and ends clear of a line
     (``line_margin_mm``, more by ``path.from_rest_mm``), or goes over and back inside it by
-    ``line_excursion_mm`` each way."""
+    ``line_excursion_mm`` each way, or starts at a kink on a line the ball came to from its other side
+    (``through_kink``)."""
     ps = path.ps
     out: list[Candidate] = []
     for line in lines:
         axis, val = line.axis, line.value_mm
         s0, s1 = ps[0][axis] - val, ps[-1][axis] - val
+        if abs(s0) < s.line_margin_mm and path.before is not None:
+            out += through_kink(path, path.before, line, s.line_margin_mm, dt, radius_mm)
         over = excursions(np.array([q[axis] for q in ps]) - val, s.line_excursion_mm)
         if len(over) >= 2:  # over the line and back (or more) inside one straight path: a slow jostle
             out += [crossing(path, line, k, sa, sb, dt, radius_mm) for k, sa, sb in over]
@@ -61,6 +64,32 @@ def crossings(
         k = next(j for j in range(1, len(ps)) if (ps[j][axis] - val) * s0 <= 0)
         out.append(crossing(path, line, k, s0, s1, dt, radius_mm))
     return out
+
+
+def through_kink(
+    path: PathView, before: PathView, line: LineView, margin: float, dt: float, radius_mm: float
+) -> list[Candidate]:
+    """A path that starts at a kink on ``line`` (within ``margin``): the ball was moving through the kink, not
+    resting on the line, so it came from the side it was last clearly on in the path ``before`` (read after that
+    path's start: that is the kink before it, or a resting place neighbours' edges pull) and went to the side
+    this path is first clearly on. A crossing where the two differ, once (neither path was clear of the line at
+    both ends; a later change of side inside this path is ``excursions``'), timed on the path that first went
+    past the line: a fit never spans the bend. A side is read as in ``excursions`` (one stray detection is no
+    side); a ball that stays on the line after the kink (it stops on it) is on no side."""
+    axis, val = line.axis, line.value_mm
+    off_in = np.array([q[axis] for q in before.ps]) - val
+    off_out = np.array([q[axis] for q in path.ps]) - val
+    side_in = [j for j, v in enumerate(smoothed(off_in)) if j >= 1 and abs(v) >= margin]
+    side_out = next((float(v) for j, v in enumerate(smoothed(off_out)) if j >= 1 and abs(v) >= margin), None)
+    if not side_in or side_out is None or off_in[side_in[-1]] * side_out > 0:
+        return []  # never clearly off the line on one side of the kink, or the same side on both
+    j = side_in[-1]
+    s0 = float(off_in[j])
+    k = next((i for i in range(j + 1, len(off_in)) if off_in[i] * s0 <= 0), None)
+    if k is not None:
+        return [crossing(before, line, k, s0, side_out, dt, radius_mm)]
+    k = next(i for i in range(1, len(off_out)) if off_out[i] * s0 <= 0)
+    return [crossing(path, line, k, s0, side_out, dt, radius_mm)]
 
 
 def crossing(path: PathView, line: LineView, k: int, s0: float, s1: float, dt: float, radius_mm: float) -> Candidate:
@@ -88,7 +117,7 @@ def excursions(off: np.ndarray, margin: float) -> list[tuple[int, float, float]]
     side)."""
     if len(off) < 3:
         return []
-    smooth = np.concatenate([off[:1], np.median(np.stack([off[:-2], off[1:-1], off[2:]]), axis=0), off[-1:]])
+    smooth = smoothed(off)
     runs: list[list[float]] = []  # [side, deepest offset, first index, last index] of each side in turn
     for j, v in enumerate(smooth.tolist()):
         side = 1.0 if v >= margin else -1.0 if v <= -margin else 0.0
@@ -106,6 +135,13 @@ def excursions(off: np.ndarray, margin: float) -> list[tuple[int, float, float]]
         k = next((i for i in range(lo + 1, hi + 1) if off[i] * b[0] > 0), hi)
         out.append((k, a[1], b[1]))
     return out
+
+
+def smoothed(off: np.ndarray) -> np.ndarray:
+    """Each sample's offset read as the median of it and its neighbours (the ends as they are)."""
+    if len(off) < 3:
+        return off
+    return np.concatenate([off[:1], np.median(np.stack([off[:-2], off[1:-1], off[2:]]), axis=0), off[-1:]])
 
 
 def nearest_root(f: Callable[[float], float], lo: float, hi: float, near: float) -> float | None:

@@ -27,12 +27,15 @@ if TYPE_CHECKING:
 class PathView:
     """One finished path as a detector reads it: the ball, its sample times and positions (mm, table frame) from
     its start to its end, and how much farther off a line its start must be to count as clear of it
-    (``from_rest_mm``: a ball that set off from rest is measured off its true place by neighbours' edges)."""
+    (``from_rest_mm``: a ball that set off from rest is measured off its true place by neighbours' edges). A path
+    that starts at a kink carries the path that ended there (``before``, itself without one): a ball bent on a
+    line by a contact passed over it, it did not rest on it, so where it came from is read off that path."""
 
     ball: str
     ts: tuple[float, ...]
     ps: tuple[np.ndarray, ...]
     from_rest_mm: float = 0.0
+    before: PathView | None = None
 
 
 def samples_between(b: Ball, t0: float, t1: float) -> PathView:
@@ -231,7 +234,18 @@ def finished_path(b: Ball, seg: Seg, packed_mm: float) -> PathView:
     ps = (seg.start_p, *(b.xy[i] for i in good), seg.end_p)
     before = seg_before(b, seg)
     packed = seg.packed and before is not None and before.kind == "rest"
-    return PathView(b.id, ts, ps, packed_mm if packed else 0.0)
+    return PathView(b.id, ts, ps, packed_mm if packed else 0.0, path_into(b, seg))
+
+
+def path_into(b: Ball, seg: Seg) -> PathView | None:
+    """The finished path that ended at the kink where ``seg`` starts, from its start through its kept samples to
+    its end (None where ``seg`` set off from rest, or is the ball's first)."""
+    before = seg_before(b, seg)
+    if before is None or before.kind != "move" or before.end_t is None or before.end_p is None:
+        return None
+    good = [i for i in before.idx if b.sid[i] >= 0]
+    ts = (before.start_t, *(b.ts[i] for i in good), before.end_t)
+    return PathView(b.id, ts, (before.start_p, *(b.xy[i] for i in good), before.end_p))
 
 
 def settled_path(b: Ball, st: Settling, n: int) -> SettledPath:
@@ -240,7 +254,8 @@ def settled_path(b: Ball, st: Settling, n: int) -> SettledPath:
     idx = st.rest.idx[:n]
     ts = (*st.ts, *(b.ts[i] for i in idx))
     ps = (*st.ps, *(b.seen.get(i, b.xy[i]) for i in idx))
-    return SettledPath(PathView(b.id, ts, ps, st.from_rest), len(idx))
+    move = seg_before(b, st.rest)
+    return SettledPath(PathView(b.id, ts, ps, st.from_rest, None if move is None else path_into(b, move)), len(idx))
 
 
 def trimmed_before_kink(ex: EventExtractor, b: Ball, idx: list[int]) -> tuple[PathFit, float] | None:
