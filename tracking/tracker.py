@@ -374,11 +374,6 @@ class Tracker:
         self._births.watch_runs(weak if lost and not opening else [], z, conf, cue, col, t, w, rolling)
         self._births.watch_spots(weak, z, conf, cue, col, t, w, opening or lost, at_rest)
 
-    def _on_course(self, seen: np.ndarray) -> np.ndarray | None:
-        """The velocity now of a thing whose sightings (t, x, y) lie on one rolling ball's course, else None
-        (``births.on_course``)."""
-        return births.on_course(seen, self.table.ball_radius_mm)
-
     def _ball_on_course(self, run: births.Spot, vel: np.ndarray, t: float) -> _Track | None:
         """The track of a run on a rolling course (``births.BirthWatch.watch_runs``), where it is a hidden ball
         found again: moving with the run's velocity, vouched for, public under the hidden ball's id; None (no
@@ -803,7 +798,7 @@ class Tracker:
         """A thing seen in most frames for ``rest_vouch_s`` holding still, or rolling on one ball's course, is a
         ball, however weakly the detector scores it (a dark ball on dark cloth has a faint rim, a rolling ball's
         rim is blurred): a hand or the cue tip does not hold still that long, nor move for a second on a straight
-        path whose speed changes no faster than rolling on cloth allows (``_on_course``; a hand reaching over the
+        path whose speed changes no faster than rolling on cloth allows (``births.on_course``; a hand reaching over the
         table turns and speeds up, a stroke accelerates the cue many times faster). Its track is a ball from then
         on (``vouched``), reported above ``ghost_below`` however weak its later looks; a tentative one seen since
         the first moments becomes public (``_maybe_confirm``)."""
@@ -813,17 +808,14 @@ class Tracker:
         if not tr.recent or tr.recent[0][0] > since + self._frame_dt:
             return  # not seen that long ago: too young to tell
         seen = np.array([s for s in tr.recent if s[0] >= since])
-        if self._held_still(seen[:, 1:]) or self._on_course(seen) is not None:
+        radius = self.table.ball_radius_mm
+        if births.held_still(seen[:, 1:], radius) or births.on_course(seen, radius) is not None:
             tr.vouched = True
 
     def _vouch_since(self, t: float) -> float:
         """Where the ``rest_vouch_s`` window that ends at ``t`` starts (half a frame early, so a sighting exactly
         that old is in it)."""
         return t - self.s.rest_vouch_s - 0.5 * self._frame_dt
-
-    def _held_still(self, pts: np.ndarray) -> bool:
-        """Are these sightings over ``rest_vouch_s`` one thing holding still (``births.held_still``)?"""
-        return births.held_still(pts, self.table.ball_radius_mm)
 
     def _back_at_place(self, tr: _Track, zc: np.ndarray) -> bool:
         """Whether ``tr``, set moving from its resting place on its last detection alone, is seen back inside
