@@ -12,10 +12,10 @@ One Kalman filter per ball (``tracking.kalman``). Each frame:
    and match in two stages, ByteTrack's way: the confident detections first, then the weak ones to the tracks
    left (``association.match_confident``, ``association.match_weak``);
 4. update the matched tracks, re-seed those matched through the kink tier; bring hidden balls back where
-   they may be (``_reacquire``, ``_adopt_hidden``, ``_recover``; ``tracking.hidden_balls``); the rest are
-   hidden (``_miss``), and leave as potted (vanished in a pocket mouth and stayed gone for ``pot_confirm_s``)
-   or off the table (``tracking.pocket_watch``), or come back with the same id. Every change of a track's
-   state goes through ``tracking.states``' one table;
+   they may be (``_reacquire``, ``_adopt_hidden``, ``_recover``; ``tracking.hidden_balls``,
+   ``tracking.identities``: who a ball is); the rest are hidden (``_miss``), and leave as potted (vanished in a
+   pocket mouth and stayed gone for ``pot_confirm_s``) or off the table (``tracking.pocket_watch``), or come back
+   with the same id. Every change of a track's state goes through ``tracking.states``' one table;
 5. start a tentative track on each clear detection no track took, and watch the weak ones until they hold
    still or roll on one ball's course (``_start_tracks``; ``tracking.births``);
 6. after a burst (a rack or cluster broken up: several resting balls set moving at once), check the ids of
@@ -43,7 +43,7 @@ from filterpy.kalman import KalmanFilter
 from scipy.optimize import linear_sum_assignment
 
 from calibration.table import TableModel
-from tracking import association, births, gates, hidden_balls, paths, pocket_watch, states
+from tracking import association, births, gates, hidden_balls, identities, paths, pocket_watch, states
 from tracking.bursts import BurstWatch
 from tracking.ids import IdAssigner, match_ids
 from tracking.kalman import (
@@ -205,14 +205,11 @@ class Tracker:
     ) -> None:
         self.table = table
         self.s = settings or TrackerSettings()
-        self.ids = IdAssigner(dict(known_ids or {}), match_radius_mm=table.ball_radius_mm)
+        self._who = identities.Identities(table, self.s, dict(known_ids or {}))  # ids, and the balls that left
         self._tracks: list[_Track] = []
         self._next_key = 1
         self._t: float | None = None
-        self._lost_recent: list[str] = []
-        self._t0: float | None = (
-            None  # when the first ball was seen  # ids of balls that left the table, most recent last
-        )
+        self._t0: float | None = None  # when the first ball was seen
         self._shot_active = False
         self._frame_dt_est: float | None = None
         self._shot_flip_t: float | None = None  # when shot_active last turned on (this tracker's clock)
@@ -237,6 +234,11 @@ class Tracker:
     def shot_active(self) -> bool:
         """Was a shot in play at the last ``step`` (its ``shot_active`` input)?"""
         return self._shot_active
+
+    @property
+    def ids(self) -> IdAssigner:
+        """The public ids: the balls' known starting places and the ids in use (``identities.Identities``)."""
+        return self._who.ids
 
     @property
     def checking_burst(self) -> bool:
@@ -331,7 +333,9 @@ class Tracker:
         for c in range(len(z)):
             if not (start[c] and room[c]):
                 continue
-            if c not in matched_d and (conf[c] >= self.s.new_track_confidence or self._at_known_place(z[c], t)):
+            if c not in matched_d and (
+                conf[c] >= self.s.new_track_confidence or self._who.at_known_place(z[c], t, self._t0)
+            ):
                 sure = packed is not None and bool(packed[c]) and conf[c] >= self.s.new_track_confidence
                 self._tracks.append(self._new_track(z[c], bool(cue[c]), t, float(conf[c]), sure))
                 self._tracks[-1].colour = None if col is None else col[c].copy()
@@ -369,11 +373,6 @@ class Tracker:
 
         self._births.watch_runs(weak if lost and not opening else [], z, conf, cue, col, t, w, rolling)
         self._births.watch_spots(weak, z, conf, cue, col, t, w, opening or lost, at_rest)
-
-    def _on_course(self, seen: np.ndarray) -> np.ndarray | None:
-        """The velocity now of a thing whose sightings (t, x, y) lie on one rolling ball's course, else None
-        (``births.on_course``)."""
-        return births.on_course(seen, self.table.ball_radius_mm)
 
     def _ball_on_course(self, run: births.Spot, vel: np.ndarray, t: float) -> _Track | None:
         """The track of a run on a rolling course (``births.BirthWatch.watch_runs``), where it is a hidden ball
@@ -655,7 +654,8 @@ class Tracker:
         m = len(z)
         # a detection vision saw no place for a new ball on (a pocket's liner, a watch) is no clear ball either
         weak = (conf < self.s.new_track_confidence) | self._barred
-        at_known = [self._at_known_place(zz, t) for zz in z] if self._in_warmup(t) else [False] * m
+        who, t0 = self._who, self._t0
+        at_known = [who.at_known_place(zz, t, t0) for zz in z] if who.in_warmup(t, t0) else [False] * m
         return weak, np.array(at_known, bool).reshape(m)
 
     def _blind(self, tracks: list[_Track], kinds: _BallKinds, speed_bound: np.ndarray) -> np.ndarray:
@@ -798,7 +798,7 @@ class Tracker:
         """A thing seen in most frames for ``rest_vouch_s`` holding still, or rolling on one ball's course, is a
         ball, however weakly the detector scores it (a dark ball on dark cloth has a faint rim, a rolling ball's
         rim is blurred): a hand or the cue tip does not hold still that long, nor move for a second on a straight
-        path whose speed changes no faster than rolling on cloth allows (``_on_course``; a hand reaching over the
+        path whose speed changes no faster than rolling on cloth allows (``births.on_course``; a hand reaching over the
         table turns and speeds up, a stroke accelerates the cue many times faster). Its track is a ball from then
         on (``vouched``), reported above ``ghost_below`` however weak its later looks; a tentative one seen since
         the first moments becomes public (``_maybe_confirm``)."""
@@ -808,17 +808,14 @@ class Tracker:
         if not tr.recent or tr.recent[0][0] > since + self._frame_dt:
             return  # not seen that long ago: too young to tell
         seen = np.array([s for s in tr.recent if s[0] >= since])
-        if self._held_still(seen[:, 1:]) or self._on_course(seen) is not None:
+        radius = self.table.ball_radius_mm
+        if births.held_still(seen[:, 1:], radius) or births.on_course(seen, radius) is not None:
             tr.vouched = True
 
     def _vouch_since(self, t: float) -> float:
         """Where the ``rest_vouch_s`` window that ends at ``t`` starts (half a frame early, so a sighting exactly
         that old is in it)."""
         return t - self.s.rest_vouch_s - 0.5 * self._frame_dt
-
-    def _held_still(self, pts: np.ndarray) -> bool:
-        """Are these sightings over ``rest_vouch_s`` one thing holding still (``births.held_still``)?"""
-        return births.held_still(pts, self.table.ball_radius_mm)
 
     def _back_at_place(self, tr: _Track, zc: np.ndarray) -> bool:
         """Whether ``tr``, set moving from its resting place on its last detection alone, is seen back inside
@@ -844,7 +841,7 @@ class Tracker:
         if 2 * tr.barred >= tr.hits:
             return
         if (self._t0 is None or t - self._t0 <= self.s.warmup_s) and (
-            tr.quality >= self.s.placed_confidence or not self._off_known_places(tr)
+            tr.quality >= self.s.placed_confidence or not self._who.off_known_places(tr)
         ):
             # (where the starting places are known, a weak blob away from all of them is no ball: the player's
             # hand at rest beside the cue ball)
@@ -858,7 +855,7 @@ class Tracker:
             tr.change(Change.CONFIRMED)
             tr.id = adopted
             return
-        if (tr.vouched and self._in_opening(tr.first_t) and not self._off_known_places(tr)) or (
+        if (tr.vouched and self._in_opening(tr.first_t) and not self._who.off_known_places(tr)) or (
             not self.shot_active
             and tr.resting
             and tr.hits >= 2 * self.s.confirm_hits
@@ -875,52 +872,15 @@ class Tracker:
         return self._t0 is None or t - self._t0 <= self.s.warmup_s
 
     def _recover(self, tr: _Track, t: float, rolling: bool = False) -> str | None:
-        """A lost ball seen at rest again gets its track back: a new track seen clearly at rest (a placed ball's
-        test) while a public ball of its colour is hidden is that ball, found where it stopped unseen (under the
-        player, after a blurred run). Of several, the one whose last known place (its coasted run's end, for a
-        ball hidden moving) is nearest, as the balls' motion has it; in a set of one colour that is the only
-        guide. A ball that was hidden at rest and is found elsewhere was moved: a ``Reappearance``. ``rolling``:
-        ``tr`` is a vouched run on a rolling course (``births.BirthWatch.watch_runs``), measured from where it was
-        first seen."""
-        s = self.s
-        at_rest = tr.resting and tr.anchor is not None
-        if not ((at_rest or (rolling and tr.vouched)) and tr.hits >= 2 * s.confirm_hits):
+        """The id of the hidden ball ``tr`` is, found again at rest or rolling (``identities.Identities.recover``,
+        which takes the hidden track off the list); a ball that was hidden at rest and is found elsewhere was
+        moved: a ``Reappearance``."""
+        found = self._who.recover(self._tracks, tr, rolling)
+        if found is None:
             return None
-        if not self._was_ball(tr):
-            return None  # neither seen clearly nor held still for ``rest_vouch_s``: a hand at rest, not a ball
-        hidden = [
-            o for o in self._tracks
-            if o is not tr and o.state == TrackState.OCCLUDED and o.id is not None and self._same_colour(o, tr)
-        ]  # fmt: skip
-        if not hidden:
-            return None
-        anchor = tr.anchor if at_rest else _first_seen(tr)
-        assert anchor is not None
-
-        def gap(o: _Track) -> float:
-            where = o.coast_end if (o.coast_end is not None and not o.resting) else o.pos
-            return float(np.hypot(*(where - anchor)))
-
-        best = min(hidden, key=gap)
-        name = best.id
-        assert name is not None
-        if best.resting and gap(best) > self.table.ball_radius_mm:
-            self._recovered.append(Reappearance(name, _pt(best.pos), _pt(anchor), t))
-        best.id = None
-        tr.vouched = tr.vouched or best.vouched
-        tr.cue_votes = max(tr.cue_votes, best.cue_votes) if best.cue_votes > 0 else tr.cue_votes
-        self._tracks.remove(best)
-        return name
-
-    def _same_colour(self, a: _Track, b: _Track) -> bool:
-        """Could ``a`` and ``b`` be one ball by their looks: not firmly of different classes (cue or not), and
-        of colours within colour_gate_sigma of each other where both are measured?"""
-        firm = self.s.colour_class_votes
-        if (a.cue_votes >= firm and b.cue_votes < 0) or (b.cue_votes >= firm and a.cue_votes < 0):
-            return False
-        if a.colour is None or b.colour is None:
-            return True
-        return float(np.linalg.norm(a.colour - b.colour)) <= self.s.colour_gate_sigma * self.s.colour_sigma
+        if found.moved is not None:
+            self._recovered.append(Reappearance(found.id, _pt(found.moved[0]), _pt(found.moved[1]), t))
+        return found.id
 
     def _check_rest(self, tr: _Track, t: float) -> None:
         # The samples within the window: the newest ones (``recent`` is in time order). Read from the newest back,
@@ -954,11 +914,11 @@ class Tracker:
         """A ball hidden in the first moments whose last two sightings were at its known starting place (the
         rack, the operator), within the rest circle of each other, rests there: the player's arm may hide it
         from then until it is struck, too soon for the rest window to fill."""
-        if not (tr.vouched and len(tr.recent) >= 2 and self._in_warmup(t)):
+        if not (tr.vouched and len(tr.recent) >= 2 and self._who.in_warmup(t, self._t0)):
             return
         (_, x1, y1), (_, x2, y2) = tr.recent[-2], tr.recent[-1]
         mean = np.array([(x1 + x2) / 2, (y1 + y2) / 2])
-        if math.hypot(x1 - x2, y1 - y2) > 2 * self.s.rest_radius_mm or not self._at_known_place(mean, t):
+        if math.hypot(x1 - x2, y1 - y2) > 2 * self.s.rest_radius_mm or not self._who.at_known_place(mean, t, self._t0):
             return
         tr.change(Change.SETTLED)
         tr.anchor = mean
@@ -993,19 +953,14 @@ class Tracker:
     def _lost_in_stroke_blur(self, tr: _Track) -> _Track | None:
         """A ball that vanished from rest just before this shot and has not been seen since was struck too fast
         for the detector (a break shot's blur): the one that vanished last is this ball. Only a track that was a
-        ball (``_was_ball``) hands its id on: the weak blob that vanishes as the stroke starts is as often the
+        ball (``identities.was_ball``) hands its id on: the weak blob that vanishes as the stroke starts is as often the
         player's bridge hand or the cue tip, lifted off the cloth, and a ball that comes out of hiding later would
         take an id no ball had, and the weak look that kept that blob from being reported with it."""
         hidden = [
             o for o in hidden_balls.hidden_named(self._tracks, tr)
-            if self._was_ball(o) and self._vanished_at_rest(o) and self._vanished_at_stroke(o)
+            if identities.was_ball(o, self.s) and self._vanished_at_rest(o) and self._vanished_at_stroke(o)
         ]  # fmt: skip
         return max(hidden, key=lambda o: o.last_t) if hidden else None
-
-    def _was_ball(self, o: _Track) -> bool:
-        """Was ``o`` a ball, not a ghost: seen clearly (a placed ball's test), or vouched for by its place, its
-        stillness or its rolling course? A hand or the cue tip is a weak blob that is none of these."""
-        return o.vouched or o.quality >= self.s.placed_confidence
 
     def _vanished_at_stroke(self, o: _Track) -> bool:
         """Did ``o`` vanish around this shot's stroke: at most ``blur_adopt_s`` before the shot was seen to
@@ -1026,36 +981,17 @@ class Tracker:
         return float(np.linalg.norm(o.last_meas - o.left_anchor)) <= self.table.ball_radius_mm
 
     def _claim_id(self, tr: _Track) -> str:
+        """The id a new public ball takes: a hidden ball's where it came out of hiding on that ball's path
+        (``_adopt_hidden``), else the one ``identities.Identities.claim`` gives it (a respotted ball's only
+        between shots, with no ball moving)."""
         adopted = self._adopt_hidden(tr)
         if adopted is not None:
             return adopted
-        if not self.shot_active and self._lost_recent and self._t is not None and self._t > 0.5 and not self._moving():
-            # A ball placed back on the table between shots (a respotted ball) takes the id of the ball that
-            # left most recently; the operator can correct it.
-            return self._lost_recent.pop()
-        first = _first_seen(tr)
-        name = self.ids.claim(first, tr.cue_votes > 0)
-        known = name in self.ids.known and self._at_known_place(first, tr.recent[0][0] if tr.recent else None)
-        tr.vouched = tr.vouched or known
-        return name
-
-    def _in_warmup(self, t: float | None) -> bool:
-        """Could a detection at ``t`` be at a known ball's place (``_at_known_place``'s test of the time)?"""
-        return not (t is None or (self._t0 is not None and t - self._t0 > self.s.warmup_s) or not self.ids.known)
-
-    def _at_known_place(self, z: np.ndarray, t: float | None) -> bool:
-        """In the first moments, a detection within a quarter radius of a ball's known starting place (the rack
-        order or the operator's placement) is that ball, however weak the detector's confidence (a ball frozen
-        in a cluster has little visible rim)."""
-        return self._in_warmup(t) and self._known_gap(z) <= 0.25 * self.table.ball_radius_mm
-
-    def _off_known_places(self, tr: _Track) -> bool:
-        """The balls' starting places are known and the track was first seen a radius or more from each."""
-        return bool(self.ids.known) and self._known_gap(_first_seen(tr)) >= self.table.ball_radius_mm
-
-    def _known_gap(self, p: np.ndarray) -> float:
-        """Distance (mm) from ``p`` to the nearest known starting place (infinite where none is known)."""
-        return min((math.hypot(p[0] - q[0], p[1] - q[1]) for q in self.ids.known.values()), default=math.inf)
+        respot = (
+            not self.shot_active and bool(self._who.lost) and self._t is not None and self._t > 0.5
+            and not self._moving()
+        )  # fmt: skip
+        return self._who.claim(tr, self._t0, respot)
 
     def _moving(self) -> bool:
         """Is any public ball in motion (a shot in play, whether or not the extractor has decided so yet)?"""
@@ -1069,7 +1005,7 @@ class Tracker:
             self._t0 = t
         # a ball at its known starting place is at rest there: its velocity is known (zero), so its gate is a
         # few millimetres and it cannot take a neighbour's detection when its own drops out
-        still = self._at_known_place(zc, t)
+        still = self._who.at_known_place(zc, t, self._t0)
         kf = make_ball_filter(zc, self.s.filter, np.zeros(2) if still else None, self._frame_dt)
         tr = _Track(self._next_key, kf, Phase.TENTATIVE, t, zc.copy(), cue_votes=1 if is_cue else -1, first_t=t)
         tr.quality = conf
@@ -1109,7 +1045,7 @@ class Tracker:
         if out is None:
             return None
         tr.change(Change.POT if out.kind == "pot" else Change.OFF)
-        self._lost_recent.append(tr.id)
+        self._who.lost.append(tr.id)
         return Loss(tr.id, out.kind, out.pocket, _pt(tr.last_meas), _pt(out.vel), tr.last_t, out.confidence)
 
 
@@ -1178,11 +1114,6 @@ def _same_ball(z: np.ndarray, conf: np.ndarray, radius: float) -> np.ndarray:
         if not (out[i] or out[j]):
             out[j if conf[i] >= conf[j] else i] = True
     return out
-
-
-def _first_seen(tr: _Track) -> np.ndarray:
-    """Where a track was first seen (its oldest sample still kept)."""
-    return np.array(tr.recent[0][1:]) if tr.recent else tr.last_meas
 
 
 def _pt(a: np.ndarray) -> tuple[float, float]:

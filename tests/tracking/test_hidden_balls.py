@@ -1,5 +1,6 @@
-"""``tracking.hidden_balls``: how far a hidden ball can be, and which hidden ball a new one coming out of hiding
-is; tracks placed by hand on a real ``TableModel``."""
+"""``tracking.hidden_balls``: how far a hidden ball can be, where it is looked for again, and which hidden ball a
+new one coming out of hiding is; tracks placed by hand on a real ``TableModel``, detections from real
+``vision.detections.Detections`` rows."""
 
 from __future__ import annotations
 
@@ -11,6 +12,9 @@ from tracking import hidden_balls
 from tracking.kalman import make_ball_filter
 from tracking.states import Phase
 from tracking.tracker import TrackerSettings, _Track
+from tracking.tracker_settings import REACQUIRE_RADIUS_MM
+
+from .records import dets
 
 TABLE = TableModel()
 S = TrackerSettings()
@@ -86,3 +90,33 @@ def test_gap_from_path_a_new_ball_comes_from_behind_it(old_at: tuple[float, floa
     old = _resting(1, old_at)
     gap = hidden_balls.gap_from_path(TABLE, S, old, np.array([1000.0, 889.0]), 0.5, np.array([800.0, 0.0]))
     assert gap == (None if want is None else pytest.approx(want))
+
+
+def test_hidden_ball_window_a_hidden_rolling_ball_is_looked_for_as_far_as_it_can_roll() -> None:
+    # a ball hidden while moving is sought along its extrapolated run, the window widening by half the
+    # distance it could roll since it was last seen (it may have slowed or been kicked)
+    p, v = np.array([1000.0, 889.0]), np.array([1000.0, 0.0])
+    ball = _Track(key=1, kf=make_ball_filter(p, S.filter, v, DT), phase=Phase.HIDDEN_MOVING, last_t=0.0, last_meas=p)
+    ball.kf.x[:2] = [1200.0, 889.0]  # predicted 0.2 s on
+    z = dets([(1400.0, 889.0), (1500.0, 889.0)]).pos_mm  # 200 and 300 mm past the prediction
+    d, near = hidden_balls.where_hidden_ball_may_be(TABLE, S, ball, z, 0.2, shot_active=False)
+    # window: REACQUIRE_RADIUS_MM + 0.5 * 1000 mm/s * 0.2 s = 250 mm
+    assert np.allclose(d, [200.0, 300.0])
+    assert near.tolist() == [True, False]
+
+
+@pytest.mark.parametrize(
+    ("in_play", "radius"),
+    [
+        # between shots a hand may pick a hidden ball up and set it down nearby: the wide reacquire radius
+        (False, REACQUIRE_RADIUS_MM),
+        # in play nothing but a ball moves a resting ball; one hidden under the arm is sought only at its place
+        (True, S.inplay_reacquire_mm),
+    ],
+    ids=["between_shots_moved_by_hand", "in_play_comes_back_at_its_place"],
+)
+def test_hidden_ball_window_a_hidden_resting_ball_is_sought_within_its_radius(in_play: bool, radius: float) -> None:
+    ball = _resting(1, (1000.0, 889.0))
+    z = dets([(1000.0 + radius - 10.0, 889.0), (1000.0 + radius + 20.0, 889.0)]).pos_mm
+    _, near = hidden_balls.where_hidden_ball_may_be(TABLE, S, ball, z, 1.0, shot_active=in_play)
+    assert near.tolist() == [True, False]

@@ -1,5 +1,5 @@
-"""``tracking.pocket_watch``: when a hidden ball has left the table, and how (into a pocket, over a rail), on
-tracks placed by hand on a real ``TableModel``."""
+"""``tracking.pocket_watch``: when a hidden ball has left the table, and how (into a pocket, over a rail), and
+which balls a blob in a pocket's mouth or hole may be, on tracks placed by hand on a real ``TableModel``."""
 
 from __future__ import annotations
 
@@ -9,12 +9,13 @@ import pytest
 from calibration.table import TableModel
 from tracking import pocket_watch
 from tracking.kalman import make_ball_filter
-from tracking.states import Phase
+from tracking.states import HIDDEN, Phase
 from tracking.tracker import TrackerSettings, _Track
 
 TABLE = TableModel()
 S = TrackerSettings()
 DT = 1.0 / 60.0
+MIDDLE_LEFT = list(TABLE.pockets).index("middle-left")
 
 
 def _hidden(last: tuple[float, float], vel: tuple[float, float], resting: bool = False) -> _Track:
@@ -31,6 +32,16 @@ def _hidden(last: tuple[float, float], vel: tuple[float, float], resting: bool =
     for k in (2, 1, 0):
         q = p - v * k * DT
         tr.recent.append((-k * DT, float(q[0]), float(q[1])))
+    return tr
+
+
+def _running(key: int, last: tuple[float, float], vel: tuple[float, float], phase: Phase) -> _Track:
+    """A ball of ``phase`` seen at ``last`` (at t = 0) rolling with ``vel``: its previous sighting one frame back
+    along it."""
+    p, v = np.array(last), np.array(vel)
+    tr = _Track(key=key, kf=make_ball_filter(p, S.filter, v, DT), phase=phase, last_t=0.0, last_meas=p.copy(), id="1")
+    tr.hits = 5
+    tr.prev_meas, tr.prev_t = p - v * DT, -DT
     return tr
 
 
@@ -79,3 +90,24 @@ def test_gone_only_where_and_when_a_ball_can_have_left(last, vel, resting, gap, 
 def test_first_rail_is_the_one_the_ball_reaches_first(p, v, want) -> None:
     k, speed, gap = pocket_watch.first_rail(TABLE, np.array(p), np.array(v))
     assert (k, speed, gap) == pytest.approx(want)
+
+
+def test_entering_pockets_only_a_hidden_ball_last_seen_running_into_a_mouth_may_be_gone_down_it() -> None:
+    # a ball unseen after running at a pocket's mouth may have dropped; one seen, or running along the
+    # table, has not
+    into = _running(1, (1784.5, 60.0), (0.0, -2000.0), Phase.HIDDEN_MOVING)
+    seen_into = _running(2, (1784.5, 60.0), (0.0, -2000.0), Phase.MOVING)
+    along = _running(3, (1000.0, 889.0), (2000.0, 0.0), Phase.HIDDEN_MOVING)
+    tracks = [into, seen_into, along]
+    occluded = np.array([tr.phase in HIDDEN for tr in tracks])  # not seen in the last frame
+    flags = pocket_watch.entering_pockets(TABLE, S, tracks, occluded)
+    assert flags.tolist() == [True, False, False]
+
+
+def test_pocket_claims_a_blob_in_a_pocket_is_only_the_ball_that_went_into_it() -> None:
+    # a ball does not climb out of a pocket: a blob in its hole is the ball that went in, or a hand
+    into = _running(1, (1784.5, 60.0), (0.0, -2000.0), Phase.HIDDEN_MOVING)
+    along = _running(2, (1000.0, 889.0), (2000.0, 0.0), Phase.HIDDEN_MOVING)
+    in_pocket = np.array([-1, MIDDLE_LEFT])  # detection 0 on the cloth, detection 1 in the middle-left pocket
+    claims = pocket_watch.pocket_claims(TABLE, S, [into, along], in_pocket)
+    assert claims.tolist() == [[True, True], [True, False]]

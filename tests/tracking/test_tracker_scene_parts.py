@@ -1,14 +1,12 @@
-"""The named parts ``Tracker._scene`` and ``Tracker._reacquire`` are built from (some in ``tracking.pocket_watch``
-and ``tracking.hidden_balls``), each alone, on tracks placed by hand on a real ``TableModel`` and detections from
-real ``vision.detections.Detections`` rows."""
+"""The named parts ``Tracker._scene`` and ``Tracker._reacquire`` are built from that live in the tracker (those in
+``tracking.pocket_watch`` and ``tracking.hidden_balls`` are tested in their own modules), each alone, on tracks
+placed by hand on a real ``TableModel`` and detections from real ``vision.detections.Detections`` rows."""
 
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from calibration.table import TableModel
-from tracking import hidden_balls, pocket_watch
 from tracking.kalman import make_ball_filter
 from tracking.states import Phase
 from tracking.tracker import (
@@ -20,13 +18,11 @@ from tracking.tracker import (
     _speed_bounds,
     _Track,
 )
-from tracking.tracker_settings import REACQUIRE_RADIUS_MM
 
 from .records import dets
 
 TABLE = TableModel()
 S = TrackerSettings()
-MIDDLE_LEFT = list(TABLE.pockets).index("middle-left")
 
 
 def _track(
@@ -47,14 +43,6 @@ def _track(
     tr = _Track(key=key, kf=kf, phase=phase, last_t=last_t, last_meas=p.copy(), id=ball_id, hits=hits)
     if anchored:
         tr.anchor, tr.anchor_n = p.copy(), 10
-    return tr
-
-
-def _running(key: int, last: tuple[float, float], vel: tuple[float, float], phase: Phase, dt: float) -> _Track:
-    """A ball seen at ``last`` rolling with ``vel``: its previous sighting one frame ``dt`` back along it."""
-    tr = _track(key, phase, last, vel)
-    tr.prev_meas = np.array(last) - np.array(vel) * dt
-    tr.prev_t = -dt
     return tr
 
 
@@ -125,55 +113,6 @@ def test_runs_into_resting_a_run_through_a_resting_ball_hits_it_and_one_past_it_
     anchored = np.array([False, False, True])
     hits = tr._runs_into_resting(last, pred, last.copy(), anchored)
     assert hits.tolist() == [True, False, False]
-
-
-def test_entering_pockets_only_a_hidden_ball_last_seen_running_into_a_mouth_may_be_gone_down_it() -> None:
-    # a ball unseen after running at a pocket's mouth may have dropped; one seen, or running along the
-    # table, has not
-    into = _running(1, (1784.5, 60.0), (0.0, -2000.0), Phase.HIDDEN_MOVING, 1 / 60)
-    seen_into = _running(2, (1784.5, 60.0), (0.0, -2000.0), Phase.MOVING, 1 / 60)
-    along = _running(3, (1000.0, 889.0), (2000.0, 0.0), Phase.HIDDEN_MOVING, 1 / 60)
-    tracks = [into, seen_into, along]
-    flags = pocket_watch.entering_pockets(TABLE, S, tracks, _ball_kinds(tracks).occluded)
-    assert flags.tolist() == [True, False, False]
-
-
-def test_pocket_claims_a_blob_in_a_pocket_is_only_the_ball_that_went_into_it() -> None:
-    # a ball does not climb out of a pocket: a blob in its hole is the ball that went in, or a hand
-    into = _running(1, (1784.5, 60.0), (0.0, -2000.0), Phase.HIDDEN_MOVING, 1 / 60)
-    along = _running(2, (1000.0, 889.0), (2000.0, 0.0), Phase.HIDDEN_MOVING, 1 / 60)
-    in_pocket = np.array([-1, MIDDLE_LEFT])  # detection 0 on the cloth, detection 1 in the middle-left pocket
-    claims = pocket_watch.pocket_claims(TABLE, S, [into, along], in_pocket)
-    assert claims.tolist() == [[True, True], [True, False]]
-
-
-def test_hidden_ball_window_a_hidden_rolling_ball_is_looked_for_as_far_as_it_can_roll() -> None:
-    # a ball hidden while moving is sought along its extrapolated run, the window widening by half the
-    # distance it could roll since it was last seen (it may have slowed or been kicked)
-    ball = _track(1, Phase.HIDDEN_MOVING, (1000.0, 889.0), (1000.0, 0.0))
-    ball.kf.x[:2] = [1200.0, 889.0]  # predicted 0.2 s on
-    z = dets([(1400.0, 889.0), (1500.0, 889.0)]).pos_mm  # 200 and 300 mm past the prediction
-    d, near = hidden_balls.where_hidden_ball_may_be(TABLE, S, ball, z, 0.2, shot_active=False)
-    # window: REACQUIRE_RADIUS_MM + 0.5 * 1000 mm/s * 0.2 s = 250 mm
-    assert np.allclose(d, [200.0, 300.0])
-    assert near.tolist() == [True, False]
-
-
-@pytest.mark.parametrize(
-    ("in_play", "radius"),
-    [
-        # between shots a hand may pick a hidden ball up and set it down nearby: the wide reacquire radius
-        (False, REACQUIRE_RADIUS_MM),
-        # in play nothing but a ball moves a resting ball; one hidden under the arm is sought only at its place
-        (True, S.inplay_reacquire_mm),
-    ],
-    ids=["between_shots_moved_by_hand", "in_play_comes_back_at_its_place"],
-)
-def test_hidden_ball_window_a_hidden_resting_ball_is_sought_within_its_radius(in_play: bool, radius: float) -> None:
-    ball = _track(1, Phase.HIDDEN_RESTING, (1000.0, 889.0), anchored=True)
-    z = dets([(1000.0 + radius - 10.0, 889.0), (1000.0 + radius + 20.0, 889.0)]).pos_mm
-    _, near = hidden_balls.where_hidden_ball_may_be(TABLE, S, ball, z, 1.0, shot_active=in_play)
-    assert near.tolist() == [True, False]
 
 
 def test_bring_back_a_resting_ball_seen_again_off_its_place_was_moved_while_hidden() -> None:
