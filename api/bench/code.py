@@ -39,6 +39,11 @@ CORE = (
     "tracking/gates.py",
     "tracking/states.py",
     "tracking/paths.py",
+    "tracking/births.py",
+    "tracking/bursts.py",
+    "tracking/hidden_balls.py",
+    "tracking/identities.py",
+    "tracking/pocket_watch.py",
 )
 CORE_PACKAGES = ("tracking/detect",)  # every module of these counts too, where the revision has them
 NAMED_SETTINGS = ("ExtractorSettings", "TrackerSettings", "FilterSettings")
