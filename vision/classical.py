@@ -48,7 +48,7 @@ from calibration.mapping import Calibration
 from vision import view_kernels
 from vision.ball_classifier import judge, load_ball_classifier
 from vision.blob_kernels import blob_stats
-from vision.classical_dark import DARK_REL, RING_DIRTY, SEED_K, dark_discs
+from vision.classical_dark_kernels import DARK_REL, RING_DIRTY, SEED_K, dark_discs
 from vision.classical_kernels import (
     box_parts,
     classify_blobs,
@@ -157,8 +157,8 @@ class ClassicalSettings:
     # the tuning footage scores over 0.70 on the detector's confidence (gloves reach 0.80 on unseen clips),
     # while a ball at rest or rolling on a render can look unlike the real crops the network learnt from.
     ball_sure_confidence: float = 0.85
-    # A dark disc of a ball's size standing alone on the cloth (``vision.classical_dark``), where the cloth mask
-    # reads the ball as shadow, is proposed too: ``dark_disc_fill`` of its inner cells must be dark. Its strength
+    # A dark disc of a ball's size standing alone on the cloth (``vision.classical_dark_kernels``), where the cloth
+    # mask reads the ball as shadow, is proposed too: ``dark_disc_fill`` of its inner cells must be dark. Its strength
     # (``dark_disc_strength``) keeps its confidence at most 0.5 x 0.6 + 0.5 = 0.8, under ``ball_sure_confidence``:
     # its look (the ball classifier) decides whether a track may start on it.
     dark_discs: bool = True
@@ -347,14 +347,14 @@ class ClassicalDetector:
     def _with_dark_discs(
         self, frame: np.ndarray, coarse: np.ndarray, fg: np.ndarray, pts: np.ndarray, dets: Detections
     ) -> Detections:
-        """``dets`` and after them the coarse grid's dark discs (``vision.classical_dark``) that are balls of their
-        own: refined from the disc's centre (as a blob's centroid is) with this frame's rim ratio, showing a
-        ball's rim on ``min_rim_support`` of it (as a vote peak must), and farther than a ball's diameter from
-        every ordinary candidate before and every detection after refinement (two balls' centres lie a diameter
-        apart at least: nearer, the disc is that ball or its shadow). Within ``_pocket_reach`` of a pocket's
-        mouth darkness is the hole: no disc there. Each is judged by its look (never sure: its confidence stays
-        under ``ball_sure_confidence``) and is never the cue ball (a white ball is no dark disc). The ordinary
-        detections are not touched. Its time counts to the "refine" stage."""
+        """``dets`` and after them the coarse grid's dark discs (``vision.classical_dark_kernels``) that are balls of
+        their own: refined from the disc's centre (as a blob's centroid is) with this frame's rim ratio, showing a
+        ball's rim on ``min_rim_support`` of it (as a vote peak must), and farther than a ball's diameter from every
+        ordinary candidate before and every detection after refinement (two balls' centres lie a diameter apart at
+        least: nearer, the disc is that ball or its shadow). Within ``_pocket_reach`` of a pocket's mouth darkness is
+        the hole: no disc there. Each is judged by its look (never sure: its confidence stays under
+        ``ball_sure_confidence``) and is never the cue ball (a white ball is no dark disc). The ordinary detections are
+        not touched. Its time counts to the "refine" stage."""
         self._mark("output")
         s = self.settings
         st = self.coarse_step

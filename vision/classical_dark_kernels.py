@@ -5,11 +5,12 @@ model cannot tell the two apart (``vision.cloth``: only what is darker than ``da
 ball leaves two or three coarse cells, too few for a blob). Their shapes differ: a ball's shadow is a crescent
 or a smear attached to the ball that casts it, while a ball is a dark disc of the ball's imaged size standing
 alone on lit cloth. On the coarse grid's brightness relative to the cloth (``k``) a matched filter at ball
-scale looks for such discs: inside 0.8 of the ball's radius nearly every cell is much darker than the ring of
-cloth at 1.2-1.6 radii around it (the ring's own mean is the local cloth level, so a light fall-off across
-the table cancels), and that ring is clean cloth (nothing not-cloth, nothing dark: no ball or shadow joined to
-it). Radii are measured on the ellipse a ball's outline makes on the cloth plane: stretched by the view's
-obliquity (``stretch``) along the direction away from the camera.
+scale looks for such discs: inside 0.8 of the ball's radius most cells (not all: a black ball's lit top and
+its number's spot are bright) are much darker than the ring of cloth at 1.2-1.6 radii around it (the ring's
+own mean is the local cloth level, so a light fall-off across the table cancels), and that ring is clean cloth
+(nothing not-cloth, nothing dark: no ball or shadow joined to it). Radii are measured on the ellipse a ball's
+outline makes on the cloth plane: stretched by the view's obliquity (``stretch``) along the direction away
+from the camera.
 """
 
 from __future__ import annotations
@@ -44,14 +45,14 @@ def dark_discs(
     min_fill: float,
     max_ring_dirty: float,
 ) -> np.ndarray:
-    """Dark discs of a ball's size on the coarse grid: rows (col, row, fill, dirt) of the cells where the share
-    ``fill`` of the disc's cells (within ``INNER`` radii) darker than ``dark_rel`` times the ring's mean
-    brightness is at least ``min_fill``, and where at most ``max_ring_dirty`` of the ring's cells (``RING``
-    radii, all of them where ``dark_ok``) are not-cloth (``fg``) or that dark (``dirt``: their share). Only cells darker than
-    ``seed_k`` (against the cloth) where ``dark_ok`` are tried; of any two within a ball's radius the one of
-    more fill is kept (ties: the first in row-major order). ``k``: float32 brightness against the cloth;
-    ``stretch``: the view's stretch of the cloth plane at each cell, along the direction from the camera's
-    foot (``cam_col``, ``cam_row``, grid cells); ``radius``: the ball's radius in cells."""
+    """Dark discs of a ball's size on the coarse grid: rows (col, row, fill, dirt) of the cells where the share ``fill``
+    of the disc's cells (within ``INNER`` radii) darker than ``dark_rel`` times the ring's mean brightness is at least
+    ``min_fill``, and where at most ``max_ring_dirty`` of the ring's cells (``RING`` radii, all of them where
+    ``dark_ok``) are not-cloth (``fg``) or that dark (``dirt``: their share). Only cells darker than ``seed_k`` (against
+    the cloth) where ``dark_ok`` are tried; of any two within a ball's radius the one of more fill is kept (ties: the
+    first in row-major order). ``k``: float32 brightness against the cloth; ``stretch``: the view's stretch of the cloth
+    plane at each cell, along the direction from the camera's foot (``cam_col``, ``cam_row``, grid cells); ``radius``:
+    the ball's radius in cells."""
     h, w = k.shape
     found = []
     for y in range(h):
