@@ -158,7 +158,8 @@ class ClassicalSettings:
     # while a ball at rest or rolling on a render can look unlike the real crops the network learnt from.
     ball_sure_confidence: float = 0.85
     # A dark disc of a ball's size standing alone on the cloth (``vision.classical_dark_kernels``), where the cloth
-    # mask reads the ball as shadow, is proposed too: ``dark_disc_fill`` of its inner cells must be dark. Its strength
+    # mask reads the ball as shadow, is proposed too (only with the ball classifier, and only where its look is a
+    # ball's): ``dark_disc_fill`` of its inner cells must be dark. Its strength
     # (``dark_disc_strength``) keeps its confidence at most 0.5 x 0.6 + 0.5 = 0.8, under ``ball_sure_confidence``:
     # its look (the ball classifier) decides whether a track may start on it.
     dark_discs: bool = True
@@ -282,7 +283,7 @@ class ClassicalDetector:
         self._mark("cloth")
         pts, strength, blob = self._candidates(frame, fg)
         dets = self._to_detections(frame, pts, strength, blob)
-        if self.settings.dark_discs and self.settings.refine:
+        if self.settings.dark_discs and self.settings.refine and self._ball_judge is not None:
             dets = self._with_dark_discs(frame, coarse, fg, pts, dets)
         self._frames += 1
         if self.settings.adapt and self._frames % self.settings.adapt_every == 0:
@@ -352,9 +353,9 @@ class ClassicalDetector:
         ball's rim on ``min_rim_support`` of it (as a vote peak must), and farther than a ball's diameter from every
         ordinary candidate before and every detection after refinement (two balls' centres lie a diameter apart at
         least: nearer, the disc is that ball or its shadow). Within ``_pocket_reach`` of a pocket's mouth darkness is
-        the hole: no disc there. Each is judged by its look (never sure: its confidence stays under
-        ``ball_sure_confidence``) and is never the cue ball (a white ball is no dark disc). The ordinary detections are
-        not touched. Its time counts to the "refine" stage."""
+        the hole: no disc there. Each is judged by its look and kept only where that is a ball's (its confidence
+        stays under ``ball_sure_confidence``); it is never the cue ball (a white ball is no dark disc). The ordinary
+        detections are not touched. Its time counts to the "refine" stage."""
         self._mark("output")
         s = self.settings
         st = self.coarse_step
@@ -399,14 +400,19 @@ class ClassicalDetector:
             self._mark("refine")
             return dets
         px, pos, radius_px, colour = res.px[sel], pos[sel], res.radius[sel], res.colour[sel]
-        confidence = np.minimum(confidence[sel], s.ball_sure_confidence - 0.05)
-        unlike = p_ball = None
-        if self._ball_judge is not None:
-            none = np.zeros(len(px), bool)
-            unlike, p_ball = judge(self._ball_judge, frame, px, radius_px, s.ball_min_p, none, none)
+        none = np.zeros(len(px), bool)
+        unlike, p_ball = judge(self._ball_judge, frame, px, radius_px, s.ball_min_p, none, none)
+        # A dark disc is weak evidence (a shape on a few coarse cells): where its look is not a ball's (a cue tip,
+        # a hand's shadow) it is nothing, not even the continuation of a known ball's track.
+        like = np.flatnonzero(~unlike)
+        if len(like) == 0:
+            self._mark("refine")
+            return dets
+        confidence = np.minimum(confidence[sel][like], s.ball_sure_confidence - 0.05)
         new = Detections(
-            px, pos, radius_px, confidence, np.full(len(px), BALL, np.int64), colour, unlike_ball=unlike, p_ball=p_ball
-        )
+            px[like], pos[like], radius_px[like], confidence, np.full(len(like), BALL, np.int64), colour[like],
+            unlike_ball=unlike[like], p_ball=p_ball[like],
+        )  # fmt: skip
         self._mark("refine")
         return Detections.concatenate([dets, new])
 
