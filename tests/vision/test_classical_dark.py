@@ -108,3 +108,9 @@ def test_the_black_eight_is_proposed_by_its_dark_disc_and_judged_by_its_look() -
     assert det.confidence[0] < ClassicalDetector(cal).settings.ball_sure_confidence  # its look decides
     assert det.p_ball is not None and not np.isnan(det.p_ball[0])
     assert det.cls[0] == BALL
+
+
+def test_without_the_ball_classifier_no_dark_disc_is_proposed() -> None:
+    # a shape on a few coarse cells is weak evidence: it counts only where a ball's look confirms it
+    cal = Calibration.load(DATA / "dark-ball-lit-top-calibration.json", expect_image_size=(1024, 576))
+    assert len(ClassicalDetector(cal, ball_classifier=False).detect(_black_eight_frame())) == 0
