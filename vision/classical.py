@@ -48,6 +48,7 @@ from calibration.mapping import Calibration
 from vision import view_kernels
 from vision.ball_classifier import judge, load_ball_classifier
 from vision.blob_kernels import blob_stats
+from vision.classical_dark_kernels import DARK_REL, RING_DIRTY, SEED_K, dark_discs
 from vision.classical_kernels import (
     box_parts,
     classify_blobs,
@@ -156,6 +157,14 @@ class ClassicalSettings:
     # the tuning footage scores over 0.70 on the detector's confidence (gloves reach 0.80 on unseen clips),
     # while a ball at rest or rolling on a render can look unlike the real crops the network learnt from.
     ball_sure_confidence: float = 0.85
+    # A dark disc of a ball's size standing alone on the cloth (``vision.classical_dark_kernels``), where the cloth
+    # mask reads the ball as shadow, is proposed too (only with the ball classifier, and only where its look is a
+    # ball's): ``dark_disc_fill`` of its inner cells must be dark. Its strength
+    # (``dark_disc_strength``) keeps its confidence at most 0.5 x 0.6 + 0.5 = 0.8, under ``ball_sure_confidence``:
+    # its look (the ball classifier) decides whether a track may start on it.
+    dark_discs: bool = True
+    dark_disc_fill: float = 0.5
+    dark_disc_strength: float = 0.6
 
 
 class ClassicalDetector:
@@ -174,6 +183,7 @@ class ClassicalDetector:
         self.stage_ms: dict[str, float] = {}
         self._t_mark = 0.0
         self._cue_seen: tuple[float, ...] | None = None
+        self._rim_ratio: float | None = None  # the last refinement's rim radius over the expected one
         self.radius_grid = calibration.table.ball_radius_mm * s.px_per_mm
         self._ball_area = math.pi * self.radius_grid**2
         self._ball_area_coarse = self._ball_area / self.coarse_step**2
@@ -209,6 +219,13 @@ class ClassicalDetector:
         xy = self.rectifier.grid_to_table(np.column_stack([jj.ravel(), ii.ravel()]))
         dist = np.linalg.norm(xy - cam[:2], axis=1) / max(-cam[2], 1.0)
         self._stretch = np.sqrt(1.0 + dist * dist).reshape(h, w).astype(np.float32)
+        # The same on the coarse grid, and the camera's foot there (the direction a ball's outline stretches).
+        ch, cw = self.coarse.surface.shape
+        jj, ii = np.meshgrid(np.arange(cw), np.arange(ch))
+        xy = self.coarse.grid_to_table(np.column_stack([jj.ravel(), ii.ravel()]))
+        dist = np.linalg.norm(xy - cam[:2], axis=1) / max(-cam[2], 1.0)
+        self._stretch_coarse = np.sqrt(1.0 + dist * dist).reshape(ch, cw).astype(np.float32)
+        self._cam_coarse = self.coarse.table_to_grid(np.asarray(cam[:2], float).reshape(1, 2))[0]
         t = calibration.table
         self._mouths = np.array([pk.mouth_center for pk in t.pockets.values()])
         self._pocket_reach = 2.5 * t.ball_diameter_mm
@@ -249,6 +266,7 @@ class ClassicalDetector:
     def detect(self, frame_bgr: np.ndarray) -> Detections:
         self.stage_ms = dict.fromkeys(STAGES, 0.0)
         self._t_mark = time.perf_counter()
+        self._rim_ratio = None
         frame = check_frame(frame_bgr, self.calibration)
         coarse = self.coarse.rectify_nearest(frame)
         self._mark("rectify")
@@ -265,6 +283,8 @@ class ClassicalDetector:
         self._mark("cloth")
         pts, strength, blob = self._candidates(frame, fg)
         dets = self._to_detections(frame, pts, strength, blob)
+        if self.settings.dark_discs and self.settings.refine and self._ball_judge is not None:
+            dets = self._with_dark_discs(frame, coarse, fg, pts, dets)
         self._frames += 1
         if self.settings.adapt and self._frames % self.settings.adapt_every == 0:
             near_fg = cv2.dilate(fg, self._k3)
@@ -324,6 +344,77 @@ class ClassicalDetector:
         blob = np.zeros(len(singles) + len(p), bool)
         blob[: len(singles)] = True
         return np.concatenate((pts, p.reshape(-1, 2))), np.concatenate((strength, stg)), blob
+
+    def _with_dark_discs(
+        self, frame: np.ndarray, coarse: np.ndarray, fg: np.ndarray, pts: np.ndarray, dets: Detections
+    ) -> Detections:
+        """``dets`` and after them the coarse grid's dark discs (``vision.classical_dark_kernels``) that are balls of
+        their own: refined from the disc's centre (as a blob's centroid is) with this frame's rim ratio, showing a
+        ball's rim on ``min_rim_support`` of it (as a vote peak must), and farther than a ball's diameter from every
+        ordinary candidate before and every detection after refinement (two balls' centres lie a diameter apart at
+        least: nearer, the disc is that ball or its shadow). Within ``_pocket_reach`` of a pocket's mouth darkness is
+        the hole: no disc there. Each is judged by its look and kept only where that is a ball's (its confidence
+        stays under ``ball_sure_confidence``); it is never the cue ball (a white ball is no dark disc). The ordinary
+        detections are not touched. Its time counts to the "refine" stage."""
+        self._mark("output")
+        s = self.settings
+        st = self.coarse_step
+        k, _ = self.cloth.describe(coarse)
+        found = dark_discs(
+            k, fg, self.coarse.dark_ok, self._stretch_coarse, float(self._cam_coarse[0]), float(self._cam_coarse[1]),
+            self.radius_grid / st, SEED_K, DARK_REL, float(s.dark_disc_fill), RING_DIRTY,
+        )  # fmt: skip
+        if len(found) == 0:
+            self._mark("refine")
+            return dets
+        at = (found[:, :2] + 0.5) * st - 0.5  # coarse cell centres on the fine grid
+        keep = np.ones(len(at), bool)
+        if len(pts):
+            keep &= _norm(at[:, None, :] - pts[None, :, :], axis=2).min(axis=1) > 2.0 * self.radius_grid
+        if len(self._mouths):
+            mm = self.rectifier.grid_to_table(at)
+            keep &= _norm(mm[:, None, :] - self._mouths[None, :, :], axis=2).min(axis=1) > self._pocket_reach
+        at = np.ascontiguousarray(at[keep])
+        if len(at) == 0:
+            self._mark("refine")
+            return dets
+        t = self.calibration.table
+        n = len(at)
+        starts, _, dark_counts = refine_starts(
+            at, np.ones(n, bool), self.rectifier.px_per_mm, self.rectifier.margin_mm, self._camera_mm, 0.0, 0.0,
+            False, self._mouths, self._pocket_reach,
+        )  # fmt: skip
+        px, radius_px, toward = self._view_geometry(starts)
+        res = refine_centres(
+            frame, px, radius_px, self.cloth, dark_counts=dark_counts, toward_camera=toward,
+            valley_scale=s.valley_scale, rim_ratio=self._rim_ratio,
+        )  # fmt: skip
+        pos = self._ball_px_to_table(res.px)
+        sel, confidence = keep_balls(
+            pos, res.px, res.radius, res.support, np.full(n, s.dark_disc_strength), np.zeros(n, bool), t.length_mm,
+            t.width_mm, s.outside_mm, s.min_rim_support,
+        )  # fmt: skip
+        if len(dets) and len(sel):
+            sel = sel[_norm(pos[sel, None, :] - dets.pos_mm[None, :, :], axis=2).min(axis=1) > t.ball_diameter_mm]
+        if len(sel) == 0:
+            self._mark("refine")
+            return dets
+        px, pos, radius_px, colour = res.px[sel], pos[sel], res.radius[sel], res.colour[sel]
+        none = np.zeros(len(px), bool)
+        unlike, p_ball = judge(self._ball_judge, frame, px, radius_px, s.ball_min_p, none, none)
+        # A dark disc is weak evidence (a shape on a few coarse cells): where its look is not a ball's (a cue tip,
+        # a hand's shadow) it is nothing, not even the continuation of a known ball's track.
+        like = np.flatnonzero(~unlike)
+        if len(like) == 0:
+            self._mark("refine")
+            return dets
+        confidence = np.minimum(confidence[sel][like], s.ball_sure_confidence - 0.05)
+        new = Detections(
+            px[like], pos[like], radius_px[like], confidence, np.full(len(like), BALL, np.int64), colour[like],
+            unlike_ball=unlike[like], p_ball=p_ball[like],
+        )  # fmt: skip
+        self._mark("refine")
+        return Detections.concatenate([dets, new])
 
     def _window_singles(
         self, frame: np.ndarray, ox: np.ndarray, oy: np.ndarray, own: np.ndarray, cut: np.ndarray
@@ -531,6 +622,7 @@ class ClassicalDetector:
             frame, px[:n], radius_px[:n], self.cloth, dark_counts=dark_counts[:n], toward_camera=toward[:n],
             valley_scale=s.valley_scale,
         )  # fmt: skip
+        self._rim_ratio = res.rim_ratio  # the rim as this frame's balls show it (for the dark discs')
         if not two_starts:
             return res.px, res.colour, res.radius, res.support
         alt = np.flatnonzero(res.support[peak] + TWO_STARTS_MARGIN < 1.0)
