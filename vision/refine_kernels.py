@@ -328,6 +328,18 @@ def _vote_circle(
 
 
 @numba.njit(cache=True, nogil=True)
+def _rim_points(
+    cx: float, cy: float, r0: float, step: float, pos: np.ndarray, dirs: np.ndarray, ptx: np.ndarray, pty: np.ndarray
+) -> None:
+    """Each ray's rim point into ``ptx``/``pty``: ``pos`` samples of ``step`` px out from ``r0`` px along the ray
+    from the start ``cx, cy``."""
+    for k in range(dirs.shape[0]):
+        rr = r0 + pos[k] * step
+        ptx[k] = cx + rr * dirs[k, 0]
+        pty[k] = cy + rr * dirs[k, 1]
+
+
+@numba.njit(cache=True, nogil=True)
 def _mean_radius(px: np.ndarray, py: np.ndarray, ok: np.ndarray, cx: float, cy: float) -> float:
     """The mean distance of the rim points (px, py) where ``ok`` from (cx, cy)."""
     tot = 0.0
@@ -469,12 +481,7 @@ def refine_kernel(
             py_[b] = cy[b]
             if not full[b]:
                 continue
-            step = d_rho * radii[b]
-            r0 = rho[0] * radii[b]
-            for k in range(n_rays):
-                rr = r0 + pos_idx[b, k] * step
-                ptx[k] = cx[b] + rr * dirs[k, 0]
-                pty[k] = cy[b] + rr * dirs[k, 1]
+            _rim_points(cx[b], cy[b], rho[0] * radii[b], d_rho * radii[b], pos_idx[b], dirs, ptx, pty)
             fx, fy = _fit_one(ptx, pty, ok[b], radii[b], cx[b], cy[b], scratch)
             # Fitted again at the radius a round rim shows: a circle of the wrong radius through a rim with rays
             # missing on one side (towards a ball close by, whose narrow gap hides the rim) is pushed off that
@@ -532,12 +539,7 @@ def refine_kernel(
                 # agree on, where they lie around it (not on one side). Not a light or striped ball: where only part
                 # of its rim is found, the points that agree may lie on a stripe's edge, a circle of another size
                 # and centre that the vote's free radius would follow.
-                step = d_rho * radii[b]
-                r0 = rho[0] * radii[b]
-                for k in range(n_rays):
-                    rr = r0 + pos_idx[b, k] * step
-                    ptx[k] = cx[b] + rr * dirs[k, 0]
-                    pty[k] = cy[b] + rr * dirs[k, 1]
+                _rim_points(cx[b], cy[b], rho[0] * radii[b], d_rho * radii[b], pos_idx[b], dirs, ptx, pty)
                 n_on, vx, vy, vr = _vote_circle(ptx, pty, ok[b], ratio * radii[b], sx[b], sy[b], both)
                 if n_on >= VOTE_MIN:
                     ax = 0.0
