@@ -135,16 +135,12 @@ class BirthWatch:
         handed to ``at_rest`` with its sightings in the window, and watched no more."""
         reach = STILL_RADII * self.table.ball_radius_mm
         for c in weak:
-            near = [(float(np.hypot(*(z[c] - sp.pos))), k) for k, sp in enumerate(self.spots) if sp.seen[-1][0] < t]
-            d, k = min(near, default=(math.inf, -1))
-            if d > reach:
-                if not new:
-                    continue
-                colour = None if col is None else col[c].copy()
-                self.spots.append(Spot([], float(conf[c]), 0, colour, t))
-                k = len(self.spots) - 1
+            k = _join(
+                self.spots, lambda sp: sp.pos, reach, new, t, z[c], conf[c], cue[c], None if col is None else col[c]
+            )
+            if k is None:
+                continue
             sp = self.spots[k]
-            sp.add(t, z[c], float(conf[c]), bool(cue[c]), None if col is None else col[c])
             if sp.seen[0][0] <= w.since + w.frame_dt:
                 pts = np.array([(x, y) for rt, x, y in sp.seen if rt >= w.since])
                 if held_still(pts, self.table.ball_radius_mm):
@@ -175,14 +171,11 @@ class BirthWatch:
         self.runs = [r for r in self.runs if t - r.seen[-1][0] <= w.keep_for]
         gate = self.table.ball_diameter_mm
         for c in weak:
-            near = [(float(np.hypot(*(z[c] - r.ahead(t)))), k) for k, r in enumerate(self.runs) if r.seen[-1][0] < t]
-            d, k = min(near, default=(math.inf, -1))
-            if d > gate:
-                colour = None if col is None else col[c].copy()
-                self.runs.append(Spot([], float(conf[c]), 0, colour, t))
-                k = len(self.runs) - 1
+            k = _join(
+                self.runs, lambda r: r.ahead(t), gate, True, t, z[c], conf[c], cue[c], None if col is None else col[c]
+            )
+            assert k is not None  # a run may always start
             run = self.runs[k]
-            run.add(t, z[c], float(conf[c]), bool(cue[c]), None if col is None else col[c])
             while run.seen[0][0] < w.since:
                 del run.seen[0]  # the oldest sighting left the window
             if run.seen[0][0] > w.since + w.frame_dt:
@@ -192,3 +185,28 @@ class BirthWatch:
                 continue
             if rolling(run, course):
                 self.runs.pop(k)
+
+
+def _join(
+    watched: list[Spot],
+    place: Callable[[Spot], np.ndarray],
+    gate: float,
+    may_start: bool,
+    t: float,
+    z: np.ndarray,
+    conf: float,
+    is_cue: bool,
+    colour: np.ndarray | None,
+) -> int | None:
+    """The index in ``watched`` of the thing a weak detection at ``z`` is one more sighting of: the nearest not
+    yet seen at ``t`` whose ``place`` (where it should be now) lies within ``gate``, else a new thing where
+    ``may_start``; None where it joins nothing."""
+    near = [(float(np.hypot(*(z - place(w)))), k) for k, w in enumerate(watched) if w.seen[-1][0] < t]
+    d, k = min(near, default=(math.inf, -1))
+    if d > gate:
+        if not may_start:
+            return None
+        watched.append(Spot([], float(conf), 0, None if colour is None else colour.copy(), t))
+        k = len(watched) - 1
+    watched[k].add(t, z, float(conf), bool(is_cue), colour)
+    return k
