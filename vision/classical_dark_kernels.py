@@ -55,6 +55,11 @@ def dark_discs(
     the ball's radius in cells."""
     h, w = k.shape
     found = []
+    # The ring's cells as the first pass meets them (brightness, not-cloth), for the dirt count once the ring's
+    # cloth level is known: sized for the widest ring (the largest stretch).
+    side = 2 * (math.ceil(RING[1] * radius * max(float(stretch.max()) if stretch.size else 1.0, 1.0)) + 1) + 1
+    ring_k = np.empty(side * side, np.float32)
+    ring_fg_cell = np.empty(side * side, np.bool_)
     for y in range(h):
         for x in range(w):
             if k[y, x] >= seed_k or dark_ok[y, x] == 0:
@@ -86,6 +91,8 @@ def dark_discs(
                         off = True  # the ring runs off the cloth where darkness may be a ball (a pocket, the rail)
                         break
                     ring_sum += k[yy, xx]
+                    ring_k[ring_n] = k[yy, xx]
+                    ring_fg_cell[ring_n] = fg[yy, xx] != 0
                     ring_n += 1
                     if fg[yy, xx] != 0:
                         ring_fg += 1
@@ -111,15 +118,9 @@ def dark_discs(
             if fill < min_fill:
                 continue
             dirty = 0
-            for dy in range(-reach, reach + 1):
-                yy = y + dy
-                for dx in range(-reach, reach + 1):
-                    xx = x + dx
-                    e = _ellipse(dx, dy, ux, uy, s) / radius
-                    if e < RING[0] or e > RING[1]:
-                        continue
-                    if fg[yy, xx] != 0 or k[yy, xx] < cut:
-                        dirty += 1
+            for i in range(ring_n):
+                if ring_fg_cell[i] or ring_k[i] < cut:
+                    dirty += 1
             if dirty <= max_ring_dirty * ring_n:
                 found.append((float(x), float(y), fill, dirty / ring_n))
     if len(found) == 0:
