@@ -9,7 +9,7 @@ outlier trimming), fitted again at the radius the rim shows where that is round 
 the frame shows larger than expected, fitted at the expected radius with the rays towards a ball a few
 millimetres away missing, is pushed away from that ball by a pixel), or the coarse centre where too few
 rays, or rays on one side only, found an edge.
-All balls are done by one compiled kernel (``vision.refine_kernels``); ``tests/refine_reference.py`` holds the
+All balls are done by one compiled kernel (``vision.refine_kernels``); ``tests/refine_support.py`` holds the
 same steps in numpy and OpenCV array operations, the reference the tests compare it with.
 """
 

@@ -1,6 +1,6 @@
 """The compiled loop of ``vision.refine.refine_centres``: every ball, ray and sample in one numba kernel.
 
-It does what the numpy reference (``tests/refine_reference.py``) does with ``cv2.remap`` and array operations, step
+It does what the numpy reference (``tests/refine_support.py``) does with ``cv2.remap`` and array operations, step
 for step and with the same constants: bilinear samples along the rays (OpenCV's float-map
 ``INTER_LINEAR`` arithmetic in float32, rounded to uint8, the border replicated), the not-cloth score,
 the steepest fall (the rim against cloth), the brightness valley (the rim against a frozen neighbour)

@@ -11,8 +11,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from tests.refine_reference import _vote_circle as vote_reference
-from tests.refine_reference import refine_centres_numpy
+from tests.refine_support import _vote_circle as vote_reference
+from tests.refine_support import refine_centres_numpy
 from vision.cloth import ClothModel
 from vision.refine import refine_centres
 from vision.refine_kernels import VOTE_MIN, _vote_circle

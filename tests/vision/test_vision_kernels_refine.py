@@ -1,5 +1,5 @@
 """The compiled refinement kernel (``vision.refine_kernels``) agrees with the numpy reference
-(``tests/refine_reference.py``) on rendered balls, and its bilinear samples are OpenCV's float-map arithmetic
+(``tests/refine_support.py``) on rendered balls, and its bilinear samples are OpenCV's float-map arithmetic
 (two lerps along x, one along y, in float32, rounded half to even, the border replicated)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 
 from calibration.table import TableModel
 from tests.detect_support import render
-from tests.refine_reference import refine_centres_numpy
+from tests.refine_support import refine_centres_numpy
 from vision.cloth import ClothModel
 from vision.parallax import ball_radius_px, ray_cloth_point
 from vision.rectify import TableRectifier

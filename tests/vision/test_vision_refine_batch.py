@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from calibration.table import TableModel
-from tests import refine_reference
+from tests import refine_support
 from tests.detect_support import render
-from tests.refine_reference import _fit_centres
+from tests.refine_support import _fit_centres
 from vision.cloth import ClothModel
 from vision.parallax import ball_radius_px, ray_cloth_point
 from vision.rectify import TableRectifier
@@ -172,8 +172,8 @@ def test_a_ball_a_few_millimetres_from_another_is_not_pushed_away_from_it(gap_mm
     assert (got.edge_fraction >= 16 / 24).all()  # full rims, with the rays towards the neighbour missing
     assert np.abs(pushed(got.px)).max() < 0.3
     # the fit at the expected radius alone (the reference with no refit) is pushed away by about a pixel
-    monkeypatch.setattr(refine_reference, "OWN_RADIUS_TOL", 0.0)
-    before = refine_reference.refine_centres_numpy(frame.image, starts, radius, cloth, valley_scale=0.94)
+    monkeypatch.setattr(refine_support, "OWN_RADIUS_TOL", 0.0)
+    before = refine_support.refine_centres_numpy(frame.image, starts, radius, cloth, valley_scale=0.94)
     assert pushed(before.px).max() > 0.5
 
 
@@ -196,6 +196,6 @@ def test_a_ball_where_the_cloth_is_lit_brighter_than_the_model_still_shows_its_w
     got = refine_centres(img, starts, radius, cloth)
     assert (got.edge_fraction >= 16 / 24).all()
     assert np.hypot(*(got.px - frame.px).T).max() < 0.2
-    monkeypatch.setattr(refine_reference, "BEYOND_MAX", 0.6)
-    before = refine_reference.refine_centres_numpy(img, starts, radius, cloth)
+    monkeypatch.setattr(refine_support, "BEYOND_MAX", 0.6)
+    before = refine_support.refine_centres_numpy(img, starts, radius, cloth)
     assert before.edge_fraction[1] < 16 / 24
