@@ -7,25 +7,21 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
-
 import tracking.extractor as extractor
 from api.pipeline import Pipeline
 from calibration.contract import Event
 from calibration.table import TableModel
+from tests.tracking.records import dets
 from tracking.detect.settings import setting_path
+from vision.detections import Detections
 
 TABLE = TableModel()
 DATA = Path(__file__).parent / "data"
 
 
-class Dets:
-    """One frame's detections, as the pipeline takes them from a detector."""
-
-    def __init__(self, pos: list, conf: list) -> None:
-        self.pos_mm = np.array(pos, dtype=float).reshape(-1, 2)
-        self.confidence = np.array(conf, dtype=float)
-        self.cls = np.zeros(len(conf), np.int64)
+def frame_dets(pos: list, conf: list) -> Detections:
+    """One frame's detections, as the pipeline takes them from a detector (``vision.detections.Detections``)."""
+    return dets(pos, conf)
 
 
 def contacts(events: list[Event], pair: set[str]) -> list[Event]:
@@ -39,7 +35,7 @@ def replay(name: str) -> tuple[dict, list[Event]]:
     known = {k: tuple(v) for k, v in d["known_ids"].items()}
     pipe = Pipeline(table=TABLE, known_ids=known, meas_sigma_mm=d["meas_sigma_mm"])
     for f in d["frames"]:
-        pipe.step_detections(Dets(f["pos_mm"], f["confidence"]), f["frame"], f["t"])
+        pipe.step_detections(frame_dets(f["pos_mm"], f["confidence"]), f["frame"], f["t"])
     pipe.finish()
     return d, pipe.sorted_events()
 

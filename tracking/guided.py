@@ -54,12 +54,24 @@ class Guided:
 
 @dataclass(frozen=True)
 class LaunchWatchSettings:
-    search_frames: float = 3.5  # a resting ball lost this many frames ago or less is looked for
-    # ... and one whose first blurred measurement, a frame or so before it was lost, already broke its rest
+    # a resting ball lost this many frames ago or less is looked for along a launch from its place: fewer
+    # misses a ball struck into a blur the detector lost for a few frames; more searches longer for a ball a
+    # hand or the cue merely hides (a streak found there is another thing's)
+    search_frames: float = 3.5
+    # ... and one whose first blurred measurement, a frame or so before it was lost, already broke its rest:
+    # fewer loses a ball whose first blurred frame moved it off its place; more searches from a place a slowly
+    # rolling ball left long ago
     left_frames: float = 1.5
-    follow_s: float = 0.5  # a launched ball is then followed by its streak this long (till it hits something)
-    max_reach_mm: float = 800.0  # the search never spreads wider than this around the place
-    confidence: float = 0.7  # of a launch measurement: a ball's mass, in line with its place
+    # a launched ball is then followed by its streak this long (till it hits something): shorter drops a fast
+    # ball to blur before its first hit; longer keeps matching streaks after it has slowed to sharp detections
+    follow_s: float = 0.5
+    # the search never spreads wider than this around the place: smaller misses a hard-struck ball already
+    # farther off; larger lets another ball's streak across the table be taken, and costs search time
+    max_reach_mm: float = 800.0
+    # a launch measurement's confidence (a ball's mass, in line with its place), read as a detection's by the
+    # tracker: under new_track_confidence it only continues a known ball, under the extractor's ghost_below it
+    # lowers the track's mean towards a ghost's
+    confidence: float = 0.7
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,10 @@ class FilterSettings:
     """Noise settings of the ball filter (all in table units)."""
 
     # Standard deviation of one detection's table position (mm). A 1080p overhead view of a 3.6 m
-    # table is about 0.45 px/mm; a detector centre good to 0.5 px gives ~1 mm.
+    # table is about 0.45 px/mm; a detector centre good to 0.5 px gives ~1 mm (the pipeline sets it from the
+    # view; the rest circle and the anchor gate are multiples of it). Smaller: a resting ball's jitter leaves
+    # its anchor gate (read as starts); larger: a soft hit's first millimetres are lost and a slow roll is
+    # called rest
     meas_sigma_mm: float = 1.2
     # Standard deviation of the unmodelled acceleration (mm/s^2): sliding friction is ~2000 mm/s^2
     # (mu ~0.2 * g), rolling ~100; 3000 covers both with a margin for the curve of a spinning ball.

@@ -31,9 +31,18 @@ OFFSET_STEPS = 21
 
 @dataclass(frozen=True)
 class RattleSettings:
-    max_speed_mm_s: float = 800.0  # sideways speed at the first sample, at most
+    # the fastest sideways speed (mm/s, across the pocket axis) the fit tries at the first sample: the part of
+    # a ball's speed its slant into the mouth carries across it, each face bounce slowing it further. Lower: a
+    # ball that came in at a steep slant is fitted too slow and its touches are lost; higher: only the fit's
+    # time grows (the grid spans twice this in SPEED_STEP_MM_S steps)
+    max_speed_mm_s: float = 800.0
+    # sightings in the mouth needed before a rattle is read: two offsets always fit a straight line, a bounce
+    # needs a third to show the turn. Fewer: two noisy offsets read as a bounce; more: a quick rattle seen in
+    # three frames before the drop is lost
     min_samples: int = 3
-    # the bouncing fit's mean square error must be at most this share of a straight line's
+    # the bouncing fit's mean square error must be at most this share of a straight line's: a ball that
+    # crossed the mouth without touching a face fits a line as well. Higher: noise about a straight run read as
+    # touches; lower: a rattle whose bounces the noise blurs is lost
     better_than_straight: float = 0.6
 
 

@@ -26,7 +26,7 @@ FROZEN_TOL_MM = 5.0
 
 @dataclass(frozen=True)
 class TrackerSettings:
-    filter: FilterSettings = field(default_factory=FilterSettings)
+    filter: FilterSettings = field(default_factory=FilterSettings)  # the ball filter's noise (``tracking.kalman``)
     # a break sends the cue ball at about 10 m/s: no ball is farther from where it was seen than this speed times
     # the time since. Lower: a break's ball outruns its gate and is lost; higher: a far blob may be taken
     max_speed_mm_s: float = 11000.0

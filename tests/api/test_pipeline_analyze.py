@@ -19,6 +19,7 @@ from calibration.mapping import Calibration
 from calibration.table import TableModel
 from tests.drawn_support import overhead_calibration
 from tests.paths import DATA
+from tests.tracking.records import dets as frame_dets
 from tracking.kinematic_sim import SimResult, SimSettings, simulate_shot
 
 TABLE = TableModel()
@@ -105,19 +106,12 @@ def test_analyze_refuses_a_missing_video_and_a_bad_table(tmp_path: Path, capsys:
     assert code == 2
 
 
-class _Dets:
-    def __init__(self, pos: np.ndarray) -> None:
-        self.pos_mm = pos
-        self.confidence = np.full(len(pos), 0.9)
-        self.cls = np.zeros(len(pos), np.int64)
-
-
 def test_pipeline_emits_events_frame_by_frame_and_takes_operator_ids() -> None:
     sim = _shot()
     pipe = Pipeline(table=TABLE, game="moscow")
     per_frame: list[list[Event]] = []
     for i, (t, balls) in enumerate(sim.frames):
-        per_frame.append(pipe.step_detections(_Dets(np.array(list(balls.values()))), i, t))
+        per_frame.append(pipe.step_detections(frame_dets(list(balls.values()), 0.9), i, t))
         if i == 3:
             assert set(pipe.balls) == {"t1", "t2"}
             pipe.assign_ids({"cue": (900.0, 700.0), "1": (2300.0, 1000.0)})
@@ -130,7 +124,7 @@ def test_pipeline_emits_events_frame_by_frame_and_takes_operator_ids() -> None:
     assert any(e.type == "contact" and e.balls == ("cue", "1") for e in got)
     assert sum(1 for e in got if e.type == "shot_end") == 1
     with pytest.raises(ValueError):
-        pipe.step_detections(_Dets(np.zeros((0, 2))), 999, 99.0)
+        pipe.step_detections(frame_dets(np.zeros((0, 2)), 0.9), 999, 99.0)
 
 
 def test_table_drawing_marks_paths_contacts_and_pots() -> None:

@@ -9,15 +9,9 @@ import numpy as np
 from api.pipeline import Pipeline
 from calibration.table import TableModel
 from tests.paths import DATA
+from tests.tracking.records import dets as frame_dets
 
 DATA = DATA
-
-
-class _Dets:
-    def __init__(self, pos: list[list[float]], conf: list[float]) -> None:
-        self.pos_mm = np.array(pos, dtype=float).reshape(-1, 2)
-        self.confidence = np.array(conf, dtype=float)
-        self.cls = np.zeros(len(self.pos_mm), np.int64)
 
 
 def test_frames_of_a_break_reach_tracks_and_events_under_the_checked_ids() -> None:
@@ -33,7 +27,7 @@ def test_frames_of_a_break_reach_tracks_and_events_under_the_checked_ids() -> No
     )  # fmt: skip
     held = []
     for f in frames:
-        pipe.step_detections(_Dets(f["pos_mm"], f["confidence"]), f["frame"], f["t"])
+        pipe.step_detections(frame_dets(f["pos_mm"], f["confidence"]), f["frame"], f["t"])
         if pipe.tracker.checking_burst:
             held.append(f["frame"])
     assert held == [37, 38, 39]  # the break's frames, until its last check (frame 40)

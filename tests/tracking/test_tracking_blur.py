@@ -6,17 +6,11 @@ import numpy as np
 
 from api.pipeline import Pipeline
 from calibration.table import TableModel
+from tests.tracking.records import dets as frame_dets
 from tracking.kinematic_sim import simulate_shot
 from tracking.tracker import Tracker
 
 TABLE = TableModel()
-
-
-class _Dets:
-    def __init__(self, pos: list[tuple[float, float]], conf: list[float], cue: list[bool]) -> None:
-        self.pos_mm = np.array(pos, dtype=float).reshape(-1, 2)
-        self.confidence = np.array(conf, dtype=float)
-        self.cls = np.array(cue, dtype=np.int64)
 
 
 def test_jaw_touch_is_a_cushion_event_in_the_kinematic_truth() -> None:
@@ -72,7 +66,7 @@ def test_struck_ball_lost_in_blur_keeps_its_id_and_makes_the_first_contact() -> 
             pos.append((p[0] + rng.normal(0, 0.5), p[1] + rng.normal(0, 0.5)))
             conf.append(0.95)
             cue.append(bid == "cue")
-        pipe.step_detections(_Dets(pos, conf, cue), i, t)
+        pipe.step_detections(frame_dets(pos, conf, cue), i, t)
     pipe.finish()
     events = pipe.sorted_events()
     contacts = [e for e in events if e.type == "contact"]
@@ -116,7 +110,7 @@ def test_players_hand_over_the_table_in_play_takes_no_resting_balls_id() -> None
             if i == 135:
                 pos.append((2663.0, 874.0))  # a weak dark blob (the cue's shadow) beside ball 3
                 conf.append(0.34)
-        pipe.step_detections(_Dets(pos, conf, [False] * len(pos)), i, t)
+        pipe.step_detections(frame_dets(pos, conf), i, t)
         last = pipe.last
         assert last is not None
         ids = last.by_id()
@@ -176,7 +170,7 @@ def test_slow_ball_that_stops_against_a_cushion_touched_it_when_it_got_there() -
         s = max(t - t0, 0.0)
         y = start[1] - (v0 * s - 0.5 * dec * s * s) if s < t_touch_rel else R
         p = (start[0] + rng.normal(0, 0.4), y + rng.normal(0, 0.4))
-        pipe.step_detections(_Dets([p], [0.95], [False]), i, t)
+        pipe.step_detections(frame_dets([p]), i, t)
     pipe.finish()
     touches = [e for e in pipe.sorted_events() if e.type == "cushion"]
     assert len(touches) == 1 and touches[0].ball == "1"

@@ -8,21 +8,15 @@ import numpy as np
 
 from api.pipeline import Pipeline
 from calibration.table import TableModel
+from tests.tracking.records import dets as frame_dets
 
 TABLE = TableModel()
 Y = 889.0
 
 
-class _Dets:
-    def __init__(self, pos: list[tuple[float, float]], conf: list[float]) -> None:
-        self.pos_mm = np.array(pos, dtype=float).reshape(-1, 2)
-        self.confidence = np.array(conf, dtype=float)
-        self.cls = np.zeros(len(self.pos_mm), dtype=np.int64)
-
-
 def _feed(pipe: Pipeline, frames: list[list[tuple[tuple[float, float], float]]], fps: float) -> None:
     for i, dets in enumerate(frames):
-        pipe.step_detections(_Dets([p for p, _ in dets], [c for _, c in dets]), i, i / fps)
+        pipe.step_detections(frame_dets([p for p, _ in dets], [c for _, c in dets]), i, i / fps)
 
 
 def _after(

@@ -10,22 +10,24 @@ import pytest
 from api.pipeline import Pipeline
 from calibration.contract import Event
 from calibration.table import TableModel
+from tests.tracking.records import dets as frame_dets
 from tracking.kinematic_sim import Detection, Occluder, SimResult, detections_from_truth, make_setup, simulate_shot
 from tracking.metrics import Scores, event_key
+from vision.detections import Detections
 
 TABLE = TableModel()
 
 
-class _Dets:
-    def __init__(self, pos: np.ndarray, conf: np.ndarray, cue: np.ndarray) -> None:
-        self.pos_mm, self.confidence, self.cls = pos, conf, cue.astype(np.int64)
+def _dets(pos: np.ndarray, conf: np.ndarray | float, cue: Sequence[bool]) -> Detections:
+    """One frame's detections as the detector reports them (``vision.detections.Detections``)."""
+    return frame_dets(pos, conf, [bool(c) for c in cue])
 
 
 def _observe(sim: SimResult, balls: dict[str, tuple[float, float]], seed: int = 0, **kw: object) -> list[Event]:
     dets = detections_from_truth(sim, np.random.default_rng(seed), **kw)  # type: ignore[arg-type]
     pipe = Pipeline(table=TABLE, known_ids=balls)
     for i, (t, d) in enumerate(dets):
-        pipe.step_detections(_Dets(d.pos_mm, d.confidence, d.is_cue), i, t)
+        pipe.step_detections(_dets(d.pos_mm, d.confidence, d.is_cue), i, t)
     pipe.finish()
     return pipe.sorted_events()
 
@@ -117,9 +119,9 @@ def _hand_push_then_stroke(fps: float, push_mm: float, push_s: float = 0.3) -> t
         u = min(max((t - 0.5) / push_s, 0.0), 1.0)
         p2 = (700.0, y0 + push_mm * u * u * (3 - 2 * u))
         pos = np.array([balls["cue"], balls["1"], p2]) + rng.normal(0.0, 1.0, (3, 2))
-        pipe.step_detections(_Dets(pos, np.full(3, 0.95), np.array([True, False, False])), i, t)
+        pipe.step_detections(_dets(pos, np.full(3, 0.95), np.array([True, False, False])), i, t)
     for k, (t, d) in enumerate(detections_from_truth(sim, rng, noise_mm=1.0)):
-        pipe.step_detections(_Dets(d.pos_mm, d.confidence, d.is_cue), n_lead + k, lead + t)
+        pipe.step_detections(_dets(d.pos_mm, d.confidence, d.is_cue), n_lead + k, lead + t)
     pipe.finish()
     stroke = next(e for e in sim.events if e.type == "shot_start")
     return pipe.sorted_events(), lead + (stroke.t or 0.0)
@@ -192,7 +194,7 @@ def test_small_mixed_suite_meets_the_accuracy_floor() -> None:
 
 def _with_extra_ball(
     dets: Sequence[tuple[float, Detection]], path: Callable[[float], tuple[float, float] | None], conf: float = 0.9
-) -> list[tuple[float, _Dets]]:
+) -> list[tuple[float, Detections]]:
     """The detections with one more blob (detected with confidence ``conf``), at ``path(t)`` where that is not
     None."""
     out = []
@@ -204,11 +206,11 @@ def _with_extra_ball(
             pos = np.vstack([pos, np.array([p], dtype=float)])
             conf = np.append(conf, conf_blob)
             cue = np.append(cue, False)
-        out.append((t, _Dets(pos, conf, cue)))
+        out.append((t, _dets(pos, conf, cue)))
     return out
 
 
-def _run(dets: list[tuple[float, _Dets]], balls: dict[str, tuple[float, float]]) -> list[Event]:
+def _run(dets: list[tuple[float, Detections]], balls: dict[str, tuple[float, float]]) -> list[Event]:
     pipe = Pipeline(table=TABLE, known_ids=balls)
     for i, (t, d) in enumerate(dets):
         pipe.step_detections(d, i, t)
@@ -335,7 +337,7 @@ def test_a_ball_seen_seldom_at_its_place_is_not_the_unseen_striker() -> None:
         two = np.linalg.norm(d.pos_mm - np.array(balls["2"]), axis=1) <= 30.0
         keep = ~two | (i % 3 == 1) | (i < 5)
         conf = np.where(two & (i >= 5), 0.47, d.confidence)
-        dets.append((t, _Dets(d.pos_mm[keep], conf[keep], d.is_cue[keep])))
+        dets.append((t, _dets(d.pos_mm[keep], conf[keep], d.is_cue[keep])))
     pred = _run(dets, balls)
     starts = [e for e in pred if e.type == "shot_start"]
     contacts = [e for e in pred if e.type == "contact"]
@@ -425,7 +427,7 @@ def test_struck_ball_blurred_out_at_a_hit_keeps_its_id_at_30_fps() -> None:
             pos, conf, cue = pos[keep], conf[keep], cue[keep]
         elif i == k + 1:
             conf[ci] = 0.46
-        pipe.step_detections(_Dets(pos, conf, cue), i, t)
+        pipe.step_detections(_dets(pos, conf, cue), i, t)
     pipe.finish()
     rows = {(r.frame, r.ball): (r.x, r.y) for r in pipe.track_rows()}
     for i in range(k + 1, k + 8):
@@ -447,7 +449,7 @@ def test_hidden_ball_bounces_off_a_cushion_in_its_prediction() -> None:
     pipe = Pipeline(table=TABLE, known_ids=balls)
     hidden = 0
     for i, (t, d) in enumerate(raw):
-        pipe.step_detections(_Dets(d.pos_mm, d.confidence, d.is_cue), i, t)
+        pipe.step_detections(_dets(d.pos_mm, d.confidence, d.is_cue), i, t)
         assert pipe.last is not None
         b = next((x for x in pipe.last.balls if x.id == "cue"), None)
         if b is not None and b.meas is None and t > (touch.t or 0):
@@ -480,7 +482,7 @@ def test_hidden_slow_ball_does_not_jump_to_a_blob_across_the_table() -> None:
             if t < back + 1.0 / 60:
                 pos = np.vstack([pos, [[3534.0, 827.0]]])
                 conf, cue = np.append(conf, 0.67), np.append(cue, False)
-        dets.append((t, _Dets(pos, conf, cue)))
+        dets.append((t, _dets(pos, conf, cue)))
     pipe = Pipeline(table=TABLE, known_ids=balls, meas_sigma_mm=3.0)  # a 1080p camera's figure
     for i, (t, d) in enumerate(dets):
         pipe.step_detections(d, i, t)
@@ -518,7 +520,7 @@ def test_ball_hit_beside_a_cushion_touches_it_before_it_is_seen_again(fps: float
             c = c_hit + v_after * (min(t, t_touch) - t_c) + v_back * max(t - t_touch, 0.0)
             b = one + 1200.0 * n * (t - t_c)
         pos = np.array([c, b, [2800.0, 1400.0]]) + rng.normal(0, 0.8, (3, 2))
-        dets.append((t, _Dets(pos, np.full(3, 0.9), np.array([True, False, False]))))
+        dets.append((t, _dets(pos, np.full(3, 0.9), np.array([True, False, False]))))
     ev = _run(dets, {"cue": (400.0, y0), "1": (float(one[0]), float(one[1])), "2": (2800.0, 1400.0)})
     contacts = [e for e in ev if e.type == "contact"]
     cushions = [e for e in ev if e.type == "cushion"]

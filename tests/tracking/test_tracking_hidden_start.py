@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from api.pipeline import Pipeline
-from tests.replay_support import TABLE, Dets, contacts, replay
+from tests.replay_support import TABLE, contacts, frame_dets, replay
 from tracking.detect import shots
 from tracking.tracker import Tracker
 
@@ -70,7 +70,7 @@ def test_a_blob_seen_far_off_that_stops_dead_is_no_hidden_ball_struck(stall_rule
         if i >= 120:
             pts.append(blob[min(i - 120, 2)])
         z = np.array(pts) + rng.normal(0, 0.6, (len(pts), 2))
-        pipe.step_detections(Dets(z.tolist(), [0.9] * len(pts)), i, t)
+        pipe.step_detections(frame_dets(z.tolist(), [0.9] * len(pts)), i, t)
     pipe.finish()
     starts = [(e.ball, round(e.t or 0.0, 2)) for e in pipe.sorted_events() if e.type == "shot_start"]
     assert (starts == [("cue", 2.5)]) == stall_rule

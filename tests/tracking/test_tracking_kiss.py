@@ -7,16 +7,10 @@ import numpy as np
 
 from api.pipeline import Pipeline
 from calibration.table import TableModel
+from tests.tracking.records import dets as frame_dets
 
 TABLE = TableModel()
 D = TABLE.ball_diameter_mm
-
-
-class _Dets:
-    def __init__(self, pos: list[tuple[float, float]]) -> None:
-        self.pos_mm = np.array(pos, dtype=float).reshape(-1, 2)
-        self.confidence = np.full(len(self.pos_mm), 0.95)
-        self.cls = np.zeros(len(self.pos_mm), dtype=np.int64)
 
 
 def _run(gap_mm: float, fps: float = 60.0) -> tuple[list, float]:
@@ -33,7 +27,7 @@ def _run(gap_mm: float, fps: float = 60.0) -> tuple[list, float]:
             (1500.0 + 300.0 * s + rng.normal(0, 0.4), 700.0 + rng.normal(0, 0.4)),
             (x2_0 + 1500.0 * s + rng.normal(0, 0.4), 700.0 + gap_mm + rng.normal(0, 0.4)),
         ]
-        pipe.step_detections(_Dets(pos), i, t)
+        pipe.step_detections(frame_dets(pos), i, t)
     pipe.finish()
     return [e for e in pipe.sorted_events() if e.type == "contact"], t_c
 

@@ -19,7 +19,7 @@ import tracking.extractor as extractor
 from api.pipeline import Pipeline
 from calibration.contract import Event
 from calibration.table import TableModel
-from tests.replay_support import DATA, Dets, contacts, replay, settings_with
+from tests.replay_support import DATA, contacts, frame_dets, replay, settings_with
 from tracking.detect import contacts as contacts_mod
 from tracking.detect import shots
 from tracking.detect.settings import with_values
@@ -43,7 +43,7 @@ def test_a_ball_nudged_into_a_creep_is_a_contact(nudges: bool) -> None:
     if not nudges:
         pipe.extractor.s = with_values(pipe.extractor.s, nudge_min_mm=1e9)
     for f in d["frames"]:
-        tf_events = pipe.step_detections(Dets(f["pos_mm"], f["confidence"]), f["frame"], f["t"])
+        tf_events = pipe.step_detections(frame_dets(f["pos_mm"], f["confidence"]), f["frame"], f["t"])
         assert not any(e.type == "contact" and set(e.balls or ()) == {"10", "4"} and f["t"] < 15.6 for e in tf_events)
     pipe.finish()
     found = contacts(pipe.sorted_events(), {"10", "4"})
@@ -78,7 +78,7 @@ def _scene(pass_y: float, drift: tuple[float, float], fps: float = 60.0, seed: i
         f = min(max((t - 1.0 - t_level) / 0.5, 0.0), 1.0)
         p1 = rest + np.array(drift) * (f * f * (3 - 2 * f))
         pos = np.array([p1, p2, balls["3"]]) + rng.normal(0.0, 1.0, (3, 2))
-        pipe.step_detections(Dets(pos.tolist(), [0.95, 0.95, 0.95]), i, t)
+        pipe.step_detections(frame_dets(pos.tolist(), [0.95, 0.95, 0.95]), i, t)
     pipe.finish()
     return pipe.sorted_events()
 

@@ -14,23 +14,17 @@ import numpy as np
 from api.pipeline import Pipeline
 from calibration.contract import Event
 from calibration.table import TableModel
+from tests.tracking.records import dets as frame_dets
 
 TABLE = TableModel()
 FPS = 60.0
 Frames = list[list[tuple[tuple[float, float], float]]]
 
 
-class _Dets:
-    def __init__(self, pos: list[tuple[float, float]], conf: list[float]) -> None:
-        self.pos_mm = np.array(pos, dtype=float).reshape(-1, 2)
-        self.confidence = np.array(conf, dtype=float)
-        self.cls = np.zeros(len(self.pos_mm), dtype=np.int64)
-
-
 def _events(frames: Frames, known: dict[str, tuple[float, float]]) -> list[Event]:
     pipe = Pipeline(table=TABLE, known_ids=known)
     for i, dets in enumerate(frames):
-        pipe.step_detections(_Dets([p for p, _ in dets], [c for _, c in dets]), i, i / FPS)
+        pipe.step_detections(frame_dets([p for p, _ in dets], [c for _, c in dets]), i, i / FPS)
     pipe.finish()
     return pipe.sorted_events()
 
@@ -243,7 +237,7 @@ def test_a_ball_that_creeps_over_the_long_line_after_it_seems_at_rest_crossed_it
         )
     pipe = Pipeline(table=TABLE, known_ids={"1": (1500.0, start_y), "2": other}, meas_sigma_mm=3.46)
     for i, dets in enumerate(frames):
-        pipe.step_detections(_Dets([p for p, _ in dets], [c for _, c in dets]), i, i / FPS)
+        pipe.step_detections(frame_dets([p for p, _ in dets], [c for _, c in dets]), i, i / FPS)
     pipe.finish()
     crossings = [e for e in pipe.sorted_events() if e.type == "line_cross"]
     assert [(e.ball, e.line, e.direction) for e in crossings] == [("1", "long", "-y")], crossings
@@ -296,7 +290,7 @@ def test_a_bounce_with_a_stray_measurement_in_its_frame_is_still_a_cushion_touch
     frames += [[(_pt(seen[-1] + 14 * v_out), 0.9), (other, 0.9)] for _ in range(40)]
     pipe = Pipeline(table=TABLE, known_ids={"cue": _pt(rest), "1": other}, meas_sigma_mm=3.46)  # as at 1080p
     for i, dets in enumerate(frames):
-        pipe.step_detections(_Dets([p for p, _ in dets], [c for _, c in dets]), i, i / FPS)
+        pipe.step_detections(frame_dets([p for p, _ in dets], [c for _, c in dets]), i, i / FPS)
     pipe.finish()
     ev = pipe.sorted_events()
     touches = [e for e in ev if e.type == "cushion"]
@@ -330,7 +324,7 @@ def test_a_moving_ball_missed_for_a_frame_then_seen_weakly_is_still_followed() -
 def _feed(frames: list[tuple[float, list[tuple[tuple[float, float], float]]]], known: dict) -> list[Event]:
     pipe = Pipeline(table=TABLE, known_ids=known)
     for i, (t, dets) in enumerate(frames):
-        pipe.step_detections(_Dets([p for p, _ in dets], [c for _, c in dets]), i, t)
+        pipe.step_detections(frame_dets([p for p, _ in dets], [c for _, c in dets]), i, t)
     pipe.finish()
     return pipe.sorted_events()
 

@@ -82,9 +82,10 @@ class ShotSettings:
     # a ball set off too slowly to have left its place yet is watched this long: shorter explains it before it
     # has left (its start timed early), longer holds every slow start's decision back
     slow_start_wait_s: float = 0.5
-    # A ball set off in a shot with nothing seen to set it off is no touched ball if it stopped this near that
-    # time (a creep the tracker took for rest), or if it leaves faster than a hand sends one (then a ball lost
-    # from sight hit it). Shorter: such balls read as touched by hand (a foul)
+    # A ball set off in a shot with nothing seen to set it off is no touched ball if it stopped regone_stop_s
+    # near that time (a creep the tracker took for rest), or if it leaves faster than touch_max_speed_mm_s, more
+    # than a hand sends one (then a ball lost from sight hit it). A shorter stop or a higher speed: such balls
+    # read as touched by hand (a foul); a longer stop or a lower speed: a ball the player touched goes unflagged
     regone_stop_s: float = 0.6
     touch_max_speed_mm_s: float = 1500.0
     # ... and a ball reaching its place from this long before its start hit it: longer takes a ball that passed
