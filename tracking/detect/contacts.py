@@ -533,6 +533,166 @@ def chains(
     return out
 
 
+# The push through a rack, read by its physics (``rack_pushes``). Phenolic balls keep 0.93-0.98 of their closing speed
+# along the line of centres; friction between them (throw) bends the pushes by a degree or two, which the measured
+# rest places cannot resolve anyway (see below), so the balls are taken smooth.
+RESTITUTION = 0.95
+# A hit's pushes run through a rack within a few milliseconds and its last ones reach the back balls tens of
+# milliseconds later; by then the balls have parted, and their later meetings are seen (kinks) rather than inferred.
+RACK_HORIZON_S = 0.040
+# Which pairs a push runs through turns on the gaps between the balls, fractions of a millimetre, while a resting
+# ball touching others is measured about 0.6 mm off its centre in each coordinate (the bench's "resting, touching a
+# ball" row: median 0.69 mm in the plane). The reading runs the hit through RACK_DRAWS racks drawn about the measured
+# one with that spread (from a fixed seed: the same records give the same reading) and calls the pairs that collide
+# in RACK_CALL_SHARE of them or more (the share chosen on the tuning suites' break scenes).
+REST_NOISE_MM = 0.6
+# A rack is set by a frame and left loose by fractions of a millimetre as the frame is lifted: its pushes run as a
+# sequence of collisions. Balls that came to rest against each other in play press on each other (no gap) and take a
+# push up all at once, along every touching pair it drives (``chains``); they make pairs and triples, seldom more, so
+# a cluster is read as a rack from its three front rows (six balls) up.
+RACK_MIN_BALLS = 6
+# The rack's touching pairs, for the spread of their measured gaps (``place_noise``): within a diameter and the
+# tracker's frozen tolerance.
+RACK_GAP_MM = 5.0
+RACK_DRAWS = 32
+RACK_CALL_SHARE = 0.35
+RACK_SEED = 0x5EED
+
+
+def collisions(
+    pos: np.ndarray, vel: np.ndarray, diameter_mm: float, horizon_s: float, restitution: float = RESTITUTION
+) -> list[tuple[int, int, float]]:
+    """The two-ball collisions of equal smooth balls at ``pos`` (n, 2) set moving at ``vel`` (n, 2), in the order
+    they happen up to ``horizon_s``: (pusher, pushed, time from the start), the pusher the ball closing faster
+    along their line of centres. Each collision passes the share (1 + ``restitution``) / 2 of the closing speed along
+    the line of centres from one ball to the other (equal masses; smooth balls push only along it); between
+    collisions the balls run straight (the cloth takes millimetres per second from them over the horizon). Two balls
+    that overlap (measured places) and close collide at once. A pair colliding again without having parted (one
+    pushing the other) is one collision."""
+    P = np.array(pos, dtype=float)
+    V = np.array(vel, dtype=float)
+    iu, ju = np.triu_indices(len(P), 1)
+    D2 = diameter_mm * diameter_mm
+    out: list[tuple[int, int, float]] = []
+    touching: set[int] = set()  # the pairs that collided and have not parted since
+    t = 0.0
+    for _ in range(64 * len(P)):  # a rack's pushes end long before this many collisions
+        dp, dv = P[ju] - P[iu], V[ju] - V[iu]
+        b = np.einsum("ij,ij->i", dp, dv)
+        a = np.einsum("ij,ij->i", dv, dv)
+        c = np.einsum("ij,ij->i", dp, dp) - D2
+        disc = b * b - a * c
+        closing = b < -1e-9
+        tau = np.full(len(iu), np.inf)
+        now = closing & (c <= 0.0)
+        later = closing & (c > 0.0) & (disc >= 0.0)
+        tau[now] = 0.0
+        tau[later] = (-b[later] - np.sqrt(disc[later])) / a[later]
+        k = int(np.argmin(tau))
+        if not math.isfinite(float(tau[k])) or t + float(tau[k]) > horizon_s:
+            break
+        if tau[k] == 0.0:
+            # balls touching as a push arrives all press on each other at once (their contacts take up the push
+            # together, each as it closes): the most glancing first, so that a square one after it still closes
+            now_k = np.flatnonzero(tau == 0.0)
+            k = int(now_k[np.argmin(-b[now_k] / np.sqrt(np.maximum(c[now_k] + D2, 1e-9)))])
+        P += V * float(tau[k])
+        t += float(tau[k])
+        i, j = int(iu[k]), int(ju[k])
+        n = (P[j] - P[i]) / max(float(np.linalg.norm(P[j] - P[i])), 1e-9)
+        vi, vj = float(V[i] @ n), float(V[j] @ n)
+        J = 0.5 * (1.0 + restitution) * (vi - vj)
+        V[i] -= J * n
+        V[j] += J * n
+        if k not in touching:
+            out.append((i, j, t) if vi >= -vj else (j, i, t))
+        # the pairs apart now (a millimetre's noise past touching) may meet again as a new collision
+        gap = np.sqrt(np.einsum("ij,ij->i", P[ju] - P[iu], P[ju] - P[iu])) - diameter_mm
+        touching = {q for q in touching if gap[q] <= 0.5}
+        touching.add(k)
+    return out
+
+
+def rack_pushes(
+    cluster: Sequence[RestingBall], hitter_pos: np.ndarray, hitter_vel: np.ndarray, t: float, diameter_mm: float
+) -> list[Candidate]:
+    """A ball moving at ``hitter_vel`` hits the first ball of a resting cluster (``cluster``: the ball hit, then the
+    balls resting against it directly or through each other) at ``t``, from ``hitter_pos``: its push runs through
+    the cluster as a sequence of two-ball collisions (``collisions``): a pair is in contact only where one ball
+    reaches the other while moving toward it, each at its own time, so a pair of touching balls whose line of
+    centres the pushes cross, or that one push sets apart before the other arrives, is not. Read over racks drawn
+    about the measured places (their measurement noise decides which pairs collide, see REST_NOISE_MM): the pairs
+    that collide in RACK_CALL_SHARE of the draws or more, each at its median time, as (pusher, pushed) by the most
+    frequent order, sure as the share of draws that call it (a share of one: an exact reading; RACK_CALL_SHARE: at the
+    reading's tolerance). The hitter's own collisions are read elsewhere (its hit) and not given here."""
+    if len(cluster) < 2:
+        return []
+    D = diameter_mm
+    ids = [r.ball for r in cluster]
+    base = np.array([r.pos for r in cluster], dtype=float)
+    v = np.asarray(hitter_vel, dtype=float)
+    noise = place_noise(base, D)
+    rng = np.random.default_rng(RACK_SEED)
+    seen: dict[tuple[int, int], list[float]] = {}
+    for _ in range(RACK_DRAWS):
+        pos = base + rng.normal(0.0, noise, base.shape)
+        place = touching_place(np.asarray(hitter_pos, dtype=float), v, pos[0], D)
+        pts = np.vstack([pos, place[None]])
+        vel = np.zeros_like(pts)
+        vel[-1] = v
+        met: set[frozenset[int]] = set()
+        for i, j, tc in collisions(pts, vel, D, RACK_HORIZON_S):
+            key = frozenset((i, j))
+            if len(base) in key or key in met:
+                continue
+            met.add(key)
+            seen.setdefault((i, j), []).append(tc)
+    out = []
+    pairs: dict[frozenset[int], list[tuple[int, int]]] = {}
+    for ij in seen:
+        pairs.setdefault(frozenset(ij), []).append(ij)
+    for orders in pairs.values():
+        ts = [tc for ij in orders for tc in seen[ij]]
+        share = len(ts) / RACK_DRAWS
+        if share < RACK_CALL_SHARE:
+            continue
+        i, j = max(orders, key=lambda ij: len(seen[ij]))
+        pos = as_pt((base[i] + base[j]) / 2)
+        misfit = (1.0 - share) / (1.0 - RACK_CALL_SHARE)
+        tc = t + float(np.median(ts))
+        out.append(Candidate("contact", (ids[i], ids[j]), None, tc, pos, 0.0, "chain", confidence("chain", misfit)))
+    return sorted(out, key=lambda c: c.t)
+
+
+def place_noise(pos: np.ndarray, diameter_mm: float) -> float:
+    """How far (mm, per coordinate) the measured places ``pos`` (n, 2) of a rack may be off: a frame packs its balls
+    within a millimetre of each other, so the touching pairs' measured distances (within a diameter and
+    ``RACK_GAP_MM``) spread by the measurement, sqrt(2) times a place's error; REST_NOISE_MM at least (a few
+    pairs' spread understates it)."""
+    n = len(pos)
+    i, j = np.triu_indices(n, 1)
+    d = np.linalg.norm(pos[i] - pos[j], axis=1)
+    gaps = d[d <= diameter_mm + RACK_GAP_MM] - diameter_mm
+    if len(gaps) < 3:
+        return REST_NOISE_MM
+    return max(REST_NOISE_MM, float(np.std(gaps, ddof=1)) / math.sqrt(2.0))
+
+
+def touching_place(
+    hitter_pos: np.ndarray, hitter_vel: np.ndarray, target: np.ndarray, diameter_mm: float
+) -> np.ndarray:
+    """Where a ball at ``hitter_pos`` running along ``hitter_vel`` touches a ball at ``target``: its path run on or
+    back to one diameter from it (the first such point), or, where the path passes wide of it (the measured places
+    disagree by a millimetre or so), a diameter from it toward ``hitter_pos``."""
+    dp = hitter_pos - target
+    a = float(hitter_vel @ hitter_vel)
+    b = float(dp @ hitter_vel)
+    disc = b * b - a * (float(dp @ dp) - diameter_mm * diameter_mm)
+    if a > 1e-12 and disc >= 0.0:
+        return hitter_pos + hitter_vel * ((-b - math.sqrt(disc)) / a)
+    return target + dp / max(float(np.linalg.norm(dp)), 1e-9) * diameter_mm
+
+
 def nudges(
     rests: Sequence[RestSpell],
     runs: Sequence[MovingSamples],

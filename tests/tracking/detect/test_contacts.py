@@ -314,3 +314,57 @@ def test_an_unseen_striker_from_the_side_hits_the_ball_on_that_side() -> None:
     assert hit is not None and hit.target == "1"
     assert np.allclose(hit.centre, [1000.0, 600.0 - D])
     assert contacts.unseen_hit(striker, [_at("cue", 1000.0, 200.0)], 1.2, D, DT) is None  # nothing but itself
+
+
+def test_collisions_run_a_push_down_a_line_of_balls_in_order() -> None:
+    # a ball at 2 m/s runs into a line of three resting balls 0.5 mm apart: each passes the push on to the next, the
+    # first ones stop (all but 2.5% of it passed on), and the last one leaves with 0.975^3 of the speed
+    pos = np.array([[0.0, 0.0], [D + 10.0, 0.0], [2 * D + 10.5, 0.0], [3 * D + 11.0, 0.0]])
+    vel = np.array([[2000.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0]])
+    got = contacts.collisions(pos, vel, D, 0.040)
+    assert [(i, j) for i, j, _ in got] == [(0, 1), (1, 2), (2, 3)]
+    assert np.isclose(got[0][2], 10.0 / 2000.0)
+    # 1 leaves at 0.975 x 2000 mm/s and covers its 0.5 mm gap in a quarter of a millisecond
+    assert np.isclose(got[1][2] - got[0][2], 0.5 / (0.975 * 2000.0))
+
+
+def test_balls_touching_as_a_push_arrives_all_take_it_up_the_glancing_contact_first() -> None:
+    # 1, just hit, runs 20 degrees off its line to 2 (touching, ahead) and closes more slowly on 3 (touching, 60
+    # degrees the other side): both contacts press at once. Taken square one first, 1 would be left running away
+    # from 3; the glancing one first, 1 still closes on 2 after it
+    a = np.radians(-20.0)
+    pos = np.array([[0.0, 0.0], [D, 0.0], [D / 2, D * np.sqrt(3) / 2]])
+    vel = np.array([[1000.0 * np.cos(a), 1000.0 * np.sin(a)], [0.0, 0.0], [0.0, 0.0]])
+    got = contacts.collisions(pos, vel, D, 0.040)
+    assert [(i, j) for i, j, _ in got] == [(0, 2), (0, 1)]
+    assert all(tc == 0.0 for *_, tc in got)
+
+
+def test_the_physics_drops_a_touching_pair_the_push_never_runs_along_and_keeps_the_one_it_does() -> None:
+    # the hitter comes along +x at 2 m/s into 1 head-on; 2 rests squarely ahead of 1 (0.3 mm gap), 3 at 60 degrees off
+    # the push (3 mm gap). The old reading calls both pairs (both within the frozen tolerance, both ahead of the push);
+    # the physics: 1 passes its push to 2 and stops dead, creeping on at 2.5% of the speed, and never reaches 3
+    cluster = [
+        _at("1", 1000.0),
+        _at("2", 1000.0 + D + 0.3),
+        RestingBall("3", np.array([1000.0 + (D + 3.0) / 2, 600.0 + (D + 3.0) * np.sqrt(3) / 2])),
+    ]
+    old = {c.balls for c in contacts.chains(cluster, 1.5, D, S, np.array([1.0, 0.0]))}
+    assert old == {("1", "2"), ("1", "3")}
+    got = contacts.rack_pushes(cluster, np.array([1000.0 - D - 20.0, 600.0]), np.array([2000.0, 0.0]), 1.5, D)
+    assert [c.balls for c in got] == [("1", "2")]
+    c = got[0]
+    assert c.evidence == "chain" and c.kind == "contact"
+    # timed after the hit: 1 crosses the 0.3 mm gap at 1.95 m/s (measured places: within the noise of that)
+    assert 1.5 <= c.t <= 1.5 + 0.002
+    assert c.confidence == contacts.confidence("chain", 0.0)  # every draw collides them: an exact reading
+
+
+def test_a_racks_places_are_trusted_no_better_than_its_touching_gaps_spread() -> None:
+    # a row of five balls 0.5 mm apart: the gaps agree, the floor holds; the same row with the gaps 0 and 3 mm
+    # in turn (a place 1.5 mm off now and then) is read that much less sure
+    even = np.array([[i * (D + 0.5), 0.0] for i in range(5)])
+    assert contacts.place_noise(even, D) == contacts.REST_NOISE_MM
+    xs = np.cumsum([0.0] + [D + g for g in (0.0, 3.0, 0.0, 3.0)])
+    uneven = np.stack([xs, np.zeros(5)], axis=1)
+    assert np.isclose(contacts.place_noise(uneven, D), np.std([0.0, 3.0, 0.0, 3.0], ddof=1) / np.sqrt(2))
