@@ -206,22 +206,15 @@ class EventExtractor:
             self.propagate(a, b, t, out)
 
     def propagate(self, hitter: str, hit: str, t: float, out: list[Event]) -> None:
-        """The pushes through ``hit``'s frozen cluster, for the resolver: through a rack (``RACK_MIN_BALLS`` or more)
-        hit by a ball seen moving in, run as collisions from the hitter's path just before ``t``
-        (``contacts.rack_pushes``); else every touching pair the push (along ``contacts.push_direction``, where
-        known) drives (``contacts.chains``). Passed on no further (every pair of the cluster is read here already)."""
+        """The pushes through ``hit``'s frozen cluster (``contacts.chains``, along ``contacts.push_direction`` from
+        the hitter's path just before ``t``), for the resolver; passed on no further (every pair of the cluster is
+        read here already)."""
         cluster = segments.resting_cluster(self, hit, t)
         push = None
-        D = self.table.ball_diameter_mm
         if cluster and hitter != hit:  # a ball struck by the cue: no ball's path before then gives the push
             pb = segments.path_before(self, self.balls[hitter], t)
-            if pb is not None and pb[1] and len(cluster) >= contacts.RACK_MIN_BALLS:
-                # a rack, and the hitter's path in: its push run through the rack's collisions
-                for c in contacts.rack_pushes(cluster, pb[0].at(t), pb[0].vel(t), t, D):
-                    self.give(c, out)
-                return
             push = contacts.push_direction(pb[0] if pb is not None else None, cluster[0].pos, t)
-        for c in contacts.chains(cluster, t, D, self.s.contacts, push):
+        for c in contacts.chains(cluster, t, self.table.ball_diameter_mm, self.s.contacts, push):
             self.give(c, out)
 
     def _lost(self, loss: Loss, out: list[Event]) -> None:
