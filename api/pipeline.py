@@ -130,11 +130,13 @@ class Pipeline:
         keep_tracks: bool = True,
         meas_sigma_mm: float | None = None,
         streaks: bool = True,
+        fps: float | None = None,
     ) -> None:
         """``calibration`` is needed to run on frames (``step``); ``step_detections`` works from table
         positions alone, given ``table``. ``known_ids`` ({id: position}) names the balls at those places
         (an operator's correction); without it a game with a fixed rack order (001 2.2.3) numbers a racked
-        pyramid."""
+        pyramid. ``fps``: the stream's frame rate where its source states one (a video's, a live source's, a
+        recording's); the tracker takes its first frame's interval from it."""
         self.calibration = calibration
         self.table = table or (calibration.table if calibration is not None else TableModel())
         self.game = game
@@ -148,7 +150,9 @@ class Pipeline:
         self.meas_sigma_mm = meas_sigma_mm
         ids = dict(rack_ids(self.table, game))
         ids.update(known_ids or {})
-        self.tracker = Tracker(self.table, tracker_settings, known_ids=ids)
+        frame_dt = None if not fps else 1.0 / fps
+        self.tracker = Tracker(self.table, tracker_settings, known_ids=ids, frame_dt=frame_dt)
+        # the extractor's running mean of the intervals starts from the unstated rate's (its frame_dt left out)
         self.extractor = EventExtractor(self.table, extractor_settings, self.tracker.s.filter.meas_sigma_mm)
         self.events: list[Event] = []
         self.keep_tracks = keep_tracks

@@ -157,7 +157,7 @@ def drive_detector(on_frame: Callable[[], bool]) -> None:
         pts = np.zeros((1, 2))
         view_kernels.table_to_image(h, k, 0.0, 0.0, pts)
         view_kernels.image_to_table(h, k, 0.0, 0.0, pts)
-        pipe = Pipeline(cal, game="moscow")
+        pipe = Pipeline(cal, game="moscow", fps=fps)
         for index in range(MAX_FRAMES):
             ok, frame = cap.read()
             if not ok:

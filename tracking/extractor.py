@@ -28,7 +28,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from calibration.contract import Event
+from calibration.contract import UNSTATED_FPS, Event
 from calibration.table import TableModel
 from tracking.detect import breaks, contacts, lines, pots, resolve, segments, shots
 from tracking.detect.candidate import Candidate, Evidence, confidence
@@ -50,8 +50,15 @@ class EventExtractor:
     state change is here (``give``, ``record_event``): ``tracking.detect.resolve`` holds only its pure rule."""
 
     def __init__(
-        self, table: TableModel, settings: ExtractorSettings | None = None, meas_sigma_mm: float | None = None
+        self,
+        table: TableModel,
+        settings: ExtractorSettings | None = None,
+        meas_sigma_mm: float | None = None,
+        frame_dt: float | None = None,
     ) -> None:
+        """``frame_dt``: the stream's frame interval (s, one over the frame rate its source states; None where
+        it states none: ``calibration.contract.UNSTATED_FPS``'s), the start of the running mean of the
+        timestamps' intervals (``dt``)."""
         self.table = table
         self.s = settings or ExtractorSettings()
         # the detections' noise (one sigma, mm), the tracker filter's own (the pipeline sets it from the view):
@@ -66,7 +73,7 @@ class EventExtractor:
         self.stroke: tuple[str, float, np.ndarray] | None = None  # the struck ball, when and where it was struck
         self.frames: list[int] = []
         self.times: list[float] = []
-        self.dt = 1 / 60
+        self.dt = 1 / UNSTATED_FPS if frame_dt is None else float(frame_dt)
         self.sid = 0
         self.segs: dict[int, Seg] = {}  # every ball's segments by their (unique) sid
         self.rest_sums: dict[int, tuple[int, np.ndarray]] = {}  # rest sid -> (samples, running sums of x, y)

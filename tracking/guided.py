@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from calibration.mapping import Calibration
-from tracking.tracker import TrackerFrame
+from tracking.tracker import BallObs, TrackerFrame
 
 
 class Added(NamedTuple):
@@ -114,57 +114,92 @@ class LaunchWatch:
     def fixes(self, frame_bgr: np.ndarray, last: TrackerFrame, det_pos: np.ndarray, t: float) -> list[LaunchFix]:
         """This frame's launch measurements: balls lost from rest found by their streak, and launched ones
         followed."""
-        from vision.launch import place_is_clear
-
         dt = t - last.t
         r = self.cal.table.ball_radius_mm
         pred = {b.id: np.asarray(b.pos) + np.asarray(b.vel) * dt for b in last.balls}
         out: list[LaunchFix] = []
         launched: dict[str, tuple[tuple[float, float], float, float]] = {}
         for b in last.balls:
-            seen = self._seen_t.get(b.id)
-            if seen is None:
+            search = self._search(frame_bgr, b, last, det_pos, t, pred)
+            if search is None:
                 continue
-            state = self._launched.get(b.id)
-            if state is not None:
-                place, left, found = state
-                if t - found > self.s.follow_s or b.resting:
-                    del self._launched[b.id]
-                    continue
-                speed = float(np.hypot(*b.vel))
-                near: tuple[tuple[float, float], float] | None = (
-                    (float(pred[b.id][0]), float(pred[b.id][1])),
-                    0.5 * speed * dt + 2.0 * r,
-                )
-            else:
-                rest = self._rest.get(b.id)
-                if b.resting:
-                    place = (float(b.pos[0]), float(b.pos[1]))
-                elif rest is not None and last.t - rest[1] <= self.s.left_frames * dt:
-                    place = rest[0]  # its first blurred frame broke its rest, and now it is lost
-                else:
-                    continue
-                if t - seen > self.s.search_frames * dt:
-                    continue
-                if len(det_pos) and float(np.min(np.hypot(*(det_pos - np.asarray(b.pos)).T))) < r:
-                    continue  # the detector still sees it at its place (or where its first blur put it)
-                left, near = seen, None
-                if not place_is_clear(frame_bgr, self.cal, place):
-                    continue  # hidden (a hand, the cue), not struck away
-            reach = self.max_speed * (t - left)
-            if near is None:
+            reach = self.max_speed * (t - search.left)
+            if search.near is None:
                 reach = min(reach, self.s.max_reach_mm)
             others = np.array([p for k, p in pred.items() if k != b.id]).reshape(-1, 2)
-            hit = self.finder.find(frame_bgr, place, reach, self.max_speed * dt, others, near)
+            hit = self.finder.find(frame_bgr, search.place, reach, self.max_speed * dt, others, search.near)
             if hit is None:
                 continue
-            if state is None:
-                launched[b.id] = (place, left, t)
-            out.append(LaunchFix(b.id, np.asarray(hit.pos_mm), hit.blur_mm, followed=state is not None))
+            if not search.followed:
+                launched[b.id] = (search.place, search.left, t)
+            out.append(LaunchFix(b.id, np.asarray(hit.pos_mm), hit.blur_mm, followed=search.followed))
         out = _one_ball_a_streak(out, 2.0 * r)
         self._launched.update(launched)
         self.count += len(out)
         return out
+
+    def _search(
+        self,
+        frame_bgr: np.ndarray,
+        b: BallObs,
+        last: TrackerFrame,
+        det_pos: np.ndarray,
+        t: float,
+        pred: dict[str, np.ndarray],
+    ) -> _Search | None:
+        """Where to look for ``b``'s streak in this frame: along its launch while it is followed, else from its
+        place if it was just lost from rest; None where it is not looked for."""
+        seen = self._seen_t.get(b.id)
+        if seen is None:
+            return None
+        if self._launched.get(b.id) is not None:
+            return self._follow(b, t - last.t, t, pred)
+        return self._lost_from_rest(frame_bgr, b, last, det_pos, t, seen)
+
+    def _follow(self, b: BallObs, dt: float, t: float, pred: dict[str, np.ndarray]) -> _Search | None:
+        """A launched ball followed by its streak, around where the tracker predicts it (a blur's half length
+        and a diameter of slack); no longer once ``follow_s`` has passed or it came to rest."""
+        place, left, found = self._launched[b.id]
+        if t - found > self.s.follow_s or b.resting:
+            del self._launched[b.id]
+            return None
+        speed = float(np.hypot(*b.vel))
+        near = ((float(pred[b.id][0]), float(pred[b.id][1])), 0.5 * speed * dt + 2.0 * self.cal.table.ball_radius_mm)
+        return _Search(place, left, near, followed=True)
+
+    def _lost_from_rest(
+        self, frame_bgr: np.ndarray, b: BallObs, last: TrackerFrame, det_pos: np.ndarray, t: float, seen: float
+    ) -> _Search | None:
+        """A resting ball (or one whose first blurred frame just broke its rest) lost for a few frames while its
+        place shows plain cloth: struck away, looked for along a launch from its place."""
+        from vision.launch import place_is_clear
+
+        dt = t - last.t
+        rest = self._rest.get(b.id)
+        if b.resting:
+            place = (float(b.pos[0]), float(b.pos[1]))
+        elif rest is not None and last.t - rest[1] <= self.s.left_frames * dt:
+            place = rest[0]  # its first blurred frame broke its rest, and now it is lost
+        else:
+            return None
+        if t - seen > self.s.search_frames * dt:
+            return None
+        r = self.cal.table.ball_radius_mm
+        if len(det_pos) and float(np.min(np.hypot(*(det_pos - np.asarray(b.pos)).T))) < r:
+            return None  # the detector still sees it at its place (or where its first blur put it)
+        if not place_is_clear(frame_bgr, self.cal, place):
+            return None  # hidden (a hand, the cue), not struck away
+        return _Search(place, seen, None, followed=False)
+
+
+class _Search(NamedTuple):
+    """Where a launch search looks: the place the ball left, when it left it, and (while it is followed) the
+    point it should be near with the radius around it; ``followed``: a launched ball followed."""
+
+    place: tuple[float, float]
+    left: float
+    near: tuple[tuple[float, float], float] | None
+    followed: bool
 
 
 def _one_ball_a_streak(fixes: list[LaunchFix], apart_mm: float) -> list[LaunchFix]:
@@ -295,17 +330,11 @@ class GuidedMeasurement:
             return keep, added
         pred = {b.id: np.asarray(b.pos) + np.asarray(b.vel) * dt for b in last.balls}
         fps = 1.0 / dt
-        pockets = list(self.table.pockets.values())
         for b in fast:
             p = pred[b.id]
             half = float(np.hypot(*b.vel)) * dt / 2.0  # half the path covered in a frame
-            clear = 2.0 * r + half + 2.0 * r
-            if any(float(np.linalg.norm(q - p)) < clear for k, q in pred.items() if k != b.id):
-                continue  # another ball near the path: a contact, or its disc in the window
-            if self.table.nearest_cushion((float(p[0]), float(p[1])))[1] < r + half + 20.0:
-                continue  # a bounce inside the frame bends the path
-            if any(float(np.hypot(*(p - pk.mouth_center))) < pk.mouth_width_mm + half + 2 * r for pk in pockets):
-                continue  # a pocket: the ball may drop out of sight inside the frame
+            if not self._lone_straight_run(b.id, p, half, pred):
+                continue
             near = np.where(keep & (np.hypot(*(pos - p).T) < r + half + 15.0))[0] if len(pos) else np.array([], int)
             if len(near) == 0 and (b.meas is None or b.id not in self.looks):
                 continue  # missed now and not seen last frame: nothing to carry over
@@ -314,15 +343,36 @@ class GuidedMeasurement:
                 continue
             if len(near) and m.blur_mm < STREAK_MIN_BLUR_DIAMETERS * 2 * r:
                 continue  # a short blur: the detector's circle is the better measurement
-            if len(near):
-                best = near[int(np.argmax(conf[near]))]
-                keep[near] = False
-                look: Look = (float(conf[best]), cls[best], None if col is None else col[best])
-            else:  # the detector missed the streak: the ball as it was last detected
-                c0, k0, col0 = self.looks[b.id]
-                look = (0.8 * c0, k0, col0 if col is not None else None)
-                if col is not None and col0 is None:
-                    continue
-            added.append(Added(np.asarray(m.pos_mm), *look))
+            look = self._streak_look(b.id, near, keep, conf, cls, col)
+            if look is not None:
+                added.append(Added(np.asarray(m.pos_mm), *look))
         self.streak_count += len(added)
         return keep, added
+
+    def _lone_straight_run(self, ball: str, p: np.ndarray, half: float, pred: dict[str, np.ndarray]) -> bool:
+        """Is the frame's path of ``ball`` (predicted centre ``p``, ``half`` its half length) one straight blur
+        of it alone: no other ball near it, no cushion and no pocket within reach inside the frame?"""
+        r = self.table.ball_radius_mm
+        clear = 2.0 * r + half + 2.0 * r
+        if any(float(np.linalg.norm(q - p)) < clear for k, q in pred.items() if k != ball):
+            return False  # another ball near the path: a contact, or its disc in the window
+        if self.table.nearest_cushion((float(p[0]), float(p[1])))[1] < r + half + 20.0:
+            return False  # a bounce inside the frame bends the path
+        pockets = self.table.pockets.values()
+        # a pocket: the ball may drop out of sight inside the frame
+        return not any(float(np.hypot(*(p - pk.mouth_center))) < pk.mouth_width_mm + half + 2 * r for pk in pockets)
+
+    def _streak_look(
+        self, ball: str, near: np.ndarray, keep: np.ndarray, conf: np.ndarray, cls: np.ndarray, col: np.ndarray | None
+    ) -> Look | None:
+        """The look a streak measurement carries: the best of the detections it replaces (dropped from
+        ``keep``), or where the detector missed the streak, the ball as it was last detected (less sure); None
+        where the frame has colours and that last look has none."""
+        if len(near):
+            best = near[int(np.argmax(conf[near]))]
+            keep[near] = False
+            return (float(conf[best]), cls[best], None if col is None else col[best])
+        c0, k0, col0 = self.looks[ball]
+        if col is not None and col0 is None:
+            return None
+        return (0.8 * c0, k0, col0 if col is not None else None)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from calibration.table import TableModel
+from tracking.detect.candidate import confidence
 from tracking.tracker_settings import TrackerSettings
 
 if TYPE_CHECKING:
@@ -29,7 +30,8 @@ _RUNNING_MM_S = 30.0
 @dataclass(frozen=True)
 class Gone:
     """A hidden ball judged gone from the table: how (``"pot"`` or ``"off_table"``), into which pocket, the
-    velocity it was last seen with, and how sure the judgement is."""
+    velocity it was last seen with, and how sure the judgement is (``candidate.confidence`` of how it went: a
+    run into a mouth, a run cut short by the stream's end, a ride over a rail, a lie in a mouth)."""
 
     kind: str
     pocket: str | None
@@ -51,7 +53,7 @@ def gone(table: TableModel, s: TrackerSettings, tr: _Track, gap: float, final: b
     R = table.ball_radius_mm
     pocket = pocket_ahead(table, s, p, v)
     if pocket is not None and speed > _RUNNING_MM_S and gap >= s.pot_confirm_s:
-        return Gone("pot", pocket, v, 0.8 if final else 0.95)
+        return Gone("pot", pocket, v, confidence("drop_at_end" if final else "drop"))
     if pocket is None and speed > _RUNNING_MM_S and gap >= s.pot_confirm_s and climbed_rail(table, s, tr):
         # it ran at a rail fast enough to ride over it: gone off the table where its path leaves the field
         # within a frame or two, or where it vanished close to the rail
@@ -62,12 +64,12 @@ def gone(table: TableModel, s: TrackerSettings, tr: _Track, gap: float, final: b
         )
         near_rail = first_rail(table, p, v)[2] < 3 * R  # the rail it ran at, not one it ran along
         if outside or near_rail:
-            return Gone("off_table", None, v, 0.7)
+            return Gone("off_table", None, v, confidence("off_table"))
     mouth = table.in_pocket_mouth(_pt(p))
     if mouth is not None and (gap >= s.pot_confirm_s or final):
         # A ball hanging in the mouth that drops later (001 2.1.15): less certain than a running pot,
         # since a hand could hide it; flagged for review by the extractor.
-        return Gone("pot", mouth, v, 0.6)
+        return Gone("pot", mouth, v, confidence("lay_in_mouth"))
     return None
 
 

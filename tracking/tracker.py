@@ -42,6 +42,7 @@ import numpy as np
 from filterpy.kalman import KalmanFilter
 from scipy.optimize import linear_sum_assignment
 
+from calibration.contract import UNSTATED_FPS
 from calibration.table import TableModel
 from tracking import association, births, gates, hidden_balls, identities, paths, pocket_watch, states
 from tracking.bursts import BurstWatch
@@ -202,7 +203,11 @@ class Tracker:
         table: TableModel,
         settings: TrackerSettings | None = None,
         known_ids: dict[str, tuple[float, float]] | None = None,
+        frame_dt: float | None = None,
     ) -> None:
+        """``frame_dt``: the stream's frame interval (s, one over the frame rate its source states; None where
+        it states none: ``calibration.contract.UNSTATED_FPS``'s). It serves until two frames have come; from
+        then on the interval is measured from the timestamps."""
         self.table = table
         self.s = settings or TrackerSettings()
         self._who = identities.Identities(table, self.s, dict(known_ids or {}))  # ids, and the balls that left
@@ -212,6 +217,7 @@ class Tracker:
         self._t0: float | None = None  # when the first ball was seen
         self._shot_active = False
         self._frame_dt_est: float | None = None
+        self._stream_dt = 1.0 / UNSTATED_FPS if frame_dt is None else float(frame_dt)
         self._shot_flip_t: float | None = None  # when shot_active last turned on (this tracker's clock)
         self._bursts = BurstWatch()  # resting balls set moving together, until their ids are checked
         self._colour: np.ndarray | None = None  # this frame's detections' colours (None where not measured)
@@ -694,8 +700,8 @@ class Tracker:
 
     @property
     def _frame_dt(self) -> float:
-        """The frame interval, as the timestamps show it (1/60 s before two frames have come)."""
-        return self._frame_dt_est if self._frame_dt_est is not None else 1.0 / 60.0
+        """The frame interval, as the timestamps show it (the stream's stated one before two frames have come)."""
+        return self._frame_dt_est if self._frame_dt_est is not None else self._stream_dt
 
     def _reacquire(
         self,

@@ -118,7 +118,7 @@ def _detect_only(video: Path, detector: Any, keep: list[_Dets] | None) -> Timing
 
 
 def _track_only(cal: Any, game: str, dets: list[_Dets], fps: float) -> tuple[Timing, Timing]:
-    pipe = Pipeline(cal, game=game)
+    pipe = Pipeline(cal, game=game, fps=fps)
 
     def feed() -> int:
         for i, d in enumerate(dets):

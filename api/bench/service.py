@@ -124,9 +124,9 @@ def pipeline_only_fps(clip: Path) -> tuple[float, int]:
     from api.pipeline import Pipeline, video_frames
     from calibration.mapping import Calibration
 
-    pipe = Pipeline(Calibration.load(clip / "camera.json"), game=_game(clip))
     cap = cv2.VideoCapture(str(clip / "video.mp4"))
     fps = float(cap.get(cv2.CAP_PROP_FPS) or 25.0)
+    pipe = Pipeline(Calibration.load(clip / "camera.json"), game=_game(clip), fps=fps)
     start = time.monotonic()
     n = pipe.run(video_frames(cap), fps)
     wall = time.monotonic() - start

@@ -128,7 +128,7 @@ def run_kinematic(
         noise_rng = np.random.default_rng((seed, k))
         dets = detections_from_truth(sim, noise_rng, noise_mm=noise, dropout=dropout, occluders=setup.occluders)
         t0 = time.perf_counter()
-        pipe = Pipeline(table=table, known_ids=setup.balls, extractor_settings=settings)
+        pipe = Pipeline(table=table, known_ids=setup.balls, extractor_settings=settings, fps=fps)
         for i, (t, d) in enumerate(dets):
             pipe.step_detections(_Dets(d.pos_mm, d.confidence, d.is_cue.astype(np.int64)), i, t)
         pipe.finish()
@@ -476,7 +476,7 @@ def score_scene(folder: Path, run: SceneRun | None = None) -> SceneResult:
     cal = scenario_calibration(folder / "video.mp4", table, size)
     pipe = Pipeline(
         cal, game=None, detector_name=run.detector, known_ids=known, streaks=run.streaks and run.feed != "replay",
-        tracker_settings=run.tracker_settings(), extractor_settings=run.extractor_settings(),
+        tracker_settings=run.tracker_settings(), extractor_settings=run.extractor_settings(), fps=fps,
     )  # fmt: skip
     recorder = _Recorder() if run.feed == "record" else None
     if recorder is not None:

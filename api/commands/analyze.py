@@ -191,7 +191,8 @@ def run(args: argparse.Namespace) -> int:
     cap = open_video(video)
     if not cap.isOpened():
         raise AnalyzeError(f"cannot open {video} as a video")
-    fps = cap.get(cv2.CAP_PROP_FPS) or 30.0
+    stated_fps = cap.get(cv2.CAP_PROP_FPS)  # 0 where the container states none
+    fps = stated_fps or 30.0
     n_frames = int(cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
     size = (int(cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT)))
     table = table_from_args(args.table, args.ball, args.mouths)
@@ -205,7 +206,7 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
 
-    pipe = Pipeline(cal, game=args.game, detector_name=args.detector)
+    pipe = Pipeline(cal, game=args.game, detector_name=args.detector, fps=stated_fps or None)
     started = time.perf_counter()
     limit = args.max_frames if args.max_frames else n_frames
     last_t = -1.0

@@ -135,7 +135,7 @@ class _PipelineMaker:
     def __call__(self, fps: float, known_ids: dict[str, tuple[float, float]] | None) -> FramePipeline:
         if self.cal is None:
             raise SourceError("the source is not calibrated yet")
-        return self._module.Pipeline(self.cal, game=self._game, known_ids=known_ids)
+        return self._module.Pipeline(self.cal, game=self._game, known_ids=known_ids, fps=fps)
 
 
 def pipeline_factory(calibration: Calibration | None, game: str) -> PipelineFactory | None:

@@ -17,6 +17,11 @@ LINE_NAMES = LINES  # the ``line`` of a ``line_cross`` event is one of the table
 SPOTS = ("pyramid", "center", "front")
 DIRECTIONS = ("+x", "-x", "+y", "-y")  # a ``line_cross`` event's ``direction``
 
+# Section 6: a stream's frame rate where its source states none (camera.json's ``fps``, a video's or a live
+# source's rate): the rendered scenes' and most table cameras' rate. The tracker and the event extractor read it
+# for their first frame only; from the second frame on they measure the interval from the timestamps.
+UNSTATED_FPS = 60.0
+
 JAW_PREFIX = "jaw:"  # a cushion event's ``cushion`` for a pocket's jaw: "jaw:<pocket>" (section 3)
 
 

@@ -22,8 +22,10 @@ from typing import Literal
 #   shot moved);
 #   line readings: "crossing" (a finished path clear of the line on both sides by a quarter radius or more),
 #   "crossing_near" (a path starting or ending nearer the line than that);
-#   the ball leaving the table: "drop" (gone in a pocket mouth), "off_table" (gone elsewhere); their confidence is
-#   the tracker's;
+#   the ball leaving the table: "drop" (gone in a pocket mouth), "off_table" (gone elsewhere); the tracker judges
+#   how it went (``tracking.pocket_watch.gone``): "drop" (seen running into a mouth and gone), "drop_at_end"
+#   (running into a mouth when the stream ended, before it could stay gone long enough), "off_table" (seen riding
+#   at a rail fast enough to climb it, and gone), "lay_in_mouth" (lying in a mouth and gone);
 #   shot readings: "struck" (a resting ball set off faster than a hand sends one), "struck_unseen" (a ball first
 #   seen already moving, or back far from its place, with no shot in play), "all_rest" (every ball has rested);
 #   a ball moved by hand: "hand_push" (set off between shots and stopped too soon for a struck ball),
@@ -51,7 +53,9 @@ Evidence = Literal[
     "crossing",
     "crossing_near",
     "drop",
+    "drop_at_end",
     "off_table",
+    "lay_in_mouth",
     "struck",
     "struck_unseen",
     "all_rest",
@@ -103,31 +107,37 @@ class Candidate:
 # strike, every ball seen resting), less for one that infers a touch it did not see (below); the other factors are
 # each 1 for a perfect fit and fall smoothly. Each caller passes its reading's own residual and tolerance: a kink's
 # score, a hit's two estimates of the instant frames apart, a V's lowest sample off the nose line or jaw, a push
-# through a cluster's share not passed along a pair's line of centres. A pot's and an off_table's confidence is
-# the tracker's (``Loss.confidence``), not this function's.
+# through a cluster's share not passed along a pair's line of centres. A ball gone from the table is judged by the
+# tracker (``tracking.pocket_watch.gone``) with its prior alone: its fit is the tracker's, not a path's.
 READ = 0.95
 
 # Readings that infer what they did not see, by how much of it they saw: a push from a frozen neighbour just hit,
-# a hidden resting ball come back elsewhere (0.8); a ball hit by the struck one before either was seen moving, a
-# cushion before the ball was seen moving (0.75); a ball set off between shots slower than a strike (0.7); a second
-# jaw touch or the cushion beside a jaw a fraction of a frame after the first, a kiss with no visible bend, a push
-# through a frozen cluster, a ball moved by hand, a crossing from or to within a quarter radius of the line (a ball
-# on the line is not over it) (0.6); a stop against a cushion over a few frames, a nudge, a ball come to its place
-# just before a slow start (0.55); a rattle between jaw faces (0.5); a hitter lost from sight or never seen near
-# the ball, a shot started by a ball first seen moving, a ball set off with nothing seen to set it off (0.45: below
-# review, always flagged).
+# a hidden resting ball come back elsewhere, a ball running into a mouth when the stream ended (it had no time to
+# stay gone) (0.8); a ball hit by the struck one before either was seen moving, a cushion before the ball was seen
+# moving (0.75); a ball set off between shots slower than a strike, a ball gone after running at a rail fast enough
+# to climb it (a hand or a body near the rail hides a ball as well) (0.7); a second jaw touch or the cushion beside
+# a jaw a fraction of a frame after the first, a kiss with no visible bend, a push through a frozen cluster, a ball
+# moved by hand, a crossing from or to within a quarter radius of the line (a ball on the line is not over it), a
+# ball gone while lying in a mouth (a hand could hide it) (0.6); a stop against a cushion over a few frames, a
+# nudge, a ball come to its place just before a slow start (0.55); a rattle between jaw faces (0.5); a hitter lost
+# from sight or never seen near the ball, a shot started by a ball first seen moving, a ball set off with nothing
+# seen to set it off (0.45: below review, always flagged). A ball seen running into a mouth and gone reads the
+# drop itself (READ).
 PRIOR: dict[Evidence, float] = {
     "frozen_hit": 0.8,
     "moved_hidden": 0.8,
+    "drop_at_end": 0.8,
     "stroke_hit": 0.75,
     "bounce_before": 0.75,
     "slow_set_off": 0.7,
+    "off_table": 0.7,
     "jaw_exit": 0.6,
     "cushion_after_jaw": 0.6,
     "kiss": 0.6,
     "chain": 0.6,
     "hand_push": 0.6,
     "crossing_near": 0.6,
+    "lay_in_mouth": 0.6,
     "nudge": 0.55,
     "slow_hit": 0.55,
     "rest_touch": 0.55,

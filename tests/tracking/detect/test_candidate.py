@@ -37,3 +37,11 @@ def test_unseen_and_ambiguous_bends_are_less_sure() -> None:
     unseen = confidence("kink", 0.2, 4, 800.0, seen_through=False)
     both = confidence("kink", 0.2, 4, 800.0, seen_through=False, ambiguous=True)
     assert seen > unseen > both > 0.0
+
+
+def test_a_ball_seen_running_into_a_mouth_is_the_surest_way_to_have_left_the_table() -> None:
+    # seen running in and gone > running in when the stream ended > gone after riding at a rail > gone lying in a
+    # mouth (a hand could hide it): the tracker's judgements, read through the same function
+    ways = [confidence(ev) for ev in ("drop", "drop_at_end", "off_table", "lay_in_mouth")]
+    assert ways == sorted(ways, reverse=True) and len(set(ways)) == 4
+    assert ways[0] == READ
