@@ -136,7 +136,7 @@ class Pipeline:
         positions alone, given ``table``. ``known_ids`` ({id: position}) names the balls at those places
         (an operator's correction); without it a game with a fixed rack order (001 2.2.3) numbers a racked
         pyramid. ``fps``: the stream's frame rate where its source states one (a video's, a live source's, a
-        recording's); the tracker takes its first frame's interval from it."""
+        recording's); the tracker and the extractor take their first frame's interval from it."""
         self.calibration = calibration
         self.table = table or (calibration.table if calibration is not None else TableModel())
         self.game = game
@@ -152,8 +152,9 @@ class Pipeline:
         ids.update(known_ids or {})
         frame_dt = None if not fps else 1.0 / fps
         self.tracker = Tracker(self.table, tracker_settings, known_ids=ids, frame_dt=frame_dt)
-        # the extractor's running mean of the intervals starts from the unstated rate's (its frame_dt left out)
-        self.extractor = EventExtractor(self.table, extractor_settings, self.tracker.s.filter.meas_sigma_mm)
+        self.extractor = EventExtractor(
+            self.table, extractor_settings, self.tracker.s.filter.meas_sigma_mm, frame_dt=frame_dt
+        )
         self.events: list[Event] = []
         self.keep_tracks = keep_tracks
         self._rows: list[tuple[int, float, BallObs]] = []

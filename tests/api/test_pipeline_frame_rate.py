@@ -1,4 +1,4 @@
-"""The stream's frame rate reaches the tracker before the first frame."""
+"""The stream's frame rate reaches the tracker and the event extractor before the first frame."""
 
 from __future__ import annotations
 
@@ -13,3 +13,4 @@ from calibration.table import TableModel
 def test_the_first_frame_interval_is_the_stream_s(fps: float | None, want: float) -> None:
     pipe = Pipeline(table=TableModel(), fps=fps)
     assert pipe.tracker._frame_dt == pytest.approx(want)
+    assert pipe.extractor.dt == pytest.approx(want)
