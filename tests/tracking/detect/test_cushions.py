@@ -118,6 +118,43 @@ def test_a_ball_hit_into_a_cushion_bounced_off_it_before_it_was_seen_moving() ->
     )
 
 
+def test_a_ball_hit_along_a_cushion_first_seen_at_the_touch_bounced_off_it() -> None:
+    # at 30 fps: ball 1, 10 mm short of touching the cushion, hit at 0.99 s almost along it (2 m/s along, 0.24 m/s
+    # into it) meets it at 1.032 s: its first sample (1.0 s) is on the way in, its second the frame of the touch,
+    # the centre there half a millimetre behind the nose line (noise): the path away from that sample, run back,
+    # meets the nose line just after it
+    dt, t_hit, w = 1 / 30, 0.99, 10.0 / 0.042
+    a = np.array([800.0, R + 10.0])
+    u = np.array([2000.0, -w]) / np.hypot(2000.0, w)
+    t_b = t_hit + 0.042
+    p_b = (a[0] + 2000.0 * 0.042, R)
+    ts = 1.0 + np.arange(0, 8) * dt
+    ps = _line(p_b, (2000.0, w), t_b, ts)
+    ps[0] = a + (1.0 - t_hit) * np.array([2000.0, -w])
+    ps[1, 1] = R - 0.5
+    away = PathView("1", tuple(ts), tuple(ps))
+    c = cushions.bounce_off_start("1", a, a - u * D, t_hit, cushions.paths_out(away, t_hit, 10), TABLE, S, START, dt)
+    assert c is not None and (c.obstacle, c.evidence) == ("left-house", "bounce_before")
+    assert abs(c.t - t_b) < 0.25 * dt
+
+
+def test_a_thin_hit_sends_the_ball_along_the_line_of_centres_where_the_hitter_came_a_diameter_from_it() -> None:
+    # the hitter runs along +x at 3 m/s, its path 60 mm beside the resting ball's centre: it touches it where it
+    # is one diameter from it, 32 mm short of passing it, and sends it along (0.47, 0.88); given the hit a third of
+    # a 30 fps frame late, its centre then (32 mm on, abreast of the ball) would send it straight across, along y
+    dt = 1 / 30
+    a = np.array([800.0, 400.0])
+    t_touch, back = 1.0, float(np.sqrt(D**2 - 60.0**2))
+    hitter = PathFit(t_touch, (a[0] - back, 3000.0, 0.0), (a[1] - 60.0, 0.0, 0.0), 0.0, t_touch, 0.0, 10)
+    got = cushions.hitter_at_touch(hitter, a, t_touch + dt / 3, D, dt)
+    assert np.allclose(got, (a[0] - back, a[1] - 60.0), atol=0.1)
+    u = (a - got) / np.linalg.norm(a - got)
+    assert np.allclose(u, (back / D, 60.0 / D), atol=1e-3)
+    # a path that never comes a diameter from it (measured a little wide): its nearest, abreast of the ball
+    wide = PathFit(t_touch, (a[0] - back, 3000.0, 0.0), (a[1] - D - 2.0, 0.0, 0.0), 0.0, t_touch, 0.0, 10)
+    assert np.allclose(cushions.hitter_at_touch(wide, a, t_touch, D, dt), (a[0], a[1] - D - 2.0), atol=0.5)
+
+
 def test_a_ball_glancing_off_another_beside_a_cushion_went_into_it_before_it_was_seen_again() -> None:
     # ball 1 rolls along +x at y = 60 at 1 m/s and meets resting ball 2 at (800, 60) + D (0.6, 0.8) at 1.0 s: it
     # keeps the part of its velocity across their line of centres, 0.8 m/s along (0.8, -0.6), into the cushion
