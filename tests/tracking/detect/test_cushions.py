@@ -187,3 +187,21 @@ def test_a_touch_past_the_flat_nose_is_of_the_jaw_tip() -> None:
     right, left = cushions.jaw_tip(TABLE, S, cu, hi + 2.7), cushions.jaw_tip(TABLE, S, cu, lo - 2.7)
     assert right is not None and right.pocket == "pyramid-right" and right.cushion == "pyramid"
     assert left is not None and left.pocket == "pyramid-left"
+
+
+def test_a_graze_soon_after_a_bounce_is_timed_on_its_own_v() -> None:
+    # at 30 fps ball 1 runs along the left-house cushion at 0.76 m/s. Its path starts at the kink of a bounce (the
+    # paths' meeting point, 6.8 mm behind the nose line), comes away to 10 mm, then drifts back in at 57 mm/s,
+    # touches at t_b and leaves at 30 mm/s. The V's falling side starts after the bounce: fitted through the
+    # kink's point it reads as a slow fall, late, and the samples near its bottom as a ball rolling along
+    dt = 1 / 30
+    t0, t_b = 10.0, 10.0 + 5.6 * dt
+    ts = t0 + np.arange(0, 18) * dt
+    off = np.where(ts < t_b, 57.0 * (t_b - ts), 30.0 * (ts - t_b))
+    off = np.minimum(off, 10.0)
+    off[0] = -6.8
+    ps = np.column_stack([800.0 + 760.0 * (ts - t0), R + off])
+    path = PathView("1", tuple(ts), tuple(ps))
+    got = cushions.grazes(path, path, TABLE, S, dt)
+    assert [c.obstacle for c in got] == ["left-house"]
+    assert abs(got[0].t - t_b) < 0.5 * dt
