@@ -304,11 +304,15 @@ def grazes(path: PathView, samples: PathView, table: TableModel, s: CushionSetti
         # behind the nose line's end, and its samples there would join one dip with a touch just after.
         along = rel @ np.array(cu.direction)
         beside = (along >= -0.5 * R) & (along <= cu.length_mm + 0.5 * R)
-        dips = valleys(off, s.graze_tol_mm, beside)
-        for j, (k, before, after) in enumerate(dips):
+        # A path that starts at a kink starts where the paths in and out meet, not at a sample: at a bounce that
+        # is the touch before, behind the nose line where the rebound was flattened. A V's sides are fitted
+        # without it (through it, a touch a few frames later seems to fall slowly and come late).
+        fit = beside.copy()
+        fit[0] = fit[0] and path.before is None
+        for k, before, after in valleys(off, s.graze_tol_mm, beside):
             if not (3 <= k <= len(ps) - 4):
                 continue
-            hinge = touch_hinge(s, ts, off, k, beside & one_dip(off, [d[0] for d in dips], j))
+            hinge = touch_hinge(s, ts, off, k, fit)
             rolled = min(before, after) < off[k] + 10.0 and not bounced(s, hinge)
             if rolled:
                 continue  # rolling along the cushion, not touching it once (a V: off it before and after)
@@ -316,19 +320,6 @@ def grazes(path: PathView, samples: PathView, table: TableModel, s: CushionSetti
             if c is not None:
                 out.append(c)
     return out + jaw_grazes(path.ball, ts, arr, table, s)
-
-
-def one_dip(off: np.ndarray, ks: list[int], j: int) -> np.ndarray:
-    """The samples of the ``j``-th dip of the distance ``off`` to a surface (``ks``: the dips' lowest samples, in
-    order): from the highest sample between it and the dip before to the highest between it and the next (the
-    path's ends where there is none). A touch's V ends there: past them the ball was coming to another touch
-    (a path that starts at a kink starts at the touch before)."""
-    k = ks[j]
-    first = ks[j - 1] + int(np.argmax(off[ks[j - 1] : k + 1])) if j > 0 else 0
-    last = k + int(np.argmax(off[k : ks[j + 1] + 1])) if j + 1 < len(ks) else len(off) - 1
-    keep = np.zeros(len(off), dtype=bool)
-    keep[first : last + 1] = True
-    return keep
 
 
 def jaw_grazes(ball: str, ts: list[float], arr: np.ndarray, table: TableModel, s: CushionSettings) -> list[Candidate]:

@@ -201,7 +201,8 @@ def test_a_graze_soon_after_a_bounce_is_timed_on_its_own_v() -> None:
     off = np.minimum(off, 10.0)
     off[0] = -6.8
     ps = np.column_stack([800.0 + 760.0 * (ts - t0), R + off])
-    path = PathView("1", tuple(ts), tuple(ps))
+    into = PathView("1", (t0 - 0.2, t0), (ps[0] + (-200.0, 60.0), ps[0]))  # the path that ended at the kink
+    path = PathView("1", tuple(ts), tuple(ps), 0.0, into)
     got = cushions.grazes(path, path, TABLE, S, dt)
     assert [c.obstacle for c in got] == ["left-house"]
     assert abs(got[0].t - t_b) < 0.5 * dt
