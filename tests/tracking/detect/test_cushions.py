@@ -206,3 +206,21 @@ def test_a_graze_soon_after_a_bounce_is_timed_on_its_own_v() -> None:
     got = cushions.grazes(path, path, TABLE, S, dt)
     assert [c.obstacle for c in got] == ["left-house"]
     assert abs(got[0].t - t_b) < 0.5 * dt
+
+
+def test_a_slow_ball_rebounding_off_a_cushion_as_it_stops_touched_it() -> None:
+    # a ball's distances from touching the left-house cushion as the tracker measured them at 30 fps (tune30): it
+    # rolls in, nearest (0.3 mm) between two frames, and rebounds 3 mm as it stops. The first sample within
+    # the plateau of its nearest is 2.2 mm off; the corner of its approach and rebound, 0.3 mm off, is how near it
+    # came: it touched, between those samples
+    dt = 1 / 30
+    off = [12.1, 10.8, 8.9, 5.9, 4.5, 2.2, 0.6, 0.3, 1.5, 3.2, 3.0, 3.0, 2.9, 3.0, 3.0, 3.1]
+    ts = 7.2667 + np.arange(len(off)) * dt
+    ps = np.column_stack([1200.0 + 30.0 * (ts - ts[0]), R + np.array(off)])
+    path = PathView("8", tuple(ts), tuple(ps))
+    got = cushions.rest_touches(path, path, TABLE, S, 10, dt)
+    assert [(c.obstacle, c.evidence) for c in got] == [("left-house", "rest_touch")]
+    assert ts[5] - 0.5 * dt <= got[0].t <= ts[7]
+    # stopping 3 mm short after coming straight in: no touch
+    short = np.column_stack([ps[:, 0], R + np.array([o + 3.0 for o in off[:8]] + [3.3] * 8)])
+    assert cushions.rest_touches(PathView("8", tuple(ts), tuple(short)), path, TABLE, S, 10, dt) == []
