@@ -103,9 +103,10 @@ def bounce_off_start(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -
     if pb is None:
         return
     paths = cushions.paths_out(segments.path_samples(b, br.new), t_hit, ex.s.segments.window)
-    hitter = pb[0].at(t_hit)
+    a = br.new.start_p
+    hitter = cushions.hitter_at_touch(pb[0], a, t_hit, ex.table.ball_diameter_mm, dt) if pb[1] else pb[0].at(t_hit)
     start_speed = ex.s.shots.start_speed_mm_s
-    c = cushions.bounce_off_start(b.id, br.new.start_p, hitter, t_hit, paths, ex.table, ex.s.cushions, start_speed, dt)
+    c = cushions.bounce_off_start(b.id, a, hitter, t_hit, paths, ex.table, ex.s.cushions, start_speed, dt)
     if c is not None:
         ex.give(c, out)
 

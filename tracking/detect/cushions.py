@@ -19,6 +19,7 @@ from tracking.detect.geometry import (
     both_ways,
     gap_to_cushion,
     gap_to_jaw,
+    gap_to_point,
     polyline_at,
     valleys,
 )
@@ -112,6 +113,18 @@ def bounce_off_start(
     return None
 
 
+def hitter_at_touch(path: PathFit, a: np.ndarray, t_hit: float, diameter_mm: float, dt: float) -> np.ndarray:
+    """Where a moving hitter's centre was when it touched the resting ball at ``a``: where its path into the hit
+    (``path``) first comes one diameter from ``a`` within a frame of the hit's given time ``t_hit`` (else where
+    it comes nearest). The hit sends the ball along their line of centres then; the given time may be a fraction
+    of a frame off, and at 3 m/s a third of a 30 fps frame carries the hitter 30 mm on, which turns the line of
+    centres of a thin hit by tens of degrees."""
+    gap = gap_to_point(path, a, diameter_mm)
+    lo, hi = t_hit - dt, t_hit + dt
+    root = solve_root(gap, lo, hi)
+    return path.at(root if root is not None else closest_time(gap, lo, hi))
+
+
 def bounce_before(
     ball: str,
     a: np.ndarray,
@@ -136,7 +149,9 @@ def bounce_before(
         n = np.array(cu.inward)
         if float(u @ n) >= 0.0 or float(v @ n) <= 0.0:
             continue  # not sent into it, or not coming away from it
-        root = solve_root(gap_to_cushion(new, cu, R), t_hit - 0.5 * dt, t_first)
+        # the first sample away may be the frame of the touch itself, its centre within noise of the nose line
+        # on either side: the path run back meets it up to half a frame after that sample
+        root = solve_root(gap_to_cushion(new, cu, R), t_hit - 0.5 * dt, t_first + 0.5 * dt)
         if root is None:
             continue
         p = new.at(root)
@@ -289,10 +304,15 @@ def grazes(path: PathView, samples: PathView, table: TableModel, s: CushionSetti
         # behind the nose line's end, and its samples there would join one dip with a touch just after.
         along = rel @ np.array(cu.direction)
         beside = (along >= -0.5 * R) & (along <= cu.length_mm + 0.5 * R)
+        # A path that starts at a kink starts where the paths in and out meet, not at a sample: at a bounce that
+        # is the touch before, behind the nose line where the rebound was flattened. A V's sides are fitted
+        # without it (through it, a touch a few frames later seems to fall slowly and come late).
+        fit = beside.copy()
+        fit[0] = fit[0] and path.before is None
         for k, before, after in valleys(off, s.graze_tol_mm, beside):
             if not (3 <= k <= len(ps) - 4):
                 continue
-            hinge = touch_hinge(s, ts, off, k, beside)
+            hinge = touch_hinge(s, ts, off, k, fit)
             rolled = min(before, after) < off[k] + 10.0 and not bounced(s, hinge)
             if rolled:
                 continue  # rolling along the cushion, not touching it once (a V: off it before and after)
@@ -437,10 +457,13 @@ def rest_touches(
         # nearest one): a ball that stays there touched it when it got there
         level = min(float(np.median(off[-5:])), float(off.min()) + s.rest_touch_plateau_mm)
         k = int(np.flatnonzero(off <= level + s.rest_touch_plateau_mm)[0])
-        if off[k] > s.jaw_touch_mm or off[0] - off[k] < 3.0 or not (0 <= cu.along(as_pt(pts[k])) <= cu.length_mm):
+        hinge = touch_hinge(s, ts, off, k)  # the corner of approach and rebound (or rest), where there are both
+        # how near it came: the corner's level, where it is nearer than that sample (a ball rebounding slowly
+        # from the cushion is seen either side of its nearest, at 30 fps a couple of millimetres off)
+        near = min(float(off[k]), hinge.level) if hinge is not None else float(off[k])
+        if near > s.jaw_touch_mm or off[0] - off[k] < 3.0 or not (0 <= cu.along(as_pt(pts[k])) <= cu.length_mm):
             continue
         f = fit_path(np.array(ts[max(0, k - window) : k + 1]), pts[max(0, k - window) : k + 1])
-        hinge = touch_hinge(s, ts, off, k)  # the corner of approach and rebound (or rest), where there are both
         if hinge is not None:
             tc = hinge.t
         else:

@@ -118,6 +118,43 @@ def test_a_ball_hit_into_a_cushion_bounced_off_it_before_it_was_seen_moving() ->
     )
 
 
+def test_a_ball_hit_along_a_cushion_first_seen_at_the_touch_bounced_off_it() -> None:
+    # at 30 fps: ball 1, 10 mm short of touching the cushion, hit at 0.99 s almost along it (2 m/s along, 0.24 m/s
+    # into it) meets it at 1.032 s: its first sample (1.0 s) is on the way in, its second the frame of the touch,
+    # the centre there half a millimetre behind the nose line (noise): the path away from that sample, run back,
+    # meets the nose line just after it
+    dt, t_hit, w = 1 / 30, 0.99, 10.0 / 0.042
+    a = np.array([800.0, R + 10.0])
+    u = np.array([2000.0, -w]) / np.hypot(2000.0, w)
+    t_b = t_hit + 0.042
+    p_b = (a[0] + 2000.0 * 0.042, R)
+    ts = 1.0 + np.arange(0, 8) * dt
+    ps = _line(p_b, (2000.0, w), t_b, ts)
+    ps[0] = a + (1.0 - t_hit) * np.array([2000.0, -w])
+    ps[1, 1] = R - 0.5
+    away = PathView("1", tuple(ts), tuple(ps))
+    c = cushions.bounce_off_start("1", a, a - u * D, t_hit, cushions.paths_out(away, t_hit, 10), TABLE, S, START, dt)
+    assert c is not None and (c.obstacle, c.evidence) == ("left-house", "bounce_before")
+    assert abs(c.t - t_b) < 0.25 * dt
+
+
+def test_a_thin_hit_sends_the_ball_along_the_line_of_centres_where_the_hitter_came_a_diameter_from_it() -> None:
+    # the hitter runs along +x at 3 m/s, its path 60 mm beside the resting ball's centre: it touches it where it
+    # is one diameter from it, 32 mm short of passing it, and sends it along (0.47, 0.88); given the hit a third of
+    # a 30 fps frame late, its centre then (32 mm on, abreast of the ball) would send it straight across, along y
+    dt = 1 / 30
+    a = np.array([800.0, 400.0])
+    t_touch, back = 1.0, float(np.sqrt(D**2 - 60.0**2))
+    hitter = PathFit(t_touch, (a[0] - back, 3000.0, 0.0), (a[1] - 60.0, 0.0, 0.0), 0.0, t_touch, 0.0, 10)
+    got = cushions.hitter_at_touch(hitter, a, t_touch + dt / 3, D, dt)
+    assert np.allclose(got, (a[0] - back, a[1] - 60.0), atol=0.1)
+    u = (a - got) / np.linalg.norm(a - got)
+    assert np.allclose(u, (back / D, 60.0 / D), atol=1e-3)
+    # a path that never comes a diameter from it (measured a little wide): its nearest, abreast of the ball
+    wide = PathFit(t_touch, (a[0] - back, 3000.0, 0.0), (a[1] - D - 2.0, 0.0, 0.0), 0.0, t_touch, 0.0, 10)
+    assert np.allclose(cushions.hitter_at_touch(wide, a, t_touch, D, dt), (a[0], a[1] - D - 2.0), atol=0.5)
+
+
 def test_a_ball_glancing_off_another_beside_a_cushion_went_into_it_before_it_was_seen_again() -> None:
     # ball 1 rolls along +x at y = 60 at 1 m/s and meets resting ball 2 at (800, 60) + D (0.6, 0.8) at 1.0 s: it
     # keeps the part of its velocity across their line of centres, 0.8 m/s along (0.8, -0.6), into the cushion
@@ -150,3 +187,40 @@ def test_a_touch_past_the_flat_nose_is_of_the_jaw_tip() -> None:
     right, left = cushions.jaw_tip(TABLE, S, cu, hi + 2.7), cushions.jaw_tip(TABLE, S, cu, lo - 2.7)
     assert right is not None and right.pocket == "pyramid-right" and right.cushion == "pyramid"
     assert left is not None and left.pocket == "pyramid-left"
+
+
+def test_a_graze_soon_after_a_bounce_is_timed_on_its_own_v() -> None:
+    # at 30 fps ball 1 runs along the left-house cushion at 0.76 m/s. Its path starts at the kink of a bounce (the
+    # paths' meeting point, 6.8 mm behind the nose line), comes away to 10 mm, then drifts back in at 57 mm/s,
+    # touches at t_b and leaves at 30 mm/s. The V's falling side starts after the bounce: fitted through the
+    # kink's point it reads as a slow fall, late, and the samples near its bottom as a ball rolling along
+    dt = 1 / 30
+    t0, t_b = 10.0, 10.0 + 5.6 * dt
+    ts = t0 + np.arange(0, 18) * dt
+    off = np.where(ts < t_b, 57.0 * (t_b - ts), 30.0 * (ts - t_b))
+    off = np.minimum(off, 10.0)
+    off[0] = -6.8
+    ps = np.column_stack([800.0 + 760.0 * (ts - t0), R + off])
+    into = PathView("1", (t0 - 0.2, t0), (ps[0] + (-200.0, 60.0), ps[0]))  # the path that ended at the kink
+    path = PathView("1", tuple(ts), tuple(ps), 0.0, into)
+    got = cushions.grazes(path, path, TABLE, S, dt)
+    assert [c.obstacle for c in got] == ["left-house"]
+    assert abs(got[0].t - t_b) < 0.5 * dt
+
+
+def test_a_slow_ball_rebounding_off_a_cushion_as_it_stops_touched_it() -> None:
+    # a ball's distances from touching the left-house cushion as the tracker measured them at 30 fps (tune30): it
+    # rolls in, nearest (0.3 mm) between two frames, and rebounds 3 mm as it stops. The first sample within
+    # the plateau of its nearest is 2.2 mm off; the corner of its approach and rebound, 0.3 mm off, is how near it
+    # came: it touched, between those samples
+    dt = 1 / 30
+    off = [12.1, 10.8, 8.9, 5.9, 4.5, 2.2, 0.6, 0.3, 1.5, 3.2, 3.0, 3.0, 2.9, 3.0, 3.0, 3.1]
+    ts = 7.2667 + np.arange(len(off)) * dt
+    ps = np.column_stack([1200.0 + 30.0 * (ts - ts[0]), R + np.array(off)])
+    path = PathView("8", tuple(ts), tuple(ps))
+    got = cushions.rest_touches(path, path, TABLE, S, 10, dt)
+    assert [(c.obstacle, c.evidence) for c in got] == [("left-house", "rest_touch")]
+    assert ts[5] - 0.5 * dt <= got[0].t <= ts[7]
+    # stopping 3 mm short after coming straight in: no touch
+    short = np.column_stack([ps[:, 0], R + np.array([o + 3.0 for o in off[:8]] + [3.3] * 8)])
+    assert cushions.rest_touches(PathView("8", tuple(ts), tuple(short)), path, TABLE, S, 10, dt) == []
