@@ -331,11 +331,12 @@ class Tracker:
         packed = (frozen_neighbours(z, self.table.ball_diameter_mm) >= MIN_NEIGHBOURS) if first_frame else None
         room = self._room_for_ball(z)
         for c in range(len(z)):
-            if not (start[c] and room[c]):
+            if c in matched_d or not room[c]:
                 continue
-            if c not in matched_d and (
-                conf[c] >= self.s.new_track_confidence or self._who.at_known_place(z[c], t, self._t0)
-            ):
+            # a detection on a known ball's starting place in the first moments is that ball, whatever vision
+            # flagged there (a player's arm beside it): a glove or a watch does not sit on a ball's place
+            known = self._who.at_known_place(z[c], t, self._t0)
+            if (start[c] and conf[c] >= self.s.new_track_confidence) or known:
                 sure = packed is not None and bool(packed[c]) and conf[c] >= self.s.new_track_confidence
                 self._tracks.append(self._new_track(z[c], bool(cue[c]), t, float(conf[c]), sure))
                 self._tracks[-1].colour = None if col is None else col[c].copy()
