@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from calibration.table import TableModel
+from tracking import pocket_watch
 from tracking.ids import IdAssigner
 from tracking.states import HIDDEN
 from tracking.tracker_settings import TrackerSettings
@@ -89,9 +90,12 @@ class Identities:
             return None
         if not was_ball(tr, s):
             return None  # neither seen clearly nor held still for ``rest_vouch_s``: a hand at rest, not a ball
+        # where and when ``tr`` was first seen: a hidden ball it is had got there by then
+        t_first, seen = (tr.recent[0][0], first_seen(tr)) if tr.recent else (tr.last_t, tr.last_meas)
         hidden = [
             o for o in tracks
             if o is not tr and o.phase in HIDDEN and o.id is not None and same_colour(o, tr, s)
+            and pocket_watch.may_be_back_at(self.table, s, o, seen, t_first)
         ]  # fmt: skip
         if not hidden:
             return None

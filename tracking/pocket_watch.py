@@ -105,6 +105,19 @@ def entering_pocket(table: TableModel, s: TrackerSettings, tr: _Track) -> bool:
     return float(np.linalg.norm(v)) > _RUNNING_MM_S and pocket_ahead(table, s, tr.last_meas, v) is not None
 
 
+def may_be_back_at(table: TableModel, s: TrackerSettings, tr: _Track, p: np.ndarray, t: float) -> bool:
+    """Could hidden ``tr`` be the ball seen at ``p`` at time ``t``? Not where it was last seen running into a
+    pocket's mouth and ``p`` lies beyond its reach: a ball that ran into the jaws dropped, or came back out of
+    them no faster than it went in (the jaws take speed from it, never add any), so by ``t`` it is within its
+    entry speed times the time since it was last seen of where it was last seen (and a diameter's slack, for
+    the two centres' noise). Any other hidden ball may be anywhere."""
+    if not entering_pocket(table, s, tr) or tr.prev_meas is None or tr.prev_t is None:
+        return True
+    speed = float(np.linalg.norm(tr.last_meas - tr.prev_meas)) / max(tr.last_t - tr.prev_t, 1e-6)
+    reach = speed * max(t - tr.last_t, 0.0) + 2.0 * table.ball_radius_mm
+    return float(np.linalg.norm(np.asarray(p, dtype=float) - tr.last_meas)) <= reach
+
+
 def entering_pockets(
     table: TableModel, s: TrackerSettings, tracks: Sequence[_Track], occluded: np.ndarray
 ) -> np.ndarray:

@@ -84,6 +84,11 @@ _PUBLIC: dict[Phase, TrackState] = {
 
 # the quality reported for a vouched ball (above the extractor's ghost threshold, below a clear detection's)
 VOUCHED_QUALITY = 0.75
+# A resting ball seen again this many frames or fewer after its last sighting (one frame missed), more than a
+# radius from its place, moved a radius in two frames (1 m/s at 60 fps, 0.5 m/s at 30): it was set rolling and
+# its first step went unmatched (a struck ball's first blurred frame). It was not carried off unseen: a hand
+# that moves a ball unseen covers it, carries it and uncovers it, which takes longer than that.
+SET_OFF_FRAMES = 2
 ACTIVE = (TrackState.TENTATIVE, TrackState.CONFIRMED, TrackState.OCCLUDED)
 
 
@@ -337,11 +342,12 @@ class Tracker:
         packed = (frozen_neighbours(z, self.table.ball_diameter_mm) >= MIN_NEIGHBOURS) if first_frame else None
         room = self._room_for_ball(z)
         for c in range(len(z)):
-            if not (start[c] and room[c]):
+            if c in matched_d or not room[c]:
                 continue
-            if c not in matched_d and (
-                conf[c] >= self.s.new_track_confidence or self._who.at_known_place(z[c], t, self._t0)
-            ):
+            # a detection on a known ball's starting place in the first moments is that ball, whatever vision
+            # flagged there (a player's arm beside it): a glove or a watch does not sit on a ball's place
+            known = self._who.at_known_place(z[c], t, self._t0)
+            if (start[c] and conf[c] >= self.s.new_track_confidence) or known:
                 sure = packed is not None and bool(packed[c]) and conf[c] >= self.s.new_track_confidence
                 self._tracks.append(self._new_track(z[c], bool(cue[c]), t, float(conf[c]), sure))
                 self._tracks[-1].colour = None if col is None else col[c].copy()
@@ -744,13 +750,17 @@ class Tracker:
 
     def _bring_back(self, tr: _Track, zc: np.ndarray, is_cue: bool, t: float) -> Reappearance | None:
         """Updates hidden ``tr`` with detection ``zc``; a resting ball seen again more than a radius from its
-        place was moved while hidden (a hand or a ball it did not see), which is reported."""
+        place more than ``SET_OFF_FRAMES`` after its last sighting was moved while hidden (a hand or a ball it did
+        not see), which is reported."""
         old = tr.pos.copy()
         was_resting = tr.resting
+        unseen = t - tr.last_t
         self._update(tr, zc, is_cue, t, 1)
-        if was_resting and tr.id is not None and float(np.linalg.norm(zc - old)) > self.table.ball_radius_mm:
-            return Reappearance(tr.id, _pt(old), _pt(zc), t)
-        return None
+        if not (was_resting and tr.id is not None and float(np.linalg.norm(zc - old)) > self.table.ball_radius_mm):
+            return None
+        if unseen <= (SET_OFF_FRAMES + 0.5) * self._frame_dt:
+            return None  # set rolling from its place: its run on is a set-off, which the events judge
+        return Reappearance(tr.id, _pt(old), _pt(zc), t)
 
     # ---- track updates ---------------------------------------------------------------------------------
     def _update(self, tr: _Track, zc: np.ndarray, is_cue: bool, t: float, tier: int) -> None:

@@ -83,3 +83,21 @@ def test_no_hidden_ball_is_recovered_by_a_weak_blob_or_one_of_another_colour() -
     assert not same_colour(hidden, weak, S)
     weak.quality = 1.0
     assert who.recover([hidden, weak], weak) is None
+
+
+def test_a_ball_hidden_running_into_a_pocket_is_not_found_again_beyond_its_reach() -> None:
+    # ball 3 ran into the middle-left pocket at 2 m/s and has been unseen since t = 1; a ball seen clearly at
+    # rest across the table a quarter second later is another ball (one covered until now), not ball 3
+    who = Identities(TABLE, S, KNOWN)
+    into = _resting(1, (1784.5, 60.0), Phase.HIDDEN_MOVING)
+    into.anchor, into.id = None, "3"
+    into.prev_meas, into.prev_t = np.array([1784.5, 60.0 + 2000.0 * DT]), 1.0 - DT
+    far = _resting(2, (600.0, 350.0), Phase.TENTATIVE_AT_REST, hits=2 * S.confirm_hits)
+    far.recent.clear()
+    far.recent.append((1.25, 600.0, 350.0))
+    assert who.recover([into, far], far) is None
+    near = _resting(3, (1784.5, 200.0), Phase.TENTATIVE_AT_REST, hits=2 * S.confirm_hits)
+    near.recent.clear()
+    near.recent.append((1.25, 1784.5, 200.0))  # back out of the jaws, 140 mm in a quarter second
+    found = who.recover([into, near], near)
+    assert found is not None and found.id == "3"

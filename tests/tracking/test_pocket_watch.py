@@ -111,3 +111,15 @@ def test_pocket_claims_a_blob_in_a_pocket_is_only_the_ball_that_went_into_it() -
     in_pocket = np.array([-1, MIDDLE_LEFT])  # detection 0 on the cloth, detection 1 in the middle-left pocket
     claims = pocket_watch.pocket_claims(TABLE, S, [into, along], in_pocket)
     assert claims.tolist() == [[True, True], [True, False]]
+
+
+def test_a_ball_that_ran_into_a_pocket_is_back_only_within_its_reach_of_the_mouth() -> None:
+    # running into the middle pocket at 2 m/s, unseen since t = 0: by t = 0.3 s it dropped, or came back out of
+    # the jaws no faster than it went in, so it is within 600 mm (and a diameter) of where it was last seen
+    into = _running(1, (1784.5, 60.0), (0.0, -2000.0), Phase.HIDDEN_MOVING)
+    assert pocket_watch.may_be_back_at(TABLE, S, into, np.array([1784.5, 600.0]), 0.3)
+    assert not pocket_watch.may_be_back_at(TABLE, S, into, np.array([1784.5, 800.0]), 0.3)
+    assert pocket_watch.may_be_back_at(TABLE, S, into, np.array([1784.5, 800.0]), 0.5)  # later: farther
+    # a ball hidden running along the table is not bound by this rule
+    along = _running(2, (1000.0, 889.0), (2000.0, 0.0), Phase.HIDDEN_MOVING)
+    assert pocket_watch.may_be_back_at(TABLE, S, along, np.array([3000.0, 300.0]), 0.1)

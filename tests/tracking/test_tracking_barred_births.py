@@ -8,6 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from api.pipeline import Pipeline, no_start
+from calibration.table import TableModel
+from tracking.tracker import Tracker
 
 from . import real_records
 
@@ -61,3 +63,23 @@ def test_a_clear_scored_liner_is_no_clear_ball_to_pair_with() -> None:
         pipe.step_detections(d, i, t)
     assert pipe.last is not None
     assert any(_gap(b.pos, MAROON) < 20.0 for b in pipe.last.balls)  # public on its second sighting
+
+
+def test_a_ball_on_its_known_place_under_a_covered_flag_is_that_ball() -> None:
+    # the player's arm lies beside ball 3 as the video opens, so vision flags its detection covered for the first
+    # second; the detection sits on ball 3's known place, which is where ball 3 is, not a glove or a watch
+    place = np.array([615.0, 352.0])
+    tracker = Tracker(TableModel(), known_ids={"3": (615.0, 352.0), "cue": (1500.0, 900.0)})
+    barred = np.array([False, True])  # may_start: the cue ball free, ball 3 under the flag
+    out = []
+    for i in range(30):
+        z = np.array([[1500.0, 900.0], place + np.array([0.4 * (-1) ** i, 0.3])])
+        out.append(tracker.step(i, i / 60, z, np.array([0.95, 0.9]), may_start=~barred))
+    assert "3" in out[-1].by_id()
+    assert float(np.hypot(*(np.array(out[-1].by_id()["3"].pos) - place))) < 2.0
+    # the same flag on a detection off every known place starts nothing
+    tracker = Tracker(TableModel(), known_ids={"3": (615.0, 352.0), "cue": (1500.0, 900.0)})
+    for i in range(30):
+        z = np.array([[1500.0, 900.0], [700.0, 500.0]])
+        last = tracker.step(i, i / 60, z, np.array([0.95, 0.9]), may_start=~barred)
+    assert set(last.by_id()) == {"cue"}

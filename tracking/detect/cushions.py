@@ -67,6 +67,11 @@ def jaw_kink_readings(k: Kink, table: TableModel, s: CushionSettings) -> list[Ki
     for pk in table.pockets.values():
         for jaw in pk.jaws:
             dj = jaw.distance(as_pt(k.p)) - R
+            if k.new.n < 2 and solve_root(gap_to_jaw(k.into, jaw, R), k.t_lo, k.t_hi) is not None:
+                # One sample out: where the paths meet is unknown (``k.p`` is the path in run on half a frame,
+                # past a fast ball's turn). A path in that reaches the jaw's touching distance between the last
+                # sample in and the first out met the jaw there, and the ball turned where it met it.
+                dj = 0.0
             if abs(dj) > s.cushion_tol_mm:
                 continue
             root = both_ways(

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from calibration.table import TableModel
-from tracking.detect import cushions
-from tracking.detect.segments import PathView, Trail
+from tracking.detect import breaks, cushions
+from tracking.detect.geometry import as_pt
+from tracking.detect.segments import Kink, PathView, Trail
 from tracking.detect.settings import CushionSettings
 from tracking.trajectory import PathFit, fit_path
 
@@ -224,3 +225,32 @@ def test_a_slow_ball_rebounding_off_a_cushion_as_it_stops_touched_it() -> None:
     # stopping 3 mm short after coming straight in: no touch
     short = np.column_stack([ps[:, 0], R + np.array([o + 3.0 for o in off[:8]] + [3.3] * 8)])
     assert cushions.rest_touches(PathView("8", tuple(ts), tuple(short)), path, TABLE, S, 10, dt) == []
+
+
+def _one_out(p_in: tuple[float, float], v: tuple[float, float], p_out: tuple[float, float]) -> Kink:
+    """A ball rolling with ``v`` whose last of six samples in is at ``p_in`` (t = 1.0) and whose only sample out,
+    a frame later, is at ``p_out``: the paths' meeting point is unknown, so the kink sits half a frame on."""
+    ts = 1.0 - DT * np.arange(5, -1, -1)
+    into = fit_path(ts, np.array([[p_in[0] + v[0] * (t - 1.0), p_in[1] + v[1] * (t - 1.0)] for t in ts]))
+    t_hi = 1.0 + DT
+    new = PathFit.still(np.array(p_out), t_hi, t_hi)
+    t_k = 1.0 + 0.5 * DT
+    return Kink("1", into, new, into, 1.0, t_k, into.at(t_k), 1.0 - DT, t_hi + 0.5 * DT, 1.0 - 1.5 * DT, 1.0, t_hi)
+
+
+def test_a_fast_ball_seen_once_after_its_path_in_met_a_jaw_turned_on_that_jaw() -> None:
+    # 3.2 m/s at a slant into the pyramid-right mouth: half a frame on its path in is 10 mm inside the jaw, but
+    # that path meets the jaw's touching distance between its last sighting in and its one sighting out
+    pk = TABLE.pockets["pyramid-right"]
+    k = _one_out((3541.9, 1749.8), (3000.0, 1000.0), (3554.3, 1762.9))
+    assert pk.jaws[1].distance(as_pt(k.p)) - R < -S.jaw_kink_mm
+    reads = [r for r in cushions.jaw_kink_readings(k, TABLE, S) if r.name == "jaw:pyramid-right"]
+    assert len(reads) == 1 and reads[0].residual_mm == 0.0
+    assert 1.0 < reads[0].t < 1.0 + DT
+    call = breaks.best_reading(k, reads, False, S, DT)  # potted with one sample out: still the jaw it turned on
+    assert call is not None and call.reading.name == "jaw:pyramid-right"
+    # running straight down the mouth's axis, its path in meets no jaw: no turn on one there
+    axis = np.array(pk.outward)
+    p0 = np.array(pk.mouth_center) - 20.0 * axis
+    straight = _one_out(as_pt(p0), as_pt(3000.0 * axis), as_pt(p0 + 50.0 * axis))
+    assert all(r.residual_mm > 0.0 for r in cushions.jaw_kink_readings(straight, TABLE, S))
