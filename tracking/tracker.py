@@ -312,6 +312,10 @@ class Tracker:
             loss = self._check_loss(tr, t)
             if loss is not None:
                 losses.append(loss)
+            elif not tr.resting:
+                # a ball never runs past the cushion's touching line: one missed the frame its prediction
+                # crossed it bounced off the cushion there (else it is reported a radius or more inside the rail)
+                self._bounce(tr)
         return losses
 
     def _start_tracks(
