@@ -140,8 +140,9 @@ def refine_centres_numpy(
             on, centre, r_on = _vote_circle(pts[b], ok[b], ratio * radii[b], start[b])
             if on.sum() >= VOTE_MIN and abs(on @ dirs_c) < 0.8 * on.sum():
                 new[b] = _fit_centres(pts[b][None], on[None], np.array([r_on]), np.array([centre]))[0]
+        # A step more than 0.6 radius from the start has left the ball: the centre stays where the step began.
         far = np.abs(new - start) > far_px
-        new[far] = start[far]
+        new[far] = c[far]
         c = new
     # Appearance: the inner part of the rays (half to three quarters of the radius), whole-number sums
     # (exact in float32).

@@ -552,10 +552,15 @@ def refine_kernel(
                         fx, fy = _fit_one(ptx, pty, both, vr, vx, vy, scratch)
                         px_[b] = fx
                         py_[b] = fy
+        # A step that would carry the centre more than 0.6 radius from the start has left the ball (onto a
+        # neighbour's rim, a shadow's or a sheen's edge): the centre stays where this step began, the last
+        # estimate on the ball. (Not back at the start, which the step before had already left: the estimate
+        # then alternated between the start and the fit from one iteration to the next, and two near-identical
+        # frames could end on either, centres a few pixels apart for a ball at rest.)
         for b in range(n):
             if math.hypot(px_[b] - sx[b], py_[b] - sy[b]) > 0.6 * radii[b]:
-                px_[b] = sx[b]
-                py_[b] = sy[b]
+                px_[b] = cx[b]
+                py_[b] = cy[b]
             cx[b] = px_[b]
             cy[b] = py_[b]
     out = np.empty((n, 2))
