@@ -1,15 +1,16 @@
-"""A ball at rest keeps its refined centre: the refinement does not undo its own step.
+"""A ball at rest keeps its refined centre: a refinement that leaves the ball settles at its start, with the rim
+found there, not the rim its fit went on to find elsewhere.
 
 ``sheen-stripe-rest-f0..2.png``: 100 x 80 px of three consecutive frames of a tuning clip (a striped maroon ball at
 rest on blue cloth under a lamp, centre about (40, 41) px, radius about 10 px; a solid red ball left of it), the
 frames differing by a fraction of a grey level. The cloth model: the colour the detector learned on this clip,
 (164, 137, 53) BGR, plus 30 grey levels of white, the lamp's sheen on the cloth near the ball (measured there:
 the cloth's own colour plus 30-40 grey levels of the lamp's white), as the model learns it where that sheen lies.
-From a start inside the ball the rim fit may want to carry the
-centre more than 0.6 radius from the start (onto the shadow's or the lit cloth's edge); the refinement used to
-fall back to the start then, which its first step had already left, so its estimate alternated between the start
-and the fit from one iteration to the next, and the same ball in two near-identical frames ended on either (a jump
-of 4-10 px that the tracker reads as a shot).
+From some starts inside the ball the rim fit wants to carry the centre more than 0.6 radius from the start (onto
+the shadow's or the lit cloth's edge). The refinement went back to the start then, but reported the rim found at
+the fit it abandoned (0.6-0.8 of it, against 0.2-0.3 at the start): a start off the ball outweighed a fuller rim
+found from the same ball's other start, in one frame and not the next (a jump of 4-10 px that the tracker reads
+as a shot).
 """
 
 from __future__ import annotations
@@ -46,19 +47,22 @@ def _starts() -> np.ndarray:
 
 @pytest.mark.parametrize("frame_no", [0, 1, 2])
 @pytest.mark.parametrize("impl", ["kernel", "numpy"])
-def test_refinement_never_falls_back_to_a_start_it_has_left(frame_no: int, impl: str) -> None:
+def test_a_ball_settled_at_its_start_reports_the_rim_found_there(frame_no: int, impl: str) -> None:
     img = _frame(frame_no)
     cloth = ClothModel(colour=SHEEN_CLOTH)
     starts = _starts()
     radii = np.full(len(starts), RADIUS)
     toward = np.tile(TOWARD_CAMERA, (len(starts), 1))
     refine = refine_centres if impl == "kernel" else refine_centres_numpy
-    one = refine(img, starts, radii, cloth, toward_camera=toward, iterations=1).px
-    two = refine(img, starts, radii, cloth, toward_camera=toward, iterations=2).px
-    moved = np.linalg.norm(one - starts, axis=1) > 1.0
-    assert moved.sum() >= 20  # the rim is found from many of these starts: the test tests something
-    back = moved & (np.linalg.norm(two - starts, axis=1) < 0.5)
-    assert not back.any(), f"{int(back.sum())} starts ended back where they began: {starts[back].tolist()}"
+    at_start = refine(img, starts, radii, cloth, toward_camera=toward, iterations=1)  # measured at the start
+    moved = np.linalg.norm(at_start.px - starts, axis=1) > 1.0
+    for iterations in (2, 3, 4):
+        out = refine(img, starts, radii, cloth, toward_camera=toward, iterations=iterations)
+        back = moved & (np.linalg.norm(out.px - starts, axis=1) < 1e-9)
+        assert back.sum() >= 3  # starts whose fit leaves the ball: the test tests something
+        np.testing.assert_array_equal(out.support[back], at_start.support[back])
+        np.testing.assert_array_equal(out.edge_fraction[back], at_start.edge_fraction[back])
+        np.testing.assert_array_equal(out.colour[back], at_start.colour[back])
 
 
 def test_kernel_and_numpy_reference_agree_on_the_crop() -> None:
