@@ -39,6 +39,17 @@ class Gone:
     confidence: float
 
 
+def last_velocity(tr: _Track) -> np.ndarray:
+    """How ``tr`` was last seen moving (mm/s): its last two sightings' step over their interval, the filter's
+    velocity where it has only one, nothing where it rests. A ball gone from view carries on as it was last
+    seen: the filter's smoothed velocity lags a ball that just turned off a jaw or a ball."""
+    if tr.resting:
+        return np.zeros(2)
+    if tr.prev_meas is None or tr.prev_t is None:
+        return tr.kf.x[2:4]
+    return (tr.last_meas - tr.prev_meas) / max(tr.last_t - tr.prev_t, 1e-6)
+
+
 def gone(table: TableModel, s: TrackerSettings, tr: _Track, gap: float, final: bool = False) -> Gone | None:
     """Whether hidden ``tr``, unseen for ``gap`` seconds of watched frames, has left the table: it ran into a
     pocket's mouth and stayed gone for ``pot_confirm_s``; it ran at a rail fast enough to ride over it; or it
@@ -46,9 +57,7 @@ def gone(table: TableModel, s: TrackerSettings, tr: _Track, gap: float, final: b
     if final:
         gap = max(gap, s.pot_confirm_s)
     p = tr.last_meas
-    v = np.zeros(2) if tr.resting else tr.kf.x[2:4]
-    if tr.prev_meas is not None and tr.prev_t is not None and not tr.resting:
-        v = (tr.last_meas - tr.prev_meas) / max(tr.last_t - tr.prev_t, 1e-6)
+    v = last_velocity(tr)
     speed = float(np.linalg.norm(v))
     R = table.ball_radius_mm
     pocket = pocket_ahead(table, s, p, v)
@@ -82,10 +91,7 @@ def going_pockets(table: TableModel, s: TrackerSettings, tracks: Sequence[_Track
         return out
     names = list(table.pockets)
     for i, tr in enumerate(tracks):
-        v = np.zeros(2) if tr.resting else tr.kf.x[2:4]
-        if not tr.resting and tr.prev_meas is not None and tr.prev_t is not None:
-            v = (tr.last_meas - tr.prev_meas) / max(tr.last_t - tr.prev_t, 1e-6)
-        going = pocket_ahead(table, s, tr.last_meas, v) or table.in_pocket_mouth(_pt(tr.last_meas))
+        going = pocket_ahead(table, s, tr.last_meas, last_velocity(tr)) or table.in_pocket_mouth(_pt(tr.last_meas))
         out[i] = names.index(going) if going else -2
     return out
 
@@ -101,7 +107,7 @@ def entering_pocket(table: TableModel, s: TrackerSettings, tr: _Track) -> bool:
     """Was ``tr`` last seen moving into a pocket (its last two sightings' velocity, as ``gone`` reads it)?"""
     if tr.resting or tr.prev_meas is None or tr.prev_t is None:
         return False
-    v = (tr.last_meas - tr.prev_meas) / max(tr.last_t - tr.prev_t, 1e-6)
+    v = last_velocity(tr)
     return float(np.linalg.norm(v)) > _RUNNING_MM_S and pocket_ahead(table, s, tr.last_meas, v) is not None
 
 
@@ -111,9 +117,9 @@ def may_be_back_at(table: TableModel, s: TrackerSettings, tr: _Track, p: np.ndar
     them no faster than it went in (the jaws take speed from it, never add any), so by ``t`` it is within its
     entry speed times the time since it was last seen of where it was last seen (and a diameter's slack, for
     the two centres' noise). Any other hidden ball may be anywhere."""
-    if not entering_pocket(table, s, tr) or tr.prev_meas is None or tr.prev_t is None:
+    if not entering_pocket(table, s, tr):
         return True
-    speed = float(np.linalg.norm(tr.last_meas - tr.prev_meas)) / max(tr.last_t - tr.prev_t, 1e-6)
+    speed = float(np.linalg.norm(last_velocity(tr)))
     reach = speed * max(t - tr.last_t, 0.0) + 2.0 * table.ball_radius_mm
     return float(np.linalg.norm(np.asarray(p, dtype=float) - tr.last_meas)) <= reach
 

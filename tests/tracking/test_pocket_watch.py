@@ -123,3 +123,12 @@ def test_a_ball_that_ran_into_a_pocket_is_back_only_within_its_reach_of_the_mout
     # a ball hidden running along the table is not bound by this rule
     along = _running(2, (1000.0, 889.0), (2000.0, 0.0), Phase.HIDDEN_MOVING)
     assert pocket_watch.may_be_back_at(TABLE, S, along, np.array([3000.0, 300.0]), 0.1)
+
+
+def test_last_velocity_is_the_last_step_else_the_filter_s_else_none() -> None:
+    tr = _hidden((1000.0, 500.0), (1200.0, -300.0))
+    tr.kf.x[2:4] = (10.0, 10.0)  # the filter lags a ball just turned: the last step is what it last did
+    np.testing.assert_allclose(pocket_watch.last_velocity(tr), (1200.0, -300.0))
+    tr.prev_meas = None  # one sighting since it appeared: only the filter knows
+    np.testing.assert_allclose(pocket_watch.last_velocity(tr), (10.0, 10.0))
+    np.testing.assert_array_equal(pocket_watch.last_velocity(_hidden((1000.0, 500.0), (0.0, 0.0), True)), (0.0, 0.0))
