@@ -12,7 +12,9 @@ Two sources of truth:
 Ball ids: the pipeline is given the balls' ids at their starting places (what a known rack or the
 operator's correction gives it), so that events can be compared id for id.
 Prints one table per frame rate: F1 per event type (tolerance: one frame), precision and recall, the
-median absolute timing error in frames, and the track position error (median, p95) in mm.
+median absolute timing error in frames, and the track position error (median, p95) in mm. Two rows are parts
+of another: ``cushion_segment`` (cushion touches without the jaws) and ``contact_apart`` (contacts between
+balls that were not touching when their shot began; a rack's own pushes left out, ``tracking.metrics``).
 
 With ``--suite``: a line per scene as it is scored (``--jobs N``: N worker processes over the scene folders;
 the lines, tables and figures are the same as serially, in name order), then per frame rate the table above,
@@ -62,7 +64,7 @@ from tracking.detect.settings import setting_path, with_values
 from tracking.evaluation import Judged, confidence_split, judged_events
 from tracking.extractor import ExtractorSettings
 from tracking.kinematic_sim import SCENARIOS, detections_from_truth, make_setup, simulate_shot
-from tracking.metrics import SCORED, Scores
+from tracking.metrics import SCORED, Scores, touching_at_shots
 from tracking.tracker_settings import TrackerSettings
 
 
@@ -208,8 +210,8 @@ class SceneResult:
         s = self.scores
         e = self.rows.err_mm
         pos = f"pos med {np.median(e):.2f} p95 {np.percentile(e, 95):.2f} max {e.max():.1f} mm" if len(e) else "no rows"
-        ev = sum(t.tp for k, t in s.events.items() if k not in ("first_contact", "cushion_segment"))
-        bad = sum(t.fp + t.fn for k, t in s.events.items() if k not in ("first_contact", "cushion_segment"))
+        ev = sum(t.tp for k, t in s.events.items() if k in SCORED)
+        bad = sum(t.fp + t.fn for k, t in s.events.items() if k in SCORED)
         return (
             f"  {self.name}: {self.frames} frames at {self.fps:g} fps, {self.speed:.2f}x real time; "
             f"events matched {ev}, missed+extra {bad}; {pos}; rows {s.rows_matched}/{s.rows_truth}"
@@ -506,7 +508,7 @@ def score_scene(folder: Path, run: SceneRun | None = None) -> SceneResult:
         recorder.save(folder / TRACKER_INPUT)
     scores = Scores()
     pred_events = pipe.sorted_events()
-    scores.add_shot(pred_events, truth, 1.0 / fps)
+    scores.add_shot(pred_events, truth, 1.0 / fps, touching_at_shots(truth, truth_rows, table.ball_diameter_mm))
     rows = [(r.frame, r.ball, r.x, r.y) for r in pipe.track_rows()]
     scores.add_tracks(rows, truth_rows)
     states = row_states(table, fps, truth_rows, {(f, b): (x, y) for f, b, x, y in rows})
@@ -682,7 +684,8 @@ def print_confidence(results: list[SceneResult]) -> None:
 def print_scores(title: str, s: Scores, fps: float, speed: float) -> None:
     print(f"\n{title}: {s.shots} shots at {fps:g} fps (tolerance one frame = {1000 / fps:.1f} ms)")
     print(f"{'event':<16}{'F1':>8}{'precision':>11}{'recall':>9}{'truth':>8}{'found':>8}{'median |dt| (frames)':>23}")
-    for k in ("pot", "first_contact", "contact", "cushion", "cushion_segment", "line_cross", "off_table"):
+    rows = ("pot", "first_contact", "contact", "contact_apart", "cushion", "cushion_segment", "line_cross", "off_table")
+    for k in rows:
         t = s.events[k]
         if t.tp + t.fn + t.fp == 0:
             continue

@@ -6,7 +6,7 @@ import numpy as np
 
 from calibration.contract import Event
 from calibration.table import TableModel
-from tracking.metrics import Scores, first_contacts, match_events
+from tracking.metrics import Scores, first_contacts, match_events, touching_at_shots
 from tracking.tracker import Tracker
 
 
@@ -28,6 +28,21 @@ def test_first_contact_is_an_ordered_pair_per_shot() -> None:
     truth = [start, _c(1.0, "cue", "1")]
     assert first_contacts([start, _c(1.001, "cue", "1")], truth, 1 / 60).tp == 1
     assert first_contacts([start, _c(1.001, "1", "cue")], truth, 1 / 60).tp == 0
+
+
+def test_contacts_of_balls_touching_at_the_shot_start_are_scored_apart_from_the_rest() -> None:
+    start = Event(type="shot_start", t=0.5, frame=30, ball="cue", positions={})
+    # 1 and 2 touch with a 0.5 mm gap (a rack set by hand), 3 lies 2 mm beyond a diameter from 2
+    rows = [(30, "cue", 100.0, 500.0), (30, "1", 800.0, 500.0), (30, "2", 868.5, 500.0), (30, "3", 938.5, 500.0)]
+    touching = touching_at_shots([start], rows, 68.0)
+    assert touching == [(0.5, {frozenset(("1", "2"))})]
+    truth = [start, _c(1.0, "cue", "1"), _c(1.0, "1", "2"), _c(1.02, "2", "3")]
+    pred = [start, _c(1.0, "cue", "1"), _c(1.02, "2", "3")]  # the push from 1 to 2 not seen
+    s = Scores()
+    s.add_shot(pred, truth, 1 / 60, touching)
+    assert (s.events["contact"].tp, s.events["contact"].fn) == (2, 1)
+    apart = s.events["contact_apart"]
+    assert (apart.tp, apart.fp, apart.fn) == (2, 0, 0)
 
 
 def test_track_rows_are_compared_frame_by_frame() -> None:
