@@ -73,6 +73,8 @@ class Scene:
     in_pocket: np.ndarray  # m: the pocket (index in ``table.pockets``) whose hole or net holds each detection, or -1
     going_pocket: np.ndarray  # n: the pocket each was last seen going into or lying in the mouth of, or -2
     left_q: np.ndarray  # k x 2: where the balls set moving just now (within weak_resume_s) rested
+    untaken: np.ndarray  # u x 2: the last frame's detections no ball took
+    untaken_t: float  # that frame's time
 
     d_last: np.ndarray  # n x m: each detection's distance from where each track was last seen
     d_anchor: np.ndarray  # n x m: ... from each track's anchor (where it was last seen, for a moving one)

@@ -228,6 +228,9 @@ class Tracker:
         self._colour: np.ndarray | None = None  # this frame's detections' colours (None where not measured)
         self._cue = np.zeros(0, bool)  # this frame's detections classed as the cue ball
         self._recovered: list[Reappearance] = []  # hidden resting balls found elsewhere in this frame
+        # the last frame's detections no ball took, and its time: where a ball struck from rest was first seen
+        self._untaken = np.zeros((0, 2))
+        self._untaken_t = -math.inf
         self._pocket = np.zeros(0, np.int64)  # this frame's detections' pockets (``step``'s ``pocket``)
         self._barred = np.zeros(0, bool)  # this frame's detections where vision saw no place for a new ball
         self._resumed_t = -math.inf  # when observation last resumed after frames without the table (``resume``)
@@ -300,6 +303,8 @@ class Tracker:
         self._recovered = []
 
         losses = self._miss([tr for i, tr in enumerate(active) if i not in matched_t], t)
+        self._untaken = z[[c for c in range(len(z)) if c not in matched_d]].reshape(-1, 2)
+        self._untaken_t = t
         self._start_tracks(z, born_conf, cue, col, start, matched_d, t)
         relabel = self._bursts.step(self._tracks, t, t_prev, self._frame_dt, self.s, self.table.ball_radius_mm)
         balls = tuple(self._observe(tr, t, tr.key in kinked) for tr in self._tracks if self._public(tr))
@@ -660,6 +665,8 @@ class Tracker:
             in_pocket=self._pocket,
             going_pocket=pocket_watch.going_pockets(self.table, self.s, tracks, self._pocket),
             left_q=self._just_set_moving(tracks, t),
+            untaken=self._untaken,
+            untaken_t=self._untaken_t,
             d_last=_distances(last, z),
             d_anchor=_distances(anchor, z),
         )

@@ -94,6 +94,31 @@ def test_lone_rest_weak_a_blob_beside_a_lone_ball_does_not_set_it_moving() -> No
     assert not forbid[one, 2]  # a clear detection 51 mm off: the ball may have been struck
 
 
+def _struck_from_rest(second: tuple[float, float]) -> tuple[Scene, int]:
+    """Ball 1, lone at rest, is missed the frame it is struck (a weak blur 30 mm out: the hit came late in the
+    frame, the blob no ball takes); the next frame's scene, with a weak blob at ``second``."""
+    balls = {"cue": (500.0, 400.0), "1": (1500.0, 889.0)}
+    tr = Tracker(TABLE, known_ids=balls)
+    t = _rest(tr, balls)
+    feed(tr, [(t, dets([balls["cue"], (1530.0, 889.0)], conf=[0.95, 0.4], cue=[True, False]))], start=60)
+    sc = tr.scene(t + 1 / FPS, dets([balls["cue"], second], conf=[0.95, 0.4], cue=[True, False]))
+    return sc, row(sc.ids, "1")
+
+
+def test_struck_away_a_weak_blur_running_on_straight_out_from_a_ball_s_place_is_that_ball() -> None:
+    sc, one = _struck_from_rest((1580.0, 890.0))  # 50 mm on in a whole frame, after 30 in part of one
+    assert gates.struck_away(sc)[one, 1]
+    assert not _forbids("lone_rest_weak", sc)[one, 1]
+    assert not _forbids("hidden_weak", sc)[one, 1]
+
+
+def test_struck_away_a_blob_hovering_or_off_the_line_is_still_a_hand() -> None:
+    for hand in ((1540.0, 889.0), (1570.0, 940.0)):  # 10 mm on (a hand's pace); 51 mm off the line
+        sc, one = _struck_from_rest(hand)
+        assert not gates.struck_away(sc)[one, 1]
+        assert _forbids("lone_rest_weak", sc)[one, 1] or _forbids("hidden_weak", sc)[one, 1]
+
+
 def test_hidden_weak_a_hidden_ball_comes_back_only_on_a_clear_detection() -> None:
     balls = {"cue": (500.0, 400.0), "1": (1500.0, 889.0)}
     tr = Tracker(TABLE, known_ids=balls)
