@@ -96,6 +96,24 @@ def could_be_hit(sc: Scene) -> np.ndarray:
     return out
 
 
+def swept(sc: Scene) -> np.ndarray:
+    """For each resting ball: was it last seen weak, half covered, after a blob no ball took came within two
+    diameters of its place (in the hand_seen_s before)? A ball at rest starts moving only when something
+    strikes it. The cue's tip touches it and covers none of it: a struck ball is seen clear up to the stroke,
+    even with the cue seen as a blob behind it. A hand sweeping across the cloth is seen coming, then covers
+    the ball (half under a hand a ball scores 0.3-0.5): a blob leaving that ball's place is the hand going on,
+    and the ball is still under it (``struck_away`` does not read it as struck)."""
+    out = np.zeros(len(sc.last), bool)
+    if not len(sc.strays):
+        return out
+    t, q = sc.strays[:, 0], sc.strays[:, 1:]
+    for i in np.flatnonzero(sc.anchored & sc.last_weak):
+        before = (t <= sc.last_t[i]) & (t >= sc.last_t[i] - sc.s.hand_seen_s)
+        d = np.hypot(*(q[before] - sc.anchor[i]).T)
+        out[i] = bool(((d > sc.s.anchor_gate_mm) & (d <= 2 * sc.ball_diameter_mm)).any())
+    return out
+
+
 def struck_away(sc: Scene) -> np.ndarray:
     """Tracks x detections: a resting ball's weak detection that carries on, straight out from its place, the
     run of a detection no ball took the frame before (``Scene.untaken``): the ball struck from rest, blurred.
@@ -104,9 +122,9 @@ def struck_away(sc: Scene) -> np.ndarray:
     is at least as long per second and goes on along the same line, within top speed. A hand or the cue tip
     hovers about the ball; it does not run away from its place in a straight line at a ball's pace. Only a
     ball seen at rest a frame or two before that first step counts: one hidden longer (under a hand, which
-    may have moved it) gives that step no time base."""
+    may have moved it) gives that step no time base; nor does a ball a hand was seen coming over (``swept``)."""
     out = _none(sc)
-    rows = np.flatnonzero(sc.anchored)
+    rows = np.flatnonzero(sc.anchored & ~swept(sc))
     gap = sc.t - sc.untaken_t
     if not len(rows) or not len(sc.untaken) or not len(sc.z) or gap <= 0.0:
         return out
