@@ -61,6 +61,7 @@ class Scene:
     pred: np.ndarray  # n x 2: the filter's predicted position now
     vel: np.ndarray  # n x 2: the filter's velocity (mm/s)
     last_t: np.ndarray  # when each was last seen
+    last_weak: np.ndarray  # each one's last detection was weak (half under a hand, blurred, shaded)
     speed_bound: np.ndarray  # how fast each may be going (its speed, or its velocity's sigma where unknown)
     reach: np.ndarray  # how far from where it was last seen each can be now (top speed, hidden limits)
     track_colour: np.ndarray | None  # n x 3 (NaN rows where unknown), or None where no detection has colour
@@ -73,6 +74,9 @@ class Scene:
     in_pocket: np.ndarray  # m: the pocket (index in ``table.pockets``) whose hole or net holds each detection, or -1
     going_pocket: np.ndarray  # n: the pocket each was last seen going into or lying in the mouth of, or -2
     left_q: np.ndarray  # k x 2: where the balls set moving just now (within weak_resume_s) rested
+    untaken: np.ndarray  # u x 2: the last frame's detections no ball took
+    untaken_t: float  # that frame's time
+    strays: np.ndarray  # k x 3: (t, x, y) of the recent frames' detections no public ball took (hand_seen_s)
 
     d_last: np.ndarray  # n x m: each detection's distance from where each track was last seen
     d_anchor: np.ndarray  # n x m: ... from each track's anchor (where it was last seen, for a moving one)

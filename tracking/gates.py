@@ -96,13 +96,63 @@ def could_be_hit(sc: Scene) -> np.ndarray:
     return out
 
 
+def swept(sc: Scene) -> np.ndarray:
+    """For each resting ball: was it last seen weak, half covered, after a blob no ball took came within two
+    diameters of its place (in the hand_seen_s before)? A ball at rest starts moving only when something
+    strikes it. The cue's tip touches it and covers none of it: a struck ball is seen clear up to the stroke,
+    even with the cue seen as a blob behind it. A hand sweeping across the cloth is seen coming, then covers
+    the ball (half under a hand a ball scores 0.3-0.5): a blob leaving that ball's place is the hand going on,
+    and the ball is still under it (``struck_away`` does not read it as struck)."""
+    out = np.zeros(len(sc.last), bool)
+    if not len(sc.strays):
+        return out
+    t, q = sc.strays[:, 0], sc.strays[:, 1:]
+    for i in np.flatnonzero(sc.anchored & sc.last_weak):
+        before = (t <= sc.last_t[i]) & (t >= sc.last_t[i] - sc.s.hand_seen_s)
+        d = np.hypot(*(q[before] - sc.anchor[i]).T)
+        out[i] = bool(((d > sc.s.anchor_gate_mm) & (d <= 2 * sc.ball_diameter_mm)).any())
+    return out
+
+
+def struck_away(sc: Scene) -> np.ndarray:
+    """Tracks x detections: a resting ball's weak detection that carries on, straight out from its place, the
+    run of a detection no ball took the frame before (``Scene.untaken``): the ball struck from rest, blurred.
+    The hit came at some instant within the frame before, so that first step away covers only part of a
+    frame's run: the next, a whole frame's at nearly the same speed (the cloth slows a ball by about 0.2 g),
+    is at least as long per second and goes on along the same line, within top speed. A hand or the cue tip
+    hovers about the ball; it does not run away from its place in a straight line at a ball's pace. Only a
+    ball seen at rest a frame or two before that first step counts: one hidden longer (under a hand, which
+    may have moved it) gives that step no time base; nor does a ball a hand was seen coming over (``swept``)."""
+    out = _none(sc)
+    rows = np.flatnonzero(sc.anchored & ~swept(sc))
+    gap = sc.t - sc.untaken_t
+    if not len(rows) or not len(sc.untaken) or not len(sc.z) or gap <= 0.0:
+        return out
+    r = sc.ball_radius_mm
+    for i in rows:
+        if sc.last_t[i] >= sc.untaken_t or sc.untaken_t - sc.last_t[i] > 2.5 * sc.frame_dt:
+            continue  # seen at rest in that frame (a blob then was not it leaving), or hidden longer (a hand)
+        first_dt = max(sc.untaken_t - sc.last_t[i], sc.frame_dt)  # since its last sighting at rest
+        w = sc.untaken - sc.anchor[i]
+        d1 = np.hypot(w[:, 0], w[:, 1])
+        for k in np.flatnonzero(d1 > sc.s.anchor_gate_mm):
+            u = w[k] / d1[k]
+            v = sc.z - sc.anchor[i]
+            along = v @ u
+            beside = np.abs(v[:, 0] * u[1] - v[:, 1] * u[0])
+            step = along - d1[k]
+            out[i] |= (beside < r) & (step * first_dt >= 0.8 * d1[k] * gap) & (step <= sc.s.max_speed_mm_s * gap)
+    return out & sc.weak[None, :]
+
+
 def _lone_rest_weak(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarray:
     """A lone resting ball with no moving ball near leaves its place only on a clear detection: a weak blob
-    beside it is the player's hand or the cue tip (the arm over the table hides the ball, shows a blob)."""
+    beside it is the player's hand or the cue tip (the arm over the table hides the ball, shows a blob);
+    unless the blob runs on straight out from its place (``struck_away``): the ball struck, blurred."""
     if not sc.resting.any():
         return _none(sc)
     lone = sc.resting & ~could_be_hit(sc)
-    return lone[:, None] & (tier == 1) & sc.weak[None, :]
+    return lone[:, None] & (tier == 1) & sc.weak[None, :] & ~struck_away(sc)
 
 
 def resumes_weakly(sc: Scene, tier: np.ndarray) -> np.ndarray:
@@ -123,10 +173,11 @@ def resumes_weakly(sc: Scene, tier: np.ndarray) -> np.ndarray:
 
 def _hidden_weak(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarray:
     """A hidden ball comes back only on a clear detection (the cue or a hand over the table makes weak
-    ball-like blobs), unless ``resumes_weakly``: a dark ball running into a shadow, a fast one blurred."""
+    ball-like blobs), unless ``resumes_weakly``: a dark ball running into a shadow, a fast one blurred; or
+    ``struck_away``: a ball lost from rest, running straight out from its place on weak, blurred detections."""
     if not sc.occluded.any():
         return _none(sc)
-    return sc.occluded[:, None] & sc.weak[None, :] & ~resumes_weakly(sc, tier)
+    return sc.occluded[:, None] & sc.weak[None, :] & ~resumes_weakly(sc, tier) & ~struck_away(sc)
 
 
 def _pocket_run(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarray:

@@ -160,6 +160,7 @@ class _Track:
     misses: int = 0
     cue_votes: int = 0
     quality: float = 1.0
+    last_conf: float = 1.0  # its last detection's confidence: a ball half under a hand scores 0.3-0.5
     colour: np.ndarray | None = None
     anchor: np.ndarray | None = None
     anchor_n: int = 0
@@ -228,6 +229,11 @@ class Tracker:
         self._colour: np.ndarray | None = None  # this frame's detections' colours (None where not measured)
         self._cue = np.zeros(0, bool)  # this frame's detections classed as the cue ball
         self._recovered: list[Reappearance] = []  # hidden resting balls found elsewhere in this frame
+        # the last frame's detections no ball took, and its time: where a ball struck from rest was first seen
+        self._untaken = np.zeros((0, 2))
+        self._untaken_t = -math.inf
+        # (t, x, y) of the recent frames' detections no public ball took: a hand seen coming near a ball
+        self._strays = np.zeros((0, 3))
         self._pocket = np.zeros(0, np.int64)  # this frame's detections' pockets (``step``'s ``pocket``)
         self._barred = np.zeros(0, bool)  # this frame's detections where vision saw no place for a new ball
         self._resumed_t = -math.inf  # when observation last resumed after frames without the table (``resume``)
@@ -289,6 +295,7 @@ class Tracker:
             tr = active[r]
             tr.barred += int(not start[c])
             tr.quality += 0.1 * (float(conf[c]) - tr.quality)
+            tr.last_conf = float(conf[c])
             if col is not None:
                 tr.colour = col[c].copy() if tr.colour is None else tr.colour + 0.1 * (col[c] - tr.colour)
             self._update(tr, z[c], bool(cue[c]), t, tier)
@@ -300,6 +307,9 @@ class Tracker:
         self._recovered = []
 
         losses = self._miss([tr for i, tr in enumerate(active) if i not in matched_t], t)
+        self._untaken = z[[c for c in range(len(z)) if c not in matched_d]].reshape(-1, 2)
+        self._untaken_t = t
+        self._keep_strays(z, [c for r, c in zip(rows, cols, strict=True) if self._public(active[r])], t)
         self._start_tracks(z, born_conf, cue, col, start, matched_d, t)
         relabel = self._bursts.step(self._tracks, t, t_prev, self._frame_dt, self.s, self.table.ball_radius_mm)
         balls = tuple(self._observe(tr, t, tr.key in kinked) for tr in self._tracks if self._public(tr))
@@ -648,6 +658,7 @@ class Tracker:
             pred=pred,
             vel=np.array([tr.kf.x[2:4] for tr in tracks], dtype=float).reshape(-1, 2),
             last_t=np.array([tr.last_t for tr in tracks], dtype=float),
+            last_weak=np.array([tr.last_conf < self.s.new_track_confidence for tr in tracks], dtype=bool),
             speed_bound=speed_bound,
             reach=hidden_balls.reach(self.table, self.s, tracks, t, self._frame_dt, self.shot_active),
             track_colour=self._track_colours(tracks),
@@ -660,6 +671,9 @@ class Tracker:
             in_pocket=self._pocket,
             going_pocket=pocket_watch.going_pockets(self.table, self.s, tracks, self._pocket),
             left_q=self._just_set_moving(tracks, t),
+            untaken=self._untaken,
+            untaken_t=self._untaken_t,
+            strays=self._strays,
             d_last=_distances(last, z),
             d_anchor=_distances(anchor, z),
         )
@@ -692,6 +706,15 @@ class Tracker:
         reach = self.table.ball_diameter_mm - self.s.tunnel_tol_mm
         hits[free] = paths.runs_into(last[free], pred[free], anchor[anchored], reach)
         return hits
+
+    def _keep_strays(self, z: np.ndarray, public: list[int], t: float) -> None:
+        """Keep this frame's detections no public ball took (a hand, the cue tip, a ball not yet named) with the
+        last ones, for as long as ``gates.swept`` looks back from a ball's last sighting (hand_seen_s, and the
+        frames a struck ball may be missed before its run is read)."""
+        free = np.delete(z, public, axis=0).reshape(-1, 2)
+        now = np.column_stack([np.full(len(free), t), free])
+        keep = self._strays[self._strays[:, 0] >= t - self.s.hand_seen_s - 4 * self._frame_dt]
+        self._strays = np.vstack([keep, now])
 
     def _just_set_moving(self, tracks: list[_Track], t: float) -> np.ndarray:
         """Where the balls set moving just now (within ``weak_resume_s``) rested: a weak blob there is more

@@ -100,6 +100,11 @@ class TrackerSettings:
     # blurred weak
     weak_resume_s: float = 0.1
     weak_resume_speed_mm_s: float = 200.0
+    # a hand sweeping across the cloth (1-3 m/s) that covers a ball is seen as blobs no ball takes within two
+    # diameters of it in the frames before the ball's sightings turn weak (``gates.swept``). Longer: a blob
+    # left near a ball a while before its stroke keeps the struck ball at its place; shorter: a hand coming in
+    # fast at a low frame rate is missed and moves the ball it covers
+    hand_seen_s: float = 0.1
     # detections this far outside the cushion noses still count (noise, a ball's edge on a cushion): larger
     # lets the rail's highlights in
     cloth_slack_mm: float = 12.0

@@ -94,6 +94,85 @@ def test_lone_rest_weak_a_blob_beside_a_lone_ball_does_not_set_it_moving() -> No
     assert not forbid[one, 2]  # a clear detection 51 mm off: the ball may have been struck
 
 
+def _struck_from_rest(second: tuple[float, float]) -> tuple[Scene, int]:
+    """Ball 1, lone at rest, is missed the frame it is struck (a weak blur 30 mm out: the hit came late in the
+    frame, the blob no ball takes); the next frame's scene, with a weak blob at ``second``."""
+    balls = {"cue": (500.0, 400.0), "1": (1500.0, 889.0)}
+    tr = Tracker(TABLE, known_ids=balls)
+    t = _rest(tr, balls)
+    feed(tr, [(t, dets([balls["cue"], (1530.0, 889.0)], conf=[0.95, 0.4], cue=[True, False]))], start=60)
+    sc = tr.scene(t + 1 / FPS, dets([balls["cue"], second], conf=[0.95, 0.4], cue=[True, False]))
+    return sc, row(sc.ids, "1")
+
+
+def test_struck_away_a_weak_blur_running_on_straight_out_from_a_ball_s_place_is_that_ball() -> None:
+    sc, one = _struck_from_rest((1580.0, 890.0))  # 50 mm on in a whole frame, after 30 in part of one
+    assert gates.struck_away(sc)[one, 1]
+    assert not _forbids("lone_rest_weak", sc)[one, 1]
+    assert not _forbids("hidden_weak", sc)[one, 1]
+
+
+def test_struck_away_a_blob_hovering_or_off_the_line_is_still_a_hand() -> None:
+    for hand in ((1540.0, 889.0), (1570.0, 940.0)):  # 10 mm on (a hand's pace); 51 mm off the line
+        sc, one = _struck_from_rest(hand)
+        assert not gates.struck_away(sc)[one, 1]
+        assert _forbids("lone_rest_weak", sc)[one, 1] or _forbids("hidden_weak", sc)[one, 1]
+
+
+def _lost_from_rest(before: list[tuple[list[tuple[float, float]], float]]) -> tuple[Tracker, float]:
+    """Ball 1 at rest at (1500, 889), then the frames ``before`` (blobs no ball takes, at 0.45, and ball 1's own
+    confidence), then a frame where it is missed and a weak blob lies 30 mm out (the blob no ball takes): the
+    tracker and the next frame's time. The cue ball rests far off; no shot is in play."""
+    balls = {"cue": (500.0, 400.0), "1": (1500.0, 889.0)}
+    tr = Tracker(TABLE, known_ids=balls)
+    t = _rest(tr, balls)
+    frames = []
+    for k, (blobs, one) in enumerate(before):
+        pts = [balls["cue"], balls["1"], *blobs]
+        cue = [True] + [False] * (1 + len(blobs))
+        frames.append((t + k / FPS, dets(pts, conf=[0.95, one] + [0.45] * len(blobs), cue=cue)))
+    frames.append((t + len(before) / FPS, dets([balls["cue"], (1530.0, 889.0)], conf=[0.95, 0.4], cue=[True, False])))
+    feed(tr, frames, start=60)
+    return tr, t + (len(before) + 1) / FPS
+
+
+# a hand sweeping along y = 889 at 1.8 m/s: seen coming from behind, then over the ball (its sightings weak)
+HAND_SWEEP = [([(1400.0, 889.0)], 0.95), ([(1430.0, 889.0)], 0.95), ([], 0.6), ([], 0.45)]
+# a stroke along the same line: the cue seen as a blob behind the ball, the ball clear up to the stroke
+STROKE = [([], 0.95), ([], 0.95), ([(1400.0, 889.0)], 0.95), ([], 0.95)]
+
+
+def test_swept_a_ball_a_hand_came_over_is_not_struck_by_its_blob_running_on() -> None:
+    tr, t = _lost_from_rest(HAND_SWEEP)
+    sc = tr.scene(t, dets([(500.0, 400.0), (1580.0, 890.0)], conf=[0.95, 0.4], cue=[True, False]))
+    one = row(sc.ids, "1")
+    assert gates.swept(sc)[one]
+    assert not gates.struck_away(sc)[one, 1]  # the run is a ball's, but it is the hand going on
+    assert _forbids("lone_rest_weak", sc)[one, 1] or _forbids("hidden_weak", sc)[one, 1]
+
+
+def test_swept_a_ball_seen_clear_up_to_the_stroke_is_struck_though_the_cue_is_seen_behind_it() -> None:
+    tr, t = _lost_from_rest(STROKE)
+    sc = tr.scene(t, dets([(500.0, 400.0), (1580.0, 890.0)], conf=[0.95, 0.4], cue=[True, False]))
+    one = row(sc.ids, "1")
+    assert not gates.swept(sc)[one]
+    assert gates.struck_away(sc)[one, 1]
+    assert not _forbids("lone_rest_weak", sc)[one, 1]
+    assert not _forbids("hidden_weak", sc)[one, 1]
+
+
+def test_a_hand_sweeping_over_a_resting_ball_with_no_shot_in_play_leaves_it_at_its_place() -> None:
+    """The hand runs on at 1.8-3 m/s and is gone; ball 1 shows again, weak then clear, where it rested."""
+    tr, t = _lost_from_rest(HAND_SWEEP)
+    frames = [(t + k / FPS, dets([(500.0, 400.0), (1580.0 + 40 * k, 890.0)], conf=[0.95, 0.4], cue=[True, False]))
+              for k in range(4)]  # fmt: skip
+    frames += [(t + (4 + k) / FPS, dets([(500.0, 400.0), (1500.0, 889.0)], conf=[0.95, 0.37 if k < 2 else 0.9],
+                                        cue=[True, False])) for k in range(8)]  # fmt: skip
+    for f in feed(tr, frames, start=70):
+        one = {b.id: b for b in f.balls}["1"]
+        assert np.hypot(one.pos[0] - 1500.0, one.pos[1] - 889.0) < 3.0, f.frame
+
+
 def test_hidden_weak_a_hidden_ball_comes_back_only_on_a_clear_detection() -> None:
     balls = {"cue": (500.0, 400.0), "1": (1500.0, 889.0)}
     tr = Tracker(TABLE, known_ids=balls)

@@ -118,7 +118,7 @@ def explain_set_off(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) ->
     dt = ex.dt
     a = br.new.start_p
     view = segments.set_off_view(ex, b, br, ex.s.shots.creep_back_s)
-    left = shots.set_off(view, ex.s.shots, ex.s.segments, dt, ex.meas_sigma_mm)
+    left = shots.set_off(view, ex.s.shots, ex.s.segments, dt, ex.meas_sigma_mm, ex.table.ball_diameter_mm)
     new, t_s, crept, speed = view.path, left.t, left.crept, left.speed
     br.new.start_t = t_s
     if not left.moved:

@@ -95,24 +95,29 @@ class SetOff:
     moved: bool
 
 
-def set_off(view: SetOffView, s: ShotSettings, seg: SegmentSettings, dt: float, sigma_mm: float) -> SetOff:
+def set_off(
+    view: SetOffView, s: ShotSettings, seg: SegmentSettings, dt: float, sigma_mm: float, diameter_mm: float
+) -> SetOff:
     """How the resting ball of ``view`` left its place (``left_place``, ``moved_off``; ``sigma_mm``: the
     detections' noise)."""
-    t_s, crept = left_place(view, s, dt)
+    t_s, crept = left_place(view, s, dt, diameter_mm)
     speed = float(np.linalg.norm(view.path.vel(t_s)))
     return SetOff(t_s, crept, speed, moved_off(view, crept is not None, seg, sigma_mm))
 
 
-def left_place(view: SetOffView, s: ShotSettings, dt: float) -> tuple[float, float | None]:
+def left_place(view: SetOffView, s: ShotSettings, dt: float, diameter_mm: float) -> tuple[float, float | None]:
     """When a resting ball set moving (``view``: its place, its last resting and first moving samples, its first
     path) left its place: where that path, run back, is nearest the place, or where a slow ball creeping off sped
-    up (``creep_start``). Returned: that time, and the creep's start (None where it did not creep off)."""
+    up (``creep_start``). A path that, run back, passes its place a diameter or more off did not run straight
+    from it (a touch bent it before it was seen twice): it tells nothing of when the ball left, some time between
+    its last sighting at rest and its first away, taken as the middle (as for a path of one sample). Returned:
+    that time, and the creep's start (None where it did not creep off)."""
     a, new = view.place, view.path
     # A ball set off slowly keeps its place (the tracker's anchor) for a few frames before it has moved far
     # enough to break its rest: its path, run back, may reach its place before the last resting sample.
     lo = view.t_lo - s.slow_start_frames * dt
     t_s = closest_time(lambda u: float(np.linalg.norm(new.at(u) - a)), lo, view.t_hi)
-    if new.n < 2:
+    if new.n < 2 or float(np.linalg.norm(new.at(t_s) - a)) >= diameter_mm:
         t_s = 0.5 * (view.t_lo + view.t_hi)
     slow = new.n >= 2 and float(np.linalg.norm(new.vel(view.t_hi))) < s.start_speed_mm_s
     crept = creep_start(view, s, dt) if slow and t_s < lo + 0.5 * dt else None

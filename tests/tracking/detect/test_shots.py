@@ -98,6 +98,7 @@ def test_a_ball_setting_off_just_after_it_stopped_in_this_shot_slowly_is_the_sam
 SEG = SegmentSettings()
 SIGMA = FilterSettings.meas_sigma_mm  # the detections' noise
 PLACE = np.array([900.0, 600.0])
+D = 68.0  # the ball's diameter (mm)
 
 
 def _set_off(at, t_lo: float = 1.0, first: int = 30, n_new: int = 10) -> SetOffView:
@@ -118,10 +119,25 @@ def _set_off(at, t_lo: float = 1.0, first: int = 30, n_new: int = 10) -> SetOffV
 def test_a_struck_ball_left_its_place_where_its_path_run_back_meets_it() -> None:
     t_hit = 1.0 + 0.4 * DT  # between the last resting sample and the first moving one
     view = _set_off(lambda t: max(0.0, 1000.0 * (t - t_hit)))
-    left = shots.set_off(view, S, SEG, DT, SIGMA)
+    left = shots.set_off(view, S, SEG, DT, SIGMA, D)
     assert left.crept is None and left.moved
     assert abs(left.t - t_hit) < 0.05 * DT
     assert abs(left.speed - 1000.0) < 1.0
+
+
+def test_a_ball_first_seen_after_a_touch_bent_its_path_left_in_the_middle_of_the_gap() -> None:
+    # struck at 3 m/s a frame and a half after its last sighting at rest, it hit a ball 60 mm on, unseen, and
+    # was first seen running off across: that path, run back, passes 300 mm from its place
+    t_lo = 1.0
+    rest_ts = np.arange(30, 61) * DT
+    new_ts = np.array([62, 63, 64]) * DT
+    new_xy = PLACE + np.array([[60.0, 300.0 - 40.0 * k] for k in range(3)])
+    head = fit_path(new_ts, new_xy)
+    rest_xy = np.repeat(PLACE[None, :], len(rest_ts), axis=0)
+    view = SetOffView("1", PLACE, t_lo, float(new_ts[0]), rest_ts, rest_xy, new_ts, new_xy, head)
+    t_s, crept = shots.left_place(view, S, DT, D)
+    assert crept is None
+    assert t_s == 0.5 * (t_lo + float(new_ts[0]))  # not the first moving sample's time, nor the path's nearest
 
 
 def test_a_slow_ball_that_crept_off_while_held_at_rest_left_where_its_speed_jumped() -> None:
@@ -129,7 +145,7 @@ def test_a_slow_ball_that_crept_off_while_held_at_rest_left_where_its_speed_jump
     # its path run back reaches the place before the resting samples end, so the creep is looked for
     t_c = 0.9 + 0.3 * DT
     view = _set_off(lambda t: max(0.0, 100.0 * (t - t_c)))
-    t_s, crept = shots.left_place(view, S, DT)
+    t_s, crept = shots.left_place(view, S, DT, D)
     assert crept is not None and t_s == crept
     assert abs(crept - t_c) < 0.5 * DT
     # without the hinge, halfway between its last detection still at the place and the next: a frame late
@@ -147,11 +163,11 @@ def test_detections_that_drift_back_and_forth_are_no_creep() -> None:
 
     view = _set_off(at)
     assert shots.creep_start(view, S, DT) is None
-    t_s, crept = shots.left_place(view, S, DT)
+    t_s, crept = shots.left_place(view, S, DT, D)
     assert crept is None and abs(t_s - (view.t_lo - S.slow_start_frames * DT)) < 1e-6  # the earliest it may be
 
 
 def test_a_ball_that_got_start_min_mm_from_its_place_moved_off_and_jitter_did_not() -> None:
     assert shots.moved_off(_set_off(lambda t: 1.1 * SEG.start_min_mm if t > 1.0 else 0.0), False, SEG, SIGMA)
     assert not shots.moved_off(_set_off(lambda t: 0.9 * SEG.start_min_mm if t > 1.0 else 0.0), False, SEG, SIGMA)
-    assert not shots.set_off(_set_off(lambda t: 0.9 * SEG.start_min_mm if t > 1.0 else 0.0), S, SEG, DT, SIGMA).moved
+    assert not shots.set_off(_set_off(lambda t: 0.9 * SEG.start_min_mm if t > 1.0 else 0.0), S, SEG, DT, SIGMA, D).moved
