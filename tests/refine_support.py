@@ -67,8 +67,7 @@ def refine_centres_numpy(
     dark_sel = None if dark_counts.all() else np.repeat(dark_counts, n_rays)[:, None]
     valley_ok = None if no_valley is None else ~no_valley
     far_px = 0.6 * radii
-    settled = np.zeros(n, bool)  # balls settled at their start (a fit there left the ball)
-    for it in range(iterations):
+    for _ in range(iterations):
         # The x and y maps of every sample of every ray of every ball (n * R rows of S samples).
         mx = (c.real[:, None] + off_x).astype(np.float32).reshape(nr, S)
         my = (c.imag[:, None] + off_y).astype(np.float32).reshape(nr, S)
@@ -141,19 +140,12 @@ def refine_centres_numpy(
             on, centre, r_on = _vote_circle(pts[b], ok[b], ratio * radii[b], start[b])
             if on.sum() >= VOTE_MIN and abs(on @ dirs_c) < 0.8 * on.sum():
                 new[b] = _fit_centres(pts[b][None], on[None], np.array([r_on]), np.array([centre]))[0]
-        # Appearance: the inner part of the rays (half to three quarters of the radius), whole-number sums
-        # (exact in float32).
-        inner = f.reshape(n, n_rays, S * 3)[:, :, : rays.n_inner * 3].sum(axis=1)
-        if it == 0:
-            frac0, support0, inner0 = frac.copy(), support.copy(), inner.copy()
-        # A fit more than 0.6 radius from the start has left the ball: it settles at its start for good, with the
-        # rim and colour measured there.
-        settled |= np.abs(new - start) > far_px
-        new[settled] = start[settled]
-        frac = np.where(settled, frac0, frac)
-        support = np.where(settled, support0, support)
-        inner[settled] = inner0[settled]
+        far = np.abs(new - start) > far_px
+        new[far] = start[far]
         c = new
+    # Appearance: the inner part of the rays (half to three quarters of the radius), whole-number sums
+    # (exact in float32).
+    inner = f.reshape(n, n_rays, S * 3)[:, :, : rays.n_inner * 3].sum(axis=1)
     colour = inner.reshape(n, rays.n_inner, 3).sum(axis=1, dtype=np.float64) / (n_rays * rays.n_inner)
     return RefineResult(np.column_stack([c.real, c.imag]), frac, ratio * radii, support, colour, float(ratio))
 

@@ -8,9 +8,7 @@ the least-squares fit of a circle of the expected radius to the edge points (Gau
 outlier trimming), fitted again at the radius the rim shows where that is round and whole enough (a rim
 the frame shows larger than expected, fitted at the expected radius with the rays towards a ball a few
 millimetres away missing, is pushed away from that ball by a pixel), or the coarse centre where too few
-rays, or rays on one side only, found an edge. A fit that would carry the centre more than 0.6 radius from the
-coarse centre has left the ball: the ball settles at the coarse centre for good, with the rim share and colour
-measured there (not those of the fit it abandoned), so that of two starts on one ball the fuller rim wins.
+rays, or rays on one side only, found an edge.
 All balls are done by one compiled kernel (``vision.refine_kernels``); ``tests/refine_support.py`` holds the
 same steps in numpy and OpenCV array operations, the reference the tests compare it with.
 """

@@ -422,12 +422,7 @@ def refine_kernel(
     thr_drop = np.float32(0.6)
     thr_in = np.float32(0.8)
     ends = np.empty(n_rays, np.float32)
-    # What the first iteration measured at the start (rim shares, inner-disc sums), and which balls are settled there.
-    frac0 = np.zeros(n)
-    support0 = np.zeros(n)
-    inner0 = np.zeros((n, 3), np.int64)
-    settled = np.zeros(n, np.bool_)
-    for it in range(iterations):
+    for _ in range(iterations):
         inner[:] = 0
         # Samples, score and grey of every ray (loops over one ball's samples at a time, which vectorise).
         for b in range(n):
@@ -557,23 +552,10 @@ def refine_kernel(
                         fx, fy = _fit_one(ptx, pty, both, vr, vx, vy, scratch)
                         px_[b] = fx
                         py_[b] = fy
-        if it == 0:
-            frac0[:] = frac
-            support0[:] = support
-            inner0[:] = inner
-        # A fit more than 0.6 radius from the start has left the ball (onto a neighbour's rim, a shadow's or a
-        # sheen's edge): the ball settles at its start, with the rim and colour measured there. Its own: the rim
-        # the fit went on to find elsewhere is no evidence for the start, and credited to it, it outweighed a
-        # fuller rim found from another start of the same ball. Settled for good: fitted again from the start,
-        # the centre would alternate between the start and the fit from one iteration to the next.
         for b in range(n):
-            if settled[b] or math.hypot(px_[b] - sx[b], py_[b] - sy[b]) > 0.6 * radii[b]:
-                settled[b] = True
+            if math.hypot(px_[b] - sx[b], py_[b] - sy[b]) > 0.6 * radii[b]:
                 px_[b] = sx[b]
                 py_[b] = sy[b]
-                frac[b] = frac0[b]
-                support[b] = support0[b]
-                inner[b] = inner0[b]
             cx[b] = px_[b]
             cy[b] = py_[b]
     out = np.empty((n, 2))

@@ -45,6 +45,10 @@ def _starts() -> np.ndarray:
     return np.array([(CENTRE[0] + dx, CENTRE[1] + dy) for dx in g for dy in g])
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="the settle rule (h/refine2, 0cfae7a) was reverted: no tuning gain, one held-out still ball lost",
+)
 @pytest.mark.parametrize("frame_no", [0, 1, 2])
 @pytest.mark.parametrize("impl", ["kernel", "numpy"])
 def test_a_ball_settled_at_its_start_reports_the_rim_found_there(frame_no: int, impl: str) -> None:
