@@ -43,14 +43,7 @@ from scipy.optimize import least_squares
 from calibration.aspect import long_pair_by_aspect
 from calibration.mapping import CORNER_NAMES, Calibration, CalibrationError, default_camera_matrix
 from calibration.table import TableModel
-from calibration.table_finder import (
-    Side,
-    TableEdges,
-    find_table,
-    intersect_lines,
-    nose_behind_lit_top,
-    ransac_curve,
-)
+from calibration.table_finder import Side, TableEdges, find_table, intersect_lines
 
 
 def auto_calibrate(
@@ -86,10 +79,7 @@ def calibration_from_edges(
     fixed_k: tuple[float, float] | None = None,
     img: np.ndarray | None = None,
     nose_height_mm: float = 0.0,
-    noses_found: tuple[str, ...] = (),
 ) -> Calibration:
-    """``noses_found``: the cushions (``house``, ``pyramid``, ``left``, ``right``) whose edge points lie on the
-    nose although the camera sees their face (re-found by ``_refind_faced_sides``), for the nose correction."""
     if distortion not in ("none", "k1", "k1k2"):
         raise ValueError(f"distortion must be none, k1 or k1k2, not {distortion!r}")
     size = edges.image_size
@@ -146,27 +136,14 @@ def calibration_from_edges(
     dist_px = _distort(np.array([corners_px_und[n] for n in CORNER_NAMES]), kmat, k1n, k2n)
     corners = {n: (float(dist_px[i, 0]), float(dist_px[i, 1])) for i, n in enumerate(CORNER_NAMES)}
     cal = Calibration.from_corners(corners, size, table, camera_matrix=kmat, k1=k1n, k2=k2n, source="auto")
-    if img is not None and f_source != "default" and not noses_found:
-        refound = _refind_faced_sides(img, cal, sides, names)
-        if refound:
-            s4 = [refound.get(i, sides[i]) for i in range(4)]
-            edges = TableEdges(size, (s4[0], s4[1], s4[2], s4[3]), edges.quad, edges.cloth_lab, edges.mask,
-                               edges.mask_scale)  # fmt: skip
-            faced = tuple(sorted(_cushion_of(names[i], names[(i + 1) % 4]) for i in refound))
-            return calibration_from_edges(
-                edges, table, distortion=distortion, flip=flip, camera_matrix=camera_matrix, fixed_k=fixed_k,
-                img=img, nose_height_mm=nose_height_mm, noses_found=faced,
-            )  # fmt: skip
     quality = _quality(cal, sides, und, lines, names, cu, edges)
-    if noses_found:
-        quality["faced_noses"] = ",".join(noses_found)
     if nose_height_mm > 0 and f_source == "default":
         # Where the camera is beyond a cushion depends on the pose, which needs the focal length.
         quality["nose_correction"] = "skipped: focal length not observable in this view"
     elif nose_height_mm > 0:
-        cal, offsets = _correct_for_noses(cal, corners_px_und, table, nose_height_mm, noses_found)
+        cal, offsets = _correct_for_noses(cal, corners_px_und, table, nose_height_mm)
         quality["nose_height_mm"] = float(nose_height_mm)
-        quality["nose_offset_mm_max"] = round(max(offsets, key=abs), 2)
+        quality["nose_offset_mm_max"] = round(max(offsets), 2)
     quality["house_end_source"] = house_source
     quality["focal_source"] = f_source
     quality["long_sides_source"] = long_source
@@ -179,11 +156,7 @@ def calibration_from_edges(
 
 
 def _correct_for_noses(
-    cal: Calibration,
-    corners_und: dict[str, np.ndarray],
-    table: TableModel,
-    nose_mm: float,
-    noses_found: tuple[str, ...] = (),
+    cal: Calibration, corners_und: dict[str, np.ndarray], table: TableModel, nose_mm: float
 ) -> tuple[Calibration, list[float]]:
     """Undo the cushion noses' height where they hide the field's edge.
 
@@ -192,8 +165,6 @@ def _correct_for_noses(
     from behind, e.g. the near end in a steep view along the table) hides that edge behind its nose, a
     ``nose_mm`` higher: its line in the image is the nose, which lies on the cloth-plane ray ``h d /
     (H - h)`` inside the field (camera height ``H``, ``d`` how far the camera is beyond that cushion).
-    A cushion whose face the camera sees but whose edge points were taken on its nose (``noses_found``)
-    obeys the same formula with ``d < 0``: seen from inside, the nose projects outside the field.
     Those offsets and the camera pose depend on each other: a few rounds settle them."""
     L, W = cal.table.length_mm, cal.table.width_mm
     img_pts = np.array([corners_und[n] for n in CORNER_NAMES], np.float64)
@@ -220,67 +191,8 @@ def _correct_for_noses(
         if height <= nose_mm:
             raise CalibrationError("the camera seems to be below the cushions: cannot place the noses")
         beyond = {"house": -c[0], "pyramid": c[0] - L, "left": -c[1], "right": c[1] - W}
-        off = {k: (nose_mm * d / (height - nose_mm) if d > 0 or k in noses_found else 0.0) for k, d in beyond.items()}
+        off = {k: (nose_mm * d / (height - nose_mm) if d > 0 else 0.0) for k, d in beyond.items()}
     return current, list(off.values())
-
-
-def _cushion_of(end_a: str, end_b: str) -> str:
-    """The cushion between two named corners: ``house``, ``pyramid``, ``left`` or ``right``."""
-    ends = {end_a, end_b}
-    if ends == {"house-left", "house-right"}:
-        return "house"
-    if ends == {"pyramid-left", "pyramid-right"}:
-        return "pyramid"
-    return "left" if ends == {"house-left", "pyramid-left"} else "right"
-
-
-# Inward normal of each cushion in the table frame (x along the table from the house end, y toward the right).
-_INWARD = {"house": (1.0, 0.0), "pyramid": (-1.0, 0.0), "left": (0.0, 1.0), "right": (0.0, -1.0)}
-FACE_SEARCH_MM = 160.0  # inward reach of the search: a cushion top (about 50 mm) and its face, in parallax
-MIN_NOSE_SHARE = 0.5  # of a side's edge points: a nose found on fewer is a few balls or a hand, not a cushion
-
-
-def _refind_faced_sides(img: np.ndarray, cal: Calibration, sides: list[Side], names: list[str]) -> dict[int, Side]:
-    """Sides whose edge points lie on the rail's wood beyond a cushion the camera sees the face of, re-found
-    on that cushion's nose: ``{side index: Side}`` (empty when every side's points are where they belong).
-
-    Which cushions show their face follows from the pose: the camera lies inside the field's edge on that
-    side (a cushion it is beyond hides its face behind the nose; ``_correct_for_noses`` handles those). For a
-    cushion whose face it sees, the field's edge is the foot of that face on the cloth, and the finder's
-    first strong step from the cloth is that foot when the face contrasts with the cloth. Where the face is
-    only a little darker, the first strong step is the wood beyond the cushion's top, which is cloth-coloured
-    and lit: 50-100 mm outside the field. Then a profile inward from that step crosses the lit top, the face
-    in shade and the cloth (``table_finder.nose_behind_lit_top``), and the side is taken at the nose when
-    most of its points show it: the nose stands ``h d / (H - h)`` outside the foot (a few pixels), which
-    the nose correction undoes when the nose height is given."""
-    L, W = cal.table.length_mm, cal.table.width_mm
-    c = cal.camera_centre_mm()
-    beyond = {"house": -c[0], "pyramid": c[0] - L, "left": -c[1], "right": c[1] - W}
-    lab = cv2.cvtColor(cv2.GaussianBlur(img, (0, 0), 0.7), cv2.COLOR_BGR2LAB).astype(np.float32)
-    offs = np.arange(2.0, FACE_SEARCH_MM, 1.0)
-    out: dict[int, Side] = {}
-    for i, side in enumerate(sides):
-        cushion = _cushion_of(names[i], names[(i + 1) % 4])
-        if beyond[cushion] >= 0 or len(side.points) < 12:
-            continue
-        inward = np.array(_INWARD[cushion])
-        mm = cal.image_to_table(side.points)
-        grid = mm[:, None, :] + offs[None, :, None] * inward[None, None, :]
-        px = cal.table_to_image(grid.reshape(-1, 2)).astype(np.float32)
-        prof = cv2.remap(lab, px[:, 0].reshape(len(mm), -1), px[:, 1].reshape(len(mm), -1), cv2.INTER_LINEAR,
-                         borderMode=cv2.BORDER_REPLICATE)  # fmt: skip
-        at = nose_behind_lit_top(prof)
-        found = np.isfinite(at)
-        if found.sum() < MIN_NOSE_SHARE * len(mm):
-            continue
-        nose_mm = mm[found] + (offs[0] + at[found])[:, None] * inward[None, :]
-        pts = cal.table_to_image(nose_mm)
-        nrm = np.array([-(side.p1 - side.p0)[1], (side.p1 - side.p0)[0]]) / max(side.length_px, 1e-9)
-        keep = ransac_curve(pts, side.p0, (side.p1 - side.p0) / max(side.length_px, 1e-9), nrm)
-        if keep.sum() < MIN_NOSE_SHARE * len(mm):
-            continue
-        out[i] = Side(side.p0, side.p1, pts[keep], side.strength)
-    return out
 
 
 # ---- lens ------------------------------------------------------------------------------------------------

@@ -352,12 +352,12 @@ def _side_points(lab: np.ndarray, p0: np.ndarray, p1: np.ndarray, quad: np.ndarr
         strengths.append(float(gb))
     arr = np.asarray(pts, np.float64).reshape(-1, 2)
     st = np.asarray(strengths)
-    keep = ransac_curve(arr, p0, d, nrm)
+    keep = _ransac_curve(arr, p0, d, nrm)
     inl = arr[keep]
     return Side(p0, p1, inl, float(np.median(st[keep])) if keep.any() else 0.0)
 
 
-def ransac_curve(pts: np.ndarray, p0: np.ndarray, d: np.ndarray, nrm: np.ndarray, thr: float = 1.5) -> np.ndarray:
+def _ransac_curve(pts: np.ndarray, p0: np.ndarray, d: np.ndarray, nrm: np.ndarray, thr: float = 1.5) -> np.ndarray:
     """Inliers of a quadratic offset(t) through the points (lens distortion bows the sides slightly)."""
     n = len(pts)
     if n < 8:
@@ -386,56 +386,3 @@ def ransac_curve(pts: np.ndarray, p0: np.ndarray, d: np.ndarray, nrm: np.ndarray
         res = np.abs(design @ coef - o)
         best = res < thr
     return best
-
-
-# ---- a cushion's face behind a lit, cloth-coloured top ----------------------------------------------------
-
-
-def nose_behind_lit_top(lab_profiles: np.ndarray) -> np.ndarray:
-    """Where each profile crosses a cushion's nose, or NaN: the index (fractional) along the profile.
-
-    ``lab_profiles`` (N x S x 3, Lab) run inward across a cushion from just inside the edge the finder took,
-    one sample per millimetre of cloth plane. Under lamps above the table a cushion's top is lit like the cloth
-    and has its colour (the same cloth covers it), while its face, near vertical, is in shade. So where the
-    finder's first strong step was the rail's wood, walking inward one crosses the lit top, then the dark band
-    of the face, then the cloth: a valley in lightness, darker than both sides, whose outer flank (top to face)
-    is the nose, a sharp crease. Returned there: the steepest fall of lightness between the top's brightest
-    sample and the valley's floor. NaN where the profile shows no such valley (the edge already was the
-    foot of the face: cloth follows at once), where the band outside the valley is not of the cloth's colour
-    (the innermost quarter of the profile, the cloth beside the cushion) and so not a cushion top, or where
-    the valley is too shallow to stand out from the cloth's own texture."""
-    prof = np.asarray(lab_profiles, np.float32)
-    n, s = prof.shape[:2]
-    out = np.full(n, np.nan)
-    if s < 12:
-        return out
-    light = cv2.GaussianBlur(prof[..., 0], (0, 1), sigmaX=1.0)
-    quarter = max(4, s // 4)
-    for i in range(n):
-        lum = light[i]
-        cloth = np.median(prof[i, -quarter:], axis=0)
-        cloth_l = float(cloth[0])
-        noise = float(np.median(np.abs(lum[-quarter:] - cloth_l)))
-        depth_min = max(8.0, 4.0 * noise)  # L units (0..255): a face in shade, not a wrinkle of the cloth
-        # The valley: the deepest fall below the brightest sample outside it (the profile may start on the
-        # wood's blurred edge, still rising onto the top).
-        inner = lum[: s - quarter]
-        drop = np.maximum.accumulate(inner) - inner
-        floor = int(np.argmax(drop))
-        if floor < 2 or drop[floor] < depth_min or cloth_l - lum[floor] < depth_min:
-            continue
-        top = int(np.argmax(lum[:floor]))
-        # The band outside the valley must be the cushion's top: cloth-coloured, not wood, a ball or a hand.
-        band = prof[i, max(0, top - 4) : top + 5]
-        if float(np.median(np.hypot(band[:, 1] - cloth[1], band[:, 2] - cloth[2]))) > 12.0:
-            continue
-        fall = lum[top:floor] - lum[top + 1 : floor + 1]  # > 0 where the lightness falls going inward
-        k = int(np.argmax(fall))
-        pos = top + k + 0.5
-        if 0 < k < len(fall) - 1:
-            a, b, c = fall[k - 1], fall[k], fall[k + 1]
-            den = a - 2 * b + c
-            if abs(den) > 1e-9:
-                pos += float(np.clip(0.5 * (a - c) / den, -0.5, 0.5))
-        out[i] = pos
-    return out
