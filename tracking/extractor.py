@@ -186,7 +186,7 @@ class EventExtractor:
         self.quiet_since = None
         self.shot_last_t = t
         sink = self.deferred if out is None else out
-        rests = segments.rest_positions(self.balls)
+        rests = segments.rest_positions(self.balls, at=t)
         c = shots.shot_start(ball, t, as_pt(place), conf, rests, segments.last_places(self.balls))
         self.give(c, sink)
         self.balls[ball].last_event_t = t
@@ -233,6 +233,11 @@ class EventExtractor:
             return
         b.on_table = False
         b.pending = None
+        if b.breaks:
+            # what set it moving, or bent its path, came before its drop: explained first (off the table, its
+            # breaks are ready), so that the hit that started the shot comes before the pot, which then falls in
+            # that shot, with the ball on the table at its start
+            breaks.explain_breaks(self, out, force=False)
         gone = pots.lost(loss, segments.lost_view(self, b), self.table, self.s.pots, self.s.cushions, self.dt)
         if gone.event.kind == "pot":
             b.potted = True

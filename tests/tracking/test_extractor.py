@@ -1,14 +1,16 @@
-"""The extractor's public face: renaming balls moves every record kept under their ids; the frame interval."""
+"""The extractor's public face: renaming balls moves every record kept under their ids; the frame interval; a lost
+ball's hit read before its pot."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from calibration.contract import UNSTATED_FPS, Event
 from tests.tracking.detect.scenes import TABLE, Leg, frames, path, run
 from tracking.detect.candidate import Candidate
 from tracking.extractor import EventExtractor
-from tracking.tracker import TrackerFrame
+from tracking.tracker import BallObs, Loss, TrackerFrame, TrackState
 
 
 def test_a_renamed_ball_keeps_its_segments_and_its_touches() -> None:
@@ -35,3 +37,39 @@ def test_the_interval_starts_from_the_stream_and_follows_the_timestamps() -> Non
     # climbs toward it
     assert stated.dt == pytest.approx(1 / 30)
     assert 1 / UNSTATED_FPS < unstated.dt < 0.99 / 30
+
+
+def test_a_ball_potted_before_its_hit_was_explained_is_potted_in_that_shot() -> None:
+    # at 30 fps the cue ball, struck from rest, goes unseen at once and hits ball 1 toward the pyramid-right
+    # mouth at 4.2 m/s; ball 1 is seen three times on its way and gone: the tracker's loss comes before its path
+    # out has the samples its set-off waits for. The hit that started the shot is read first, so the pot falls in
+    # that shot, with ball 1 on the table at its start and its jaw touch on the way in kept
+    fps = 30.0
+    pk = TABLE.pockets["pyramid-right"]
+    a = np.array([3224.0, 1605.5])
+    u = (np.array(pk.mouth_center) - a) / np.linalg.norm(np.array(pk.mouth_center) - a)
+    cue = tuple(a - 160.0 * u)
+    ex = EventExtractor(TABLE, frame_dt=1 / fps)
+    events: list[Event] = []
+    t_hit, last, lost = 1.15, (0.0, a), False
+    for i in range(90):
+        t = i / fps
+        obs, losses = [], []
+        if t < 1.0:
+            obs.append(BallObs("cue", cue, cue, (0.0, 0.0), True, TrackState.CONFIRMED, quality=0.95))
+        p = a + u * 4200.0 * max(0.0, t - t_hit)
+        xy = (float(p[0]), float(p[1]))
+        if t <= t_hit or pk.depth(xy) < 0:
+            obs.append(BallObs("1", xy, xy, (0.0, 0.0), t <= t_hit, TrackState.CONFIRMED, quality=0.95))
+            last = (t, p)
+        elif not lost:
+            lost = True
+            losses.append(Loss("1", "pot", pk.name, (float(last[1][0]), float(last[1][1])), (0.0, 0.0), last[0], 0.9))
+        events += ex.update(TrackerFrame(i, t, tuple(obs), tuple(losses)))
+    events += ex.finish()
+    start = next(e for e in events if e.type == "shot_start")
+    assert start.ball == "cue" and start.positions is not None and "1" in start.positions
+    pot = next(e for e in events if e.type == "pot")
+    assert pot.ball == "1" and pot.pocket == pk.name and pot.shot == start.shot == 0
+    assert any(e.type == "contact" and set(e.balls or ()) == {"cue", "1"} for e in events)
+    assert any(e.type == "cushion" and e.cushion == "jaw:pyramid-right" and e.shot == 0 for e in events)

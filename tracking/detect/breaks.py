@@ -348,12 +348,16 @@ def explain_kink(ex: EventExtractor, b: Ball, br: Break, out: list[Event]) -> No
         give = Candidate("cushion", (b.id,), name, tc, as_pt(pc), residual, "kink", call.confidence)
         ex.give(give, out)
         jawed = jaw_pocket(name)
+        paths = list(cushions.paths_out(segments.path_samples(b, br.new), tc, ex.s.segments.window))
         if jawed is not None:
-            paths = list(cushions.paths_out(segments.path_samples(b, br.new), tc, ex.s.segments.window))
             pk = ex.table.pockets[jawed]
             second = cushions.after_jaw(b.id, pk, paths, tc, kink.hi, ex.table, ex.s.cushions, dt)
-            if second is not None:
-                ex.give(second, out)
+        else:
+            cu = ex.table.cushions[name]
+            centre = np.asarray(pc) + np.array(cu.inward) * ex.table.ball_radius_mm
+            second = cushions.cushion_after_cushion(b.id, cu, centre, paths, tc, ex.table, ex.s.cushions)
+        if second is not None:
+            ex.give(second, out)
         return
     pb = segments.path_before(ex, ex.balls[name], tc)
     hitter = hitter_of(b.id, kink.old, name, pb, tc)

@@ -112,9 +112,19 @@ def kink_readings(
             if r2 is not None and (root is None or r2 < root):  # samples after a hit make it late
                 root, path = r2, o.path_to_last
         tc = root if root is not None else k.t
+        if not closing(k.old, path, tc):
+            continue  # moving apart along their line of centres: neither can push the other
         score = abs(d - D) / s.contact_tol_mm
         out.append(KinkReading(score, "ball", o.ball, tc, (k.old.at(tc) + path.at(tc)) / 2, abs(d - D)))
     return out
+
+
+def closing(a: PathFit, b: PathFit, t: float) -> bool:
+    """Whether two balls on paths ``a`` and ``b`` close on each other along their line of centres at ``t``: a
+    ball pushes another only where it comes at it (a ball passing one it is leaving, a few millimetres off,
+    bends on something else)."""
+    n = b.at(t) - a.at(t)
+    return float((a.vel(t) - b.vel(t)) @ n) > 0.0
 
 
 def find_pusher(

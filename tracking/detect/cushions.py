@@ -28,6 +28,10 @@ from tracking.detect.settings import CushionSettings
 from tracking.rattle import RattleSettings, rattle_touches
 from tracking.trajectory import Hinge, PathFit, closest_time, fit_hinge, fit_path, solve_root
 
+# a path in fitted to within this of the ball's last sample before a break (the detections' noise, a couple
+# of sigma) follows the ball to the touch; farther off, it bends where the ball did not
+FIT_FOLLOWS_MM = 3.0
+
 
 def kink_readings(k: Kink, samples: PathView, table: TableModel, s: CushionSettings, dt: float) -> list[KinkReading]:
     """The cushions that explain a kink: the centre at the bend within ``cushion_tol_mm`` of one radius from the
@@ -41,9 +45,12 @@ def kink_readings(k: Kink, samples: PathView, table: TableModel, s: CushionSetti
         n = np.array(cu.inward)
         off = cu.offset(as_pt(k.p)) - R
         al = cu.along(as_pt(k.p))
-        if abs(off) > s.cushion_tol_mm or not (-0.5 * R <= al <= cu.length_mm + 0.5 * R):
-            continue
         if float(k.v_old @ n) >= 0 or float(k.v_new @ n) <= float(k.v_old @ n) + 20.0:
+            continue
+        if abs(off) > s.cushion_tol_mm or not (-0.5 * R <= al <= cu.length_mm + 0.5 * R):
+            c = unseen_touch(k, cu, table, s)
+            if c is not None and not hugs(samples, cu, c.t, s, dt, R):
+                out.append(c)
             continue
         root = both_ways(
             solve_root(gap_to_cushion(k.into, cu, R), k.lo_into, k.hi), gap_to_cushion(k.new, cu, R), k.new, k.lo_into
@@ -53,10 +60,53 @@ def kink_readings(k: Kink, samples: PathView, table: TableModel, s: CushionSetti
             continue
         pc = k.into.at(tc) - n * R
         # a centre beyond the flat nose touches the rounded jaw tip there, not the nose line: past it by a
-        # few millimetres the jaw explains it better
-        score = abs(off) / s.cushion_tol_mm + beyond_flat(table, cu, al) / 4.0
+        # few millimetres the jaw explains it better. Where along the nose it touched is where the centre was at
+        # the touch (``centre_at``): the paths in and out meet farther on where the ball came in steeply, or met
+        # the other cushion of a corner a frame later
+        along = cu.along(as_pt(centre_at(k, samples, cu, R, dt, tc)))
+        score = abs(off) / s.cushion_tol_mm + beyond_flat(table, cu, along) / 4.0
         out.append(KinkReading(score, "cushion", cu.name, tc, pc, abs(off)))
     return out
+
+
+def centre_at(k: Kink, samples: PathView, cu: Cushion, radius_mm: float, dt: float, tc: float) -> np.ndarray:
+    """Where the ball's centre was as it touched ``cu`` at ``tc``: on the path in, where that passes within
+    ``FIT_FOLLOWS_MM`` of the last sample before the break (``samples``: the ball's samples around the kink);
+    else that sample run on straight at the path in's heading to one radius from the nose line. A path in fitted
+    over a window that holds an earlier bounce, or the blurred frame of this one, bends where the ball did not;
+    the sample is a frame or two from the touch at most (at 2 m/s, 67 mm a frame), over which the ball runs
+    straight. The path in at ``tc`` where the ball is not heading into ``cu``, or no sample is that near."""
+    i = bisect.bisect_left(samples.ts, k.t_lo - 1e-6)
+    if i >= len(samples.ts) or samples.ts[i] - k.t_lo > 1e-6:
+        return k.into.at(tc)
+    q = np.asarray(samples.ps[i], dtype=float)
+    vn = float(k.v_old @ np.array(cu.inward))
+    if float(np.linalg.norm(k.into.at(k.t_lo) - q)) <= FIT_FOLLOWS_MM or vn >= 0.0:
+        return k.into.at(tc)
+    run = -(cu.offset(as_pt(q)) - radius_mm) / vn  # seconds from the sample to the touching line
+    return q + k.v_old * run if abs(run) <= 2.0 * dt else k.into.at(tc)
+
+
+def unseen_touch(k: Kink, cu: Cushion, table: TableModel, s: CushionSettings) -> KinkReading | None:
+    """A touch of ``cu`` where the kink's paths do not meet near its nose line: the path in, run on from the last
+    sample in, reaches one radius from the nose line (beside its flat nose) before the ball is seen again (the
+    first sample out), and the ball comes on slower into it, or away. A ball cannot pass through a cushion, so it
+    touched it there, unseen: at 30 fps a ball at 3 m/s covers 100 mm a frame, and where it is lost from sight
+    for frames after the touch (then hit by a ball), or its sample of the bounce frame is blurred to tens of
+    millimetres off, the paths either side meet far from the nose line. Scored at the tolerance's edge: any
+    bounce whose paths meet at a surface explains the kink better."""
+    R = table.ball_radius_mm
+    gap = gap_to_cushion(k.into, cu, R)
+    if gap(k.t_last) <= 0.0:
+        return None  # already at or past the nose line at the last sample in: not run into it after that
+    tc = solve_root(gap, k.t_last, k.t_hi)
+    if tc is None:
+        return None
+    centre = k.into.at(tc)
+    if beyond_flat(table, cu, cu.along(as_pt(centre))) > 0.0 or not (0.0 <= cu.along(as_pt(centre)) <= cu.length_mm):
+        return None  # at a jaw's rounded tip or a pocket's mouth: the ball may have gone on past the nose line
+    n = np.array(cu.inward)
+    return KinkReading(1.0, "cushion", cu.name, tc, centre - n * R, 0.0)
 
 
 def jaw_kink_readings(k: Kink, table: TableModel, s: CushionSettings) -> list[KinkReading]:
@@ -238,17 +288,48 @@ def jaw_exit(
     return None
 
 
+def cushion_after_cushion(
+    ball: str,
+    cu: Cushion,
+    touch: np.ndarray,
+    paths: list[tuple[float, PathFit]],
+    tc: float,
+    table: TableModel,
+    s: CushionSettings,
+) -> Candidate | None:
+    """A ball that bounced off ``cu`` at ``tc`` near a corner (its centre ``touch`` within ``jaw_graze_reach_mm``
+    of the mouth of the corner pocket at that end) into the other cushion of the corner and off that within a
+    frame or two: ``cushion_after_jaw`` on that cushion alone (``paths``: the paths away, from ``paths_out``).
+    The paths in and out of such a double bounce meet past both noses, so the kink reads only the first; the
+    cushions of a middle pocket lie on one line, and a ball leaving one does not reach the other."""
+    n = np.array(cu.inward)
+    for name in cu.pockets:
+        pk = table.pockets[name]
+        if float(np.linalg.norm(touch - np.array(pk.mouth_center))) > s.jaw_graze_reach_mm:
+            continue
+        across = [j.cushion for j in pk.jaws if abs(float(np.array(table.cushions[j.cushion].inward) @ n)) < 0.5]
+        if across:
+            return cushion_after_jaw(ball, pk, paths, tc, table, s, only=across[0]) or None
+    return None
+
+
 def cushion_after_jaw(
-    ball: str, pk: Pocket, paths: list[tuple[float, PathFit]], tc: float, table: TableModel, s: CushionSettings
+    ball: str,
+    pk: Pocket,
+    paths: list[tuple[float, PathFit]],
+    tc: float,
+    table: TableModel,
+    s: CushionSettings,
+    only: str | None = None,
 ) -> Candidate | None:
     """A ball that bounced off a jaw at ``tc`` into the cushion beside it and off that within a frame or two
     (a fast ball in a corner: cushion, jaw, cushion within three frames): its path away from the cushion, run
     back, comes from behind that cushion's nose line, which it met after ``tc`` and after the samples before
     that path (``paths``, from ``paths_out``). Leaving the cushion. The touch, or None (where there is one, no
-    second jaw touch is looked for: that path left the cushion, not the jaw)."""
+    second jaw touch is looked for: that path left the cushion, not the jaw). ``only``: that cushion alone."""
     R = table.ball_radius_mm
     for t_in, path in paths:
-        for name in {j.cushion for j in pk.jaws}:
+        for name in {j.cushion for j in pk.jaws if only is None or j.cushion == only}:
             cu = table.cushions[name]
             n = np.array(cu.inward)
             if float(path.vel(path.t0) @ n) <= 0.0:

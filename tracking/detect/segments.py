@@ -51,9 +51,14 @@ def trail(b: Ball) -> Trail:
     return Trail(b.id, b.ts_arr[:n].copy(), b.xy_arr[:n].copy())
 
 
-def rest_positions(balls: Mapping[str, Ball]) -> dict[str, Point]:
-    """Where each ball on the table rests (its anchored place), for a shot's start and end."""
-    return {k: as_pt(o.rest_pos) for k, o in balls.items() if o.on_table and o.rest_pos is not None}
+def rest_positions(balls: Mapping[str, Ball], at: float | None = None) -> dict[str, Point]:
+    """Where each ball on the table rests (its anchored place), for a shot's start and end; ``at``: the balls on
+    the table at that time, a ball since gone from it (seen after ``at``) among them."""
+
+    def there(o: Ball) -> bool:
+        return o.on_table or (at is not None and bool(o.ts) and o.ts[-1] > at)
+
+    return {k: as_pt(o.rest_pos) for k, o in balls.items() if there(o) and o.rest_pos is not None}
 
 
 def last_places(balls: Mapping[str, Ball]) -> dict[str, Point]:

@@ -114,14 +114,34 @@ def left_place(view: SetOffView, s: ShotSettings, dt: float, diameter_mm: float)
     that time, and the creep's start (None where it did not creep off)."""
     a, new = view.place, view.path
     # A ball set off slowly keeps its place (the tracker's anchor) for a few frames before it has moved far
-    # enough to break its rest: its path, run back, may reach its place before the last resting sample.
+    # enough to break its rest: its path, run back, may reach its place before the last resting sample. Not
+    # before a resting sample whose detection still sat where they all sat (``still_until``): it had not left.
     lo = view.t_lo - s.slow_start_frames * dt
+    still = still_until(view, s)
+    if still is not None:
+        lo = max(lo, still)
     t_s = closest_time(lambda u: float(np.linalg.norm(new.at(u) - a)), lo, view.t_hi)
     if new.n < 2 or float(np.linalg.norm(new.at(t_s) - a)) >= diameter_mm:
         t_s = 0.5 * (view.t_lo + view.t_hi)
     slow = new.n >= 2 and float(np.linalg.norm(new.vel(view.t_hi))) < s.start_speed_mm_s
     crept = creep_start(view, s, dt) if slow and t_s < lo + 0.5 * dt else None
     return (t_s if crept is None else crept), crept
+
+
+def still_until(view: SetOffView, s: ShotSettings) -> float | None:
+    """The last resting sample of ``view`` whose detection lies within ``creep_still_mm`` of where the ball's
+    detections sat (their median over the first third of those kept, as ``creep_start`` reads it), where that is
+    its very last one or the one before: the ball was still there then (a ball hit hard after resting, its path
+    out bent by a second touch, runs back to nowhere near its place). None otherwise."""
+    det = view.rest_seen
+    if len(det) < 3:
+        return None
+    ref = np.median(det[: max(1, len(det) // 3)], axis=0)
+    d = np.linalg.norm(det - ref, axis=1)
+    for j in (len(d) - 1, len(d) - 2):
+        if d[j] <= s.creep_still_mm:
+            return float(view.rest_ts[j])
+    return None
 
 
 def moved_off(view: SetOffView, crept: bool, s: SegmentSettings, sigma_mm: float) -> bool:

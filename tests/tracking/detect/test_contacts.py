@@ -8,9 +8,11 @@ from calibration.table import TableModel
 from tracking.detect import contacts
 from tracking.detect.segments import (
     Approach,
+    Kink,
     LastSeen,
     LeftRest,
     MovingSamples,
+    Neighbour,
     PairTrack,
     RestingBall,
     RestSpell,
@@ -314,3 +316,27 @@ def test_an_unseen_striker_from_the_side_hits_the_ball_on_that_side() -> None:
     assert hit is not None and hit.target == "1"
     assert np.allclose(hit.centre, [1000.0, 600.0 - D])
     assert contacts.unseen_hit(striker, [_at("cue", 1000.0, 200.0)], 1.2, D, DT) is None  # nothing but itself
+
+
+def _kink_by(p_last: tuple[float, float], v: tuple[float, float], v_out: tuple[float, float]) -> Kink:
+    """A ball at 30 fps whose last of six samples in is at ``p_last`` (t = 1.0, moving ``v``), bending into
+    ``v_out`` there; the paths meet at the last sample in."""
+    dt = 1 / 30
+    ts = 1.0 - dt * np.arange(5, -1, -1)
+    old = fit_path(ts, np.array(p_last) + np.outer(ts - 1.0, v))
+    ts2 = 1.0 + dt * np.arange(1, 5)
+    new = fit_path(ts2, np.array(p_last) + np.outer(ts2 - 1.0, v_out))
+    return Kink("cue", old, new, old, 1.0, 1.0, old.at(1.0), 1.0 - dt, 1.0 + 1.5 * dt, 1.0 - dt, 1.0, 1.0 + dt)
+
+
+def test_a_resting_ball_beside_a_bend_the_bending_ball_was_leaving_is_no_hit() -> None:
+    # at 30 fps the cue ball, its samples blurred 15 mm off, bends 8 mm from touching ball 2, which rests beside
+    # its path: moving away from ball 2 along their line of centres, it cannot have pushed it
+    place = np.array([2882.5, 779.9])
+    still = Neighbour("2", PathFit.still(place, 0.0, 2.0), False, None)
+    leaving = _kink_by((2898.3, 705.0), (-2200.0, -1380.0), (-600.0, -100.0))
+    assert float(np.linalg.norm(leaving.p - place)) - D < S.contact_tol_mm
+    assert contacts.kink_readings(leaving, [still], D, S, 1 / 30) == []
+    # coming at it the same distance off, it may have
+    coming = _kink_by((2898.3, 705.0), (-200.0, 2400.0), (-1500.0, 600.0))
+    assert [r.name for r in contacts.kink_readings(coming, [still], D, S, 1 / 30)] == ["2"]

@@ -254,3 +254,85 @@ def test_a_fast_ball_seen_once_after_its_path_in_met_a_jaw_turned_on_that_jaw() 
     p0 = np.array(pk.mouth_center) - 20.0 * axis
     straight = _one_out(as_pt(p0), as_pt(3000.0 * axis), as_pt(p0 + 50.0 * axis))
     assert all(r.residual_mm > 0.0 for r in cushions.jaw_kink_readings(straight, TABLE, S))
+
+
+def _kink(into: PathFit, t_last: float, new: PathFit, t_hi: float, t_k: float) -> Kink:
+    """A kink whose path in (``into``, last sample at ``t_last``) and path out (``new``, first sample at ``t_hi``)
+    meet at ``t_k``."""
+    dt = 1 / 30
+    lo = t_last - dt
+    return Kink("1", into, new, into, t_last, t_k, into.at(t_k), lo, t_hi + 0.5 * dt, lo, t_last, t_hi)
+
+
+def test_a_ball_lost_from_sight_after_its_path_in_ran_into_a_cushion_touched_it_there() -> None:
+    # at 30 fps the cue ball runs at 3.7 m/s toward the left-pyramid cushion, last seen 33 mm short of touching
+    # it, and is seen again six frames later coming from a ball it hit after the bounce: the paths either side
+    # meet 31 mm inside the nose line, but its path in reaches the nose before it is seen again, and a ball
+    # does not pass through a cushion
+    dt = 1 / 30
+    v = np.array([2922.0, -2143.0])
+    ts = 1.5333 - dt * np.arange(5, -1, -1)
+    into = fit_path(ts, np.array([[2550.9, R + 33.7]]) + np.outer(ts - ts[-1], v))
+    new = fit_path(
+        1.7333 + dt * np.arange(4), np.array([[2974.9, 259.0]]) + np.outer(dt * np.arange(4), (912.0, -446.0))
+    )
+    k = _kink(into, 1.5333, new, 1.7333, 1.5343)
+    reads = cushions.kink_readings(k, PathView("1", tuple(ts), tuple(into.at(t) for t in ts)), TABLE, S, dt)
+    assert [(r.name, r.residual_mm) for r in reads] == [("left-pyramid", 0.0)]
+    assert abs(reads[0].t - (1.5333 + 33.7 / 2143.0)) < 0.1 * dt
+    # the same path in, seen again before it reached the nose line: nothing says it touched
+    early = _kink(into, 1.5333, new, 1.5333 + 0.3 * dt, 1.5343)
+    assert cushions.kink_readings(early, PathView("1", (), ()), TABLE, S, dt) == []
+    # run on into a pocket's mouth, past the flat nose: it may have gone on into the pocket
+    mouth = fit_path(ts, np.array([[3480.0, R + 33.7]]) + np.outer(ts - ts[-1], v))
+    assert cushions.kink_readings(_kink(mouth, 1.5333, new, 1.7333, 1.5343), PathView("1", (), ()), TABLE, S, dt) == []
+
+
+def test_where_along_the_nose_a_ball_touched_is_where_its_path_in_met_it() -> None:
+    # 30 fps, a ball comes steeply into the pyramid cushion 19 mm short of its flat end by the pyramid-right
+    # pocket, and a frame later meets the right-pyramid cushion: its paths in and out meet 3 mm inside the
+    # nose line but 2.4 mm past the flat. It touched the flat nose, not the jaw's rounded tip
+    dt = 1 / 30
+    hi = TABLE.cushion_flats["pyramid"][1]
+    cu = TABLE.cushions["pyramid"]
+    y_touch = cu.start[1] + hi - 19.0
+    v = np.array([600.0, 720.0])
+    t_touch = 2.4649
+    ts = t_touch - 0.5 * dt - dt * np.arange(5, -1, -1)
+    into = fit_path(ts, np.array([[3569.0 - R, y_touch]]) + np.outer(ts - t_touch, v))
+    out_ts = t_touch + 1.5 * dt + dt * np.arange(4)
+    new = fit_path(
+        out_ts,
+        np.array([[3569.0 - R - 20.0, cu.start[1] + hi - 30.0]]) + np.outer(out_ts - out_ts[0], (-386.0, -232.0)),
+    )
+    k = Kink("1", into, new, into, ts[-1], t_touch + 0.5 * dt, np.array([3569.0 - R - 3.0, cu.start[1] + hi + 2.4]),
+             ts[-1] - dt, out_ts[0] + 0.5 * dt, ts[-1] - dt, ts[-1], out_ts[0])  # fmt: skip
+    seen = PathView("1", tuple(ts), tuple(into.at(t) for t in ts))
+    reads = cushions.kink_readings(k, seen, TABLE, S, dt) + cushions.jaw_kink_readings(k, TABLE, S)
+    call = breaks.best_reading(k, reads, True, S, dt)
+    assert call is not None and call.reading.name == "pyramid"
+    # the path in follows the ball to its last sample: read on it at the touch, 19 mm short of the flat's end
+    centre = cushions.centre_at(k, seen, cu, R, dt, t_touch)
+    assert abs(cu.offset(as_pt(centre)) - R) < 0.01 and abs(cu.along(as_pt(centre)) - (hi - 19.0)) < 0.5
+    # a path in bent 12 mm off that sample (fitted over an earlier bounce): the sample run on straight instead
+    bent = fit_path(ts, np.array([into.at(t) for t in ts]) + np.array([0.0, -12.0]))
+    kb = Kink("1", into, new, bent, ts[-1], k.t, k.p, k.lo, k.hi, k.lo_into, ts[-1], out_ts[0])
+    centre = cushions.centre_at(kb, seen, cu, R, dt, t_touch)
+    assert abs(cu.offset(as_pt(centre)) - R) < 0.01 and abs(cu.along(as_pt(centre)) - (hi - 19.0)) < 0.5
+
+
+def test_a_bounce_off_a_cushion_by_a_corner_into_the_other_cushion_touches_both() -> None:
+    # off the pyramid cushion 19 mm short of the pyramid-right corner at t = 2.4671 and into the right-pyramid
+    # cushion 1.6 frames later: the path away, run back, comes from behind that cushion's nose line after the
+    # first touch
+    dt = 1 / 30
+    t2 = 2.5204
+    v = np.array([-386.0, -232.0])
+    ts = 2.5333 + dt * np.arange(5)
+    away = fit_path(ts, np.array([[3505.0, 1778.0 - R]]) + np.outer(ts - t2, v))
+    paths = list(cushions.paths_out(PathView("4", tuple(ts), tuple(away.at(t) for t in ts)), 2.4671, 10))
+    cu = TABLE.cushions["pyramid"]
+    c = cushions.cushion_after_cushion("4", cu, np.array([3535.0, 1713.8]), paths, 2.4671, TABLE, S)
+    assert c is not None and c.obstacle == "right-pyramid" and abs(c.t - t2) < 0.1 * dt
+    # the same bounce in the middle of the pyramid cushion is near no corner: no second cushion is looked for
+    assert cushions.cushion_after_cushion("4", cu, np.array([3535.0, 900.0]), paths, 2.4671, TABLE, S) is None

@@ -171,3 +171,18 @@ def test_a_ball_that_got_start_min_mm_from_its_place_moved_off_and_jitter_did_no
     assert shots.moved_off(_set_off(lambda t: 1.1 * SEG.start_min_mm if t > 1.0 else 0.0), False, SEG, SIGMA)
     assert not shots.moved_off(_set_off(lambda t: 0.9 * SEG.start_min_mm if t > 1.0 else 0.0), False, SEG, SIGMA)
     assert not shots.set_off(_set_off(lambda t: 0.9 * SEG.start_min_mm if t > 1.0 else 0.0), S, SEG, DT, SIGMA, D).moved
+
+
+def test_a_ball_seen_at_its_place_at_its_last_resting_sample_had_not_left_it() -> None:
+    # hit hard just after its last resting sample and bent by a second touch a frame later: its path out, run
+    # back, passes 30 mm beside its place three frames before then, while its detections still sat there
+    rest_ts = np.arange(30, 61) * DT
+    new_ts = np.arange(61, 71) * DT
+    t_beside = rest_ts[-1] - 3 * DT
+    new_xy = np.array([PLACE + np.array([1200.0 * (t - t_beside), 30.0]) for t in new_ts])
+    rest_seen = np.repeat(PLACE[None, :], len(rest_ts), axis=0) + 0.3 * (-1.0) ** np.arange(len(rest_ts))[:, None]
+    head = fit_path(new_ts[: SEG.window], new_xy[: SEG.window])
+    view = SetOffView("1", PLACE, float(rest_ts[-1]), float(new_ts[0]), rest_ts, rest_seen, new_ts, new_xy, head)
+    assert shots.still_until(view, S) == float(rest_ts[-1])
+    t_s, crept = shots.left_place(view, S, DT, D)
+    assert crept is None and view.t_lo - 1e-9 <= t_s <= view.t_hi
