@@ -12,7 +12,9 @@ ball can have covered), on a coarse rectified grid of the cloth with the marked 
 takes one with the mass of one ball (as ``vision.streaks`` weighs a streak); its weighted centroid is the
 ball's centre at the frame time. ``place_is_clear`` says first whether the resting place shows plain cloth:
 a ball merely hidden under a hand or the cue, or still there but missed by the detector, is not looked for
-elsewhere.
+elsewhere. Where nothing fits against the patch's one cloth colour, the search is made again for a faint streak
+(a dark ball on dark cloth: its contrast is the ball's against the cloth times the share of the exposure it
+spent over each cell) against the cloth's colour fitted cell by cell, the streak read with its rim.
 
     finder = LaunchFinder(calibration)
     if place_is_clear(frame, calibration, rest_xy):
@@ -43,6 +45,14 @@ class LaunchSettings:
     clear_fraction: float = 0.6  # share of the resting place's disc that must look like cloth
     min_mass: float = 0.6  # the streak's mass against a still ball's of the same contrast
     max_mass: float = 1.6
+    # a faint streak's rim (its ends, where the ball covered a cell for part of the exposure, and its sides)
+    # falls under the threshold: its shape and mass are read from the thresholded blob widened by this share
+    # of a ball's radius, above the level of the cloth around it
+    rim_radius: float = 0.5
+    # where nothing stands off the patch's one cloth colour, a faint streak is looked for against the cloth's
+    # colour fitted cell by cell: a polynomial of this degree in x and y (the light falls off smoothly; a
+    # rail's or a pocket's darkening bends it)
+    cloth_degree: int = 2
 
 
 @dataclass(frozen=True)
@@ -144,14 +154,49 @@ class LaunchFinder:
             valid &= np.hypot(gx - q[0], gy - q[1]) > r + s.ball_margin_mm
         if valid.sum() < 100:
             return None
-        pf = patch.astype(np.float32)
-        cloth = np.median(pf[valid], axis=0)
-        diff = np.linalg.norm(pf - cloth, axis=2)
+        best = self._best(patch, valid, edge, gx, gy, self.xs[j0:j1], self.ys[i0:i1], o, reach_mm, faint=False)
+        if best is None:
+            # none of the plain contrast: a faint streak (a dark ball on dark cloth, a long blur) looked for again
+            best = self._best(patch, valid, edge, gx, gy, self.xs[j0:j1], self.ys[i0:i1], o, reach_mm, faint=True)
+        if best is None:
+            return None
+        length, c, u, _, ratio = best
+        # the blob's centroid is on the cloth below the image of the ball's centre, beyond it from the camera
+        centre = cal.ball_px_to_table(cal.table_to_image(c[None, :]))[0]
+        return Launch((float(centre[0]), float(centre[1])), (float(u[0]), float(u[1])), length, ratio)
+
+    def _best(
+        self,
+        patch: np.ndarray,
+        valid: np.ndarray,
+        edge: np.ndarray,
+        gx: np.ndarray,
+        gy: np.ndarray,
+        xs: np.ndarray,
+        ys: np.ndarray,
+        o: np.ndarray,
+        reach_mm: float,
+        faint: bool,
+    ) -> tuple[float, np.ndarray, np.ndarray, float, float] | None:
+        """The streak in ``patch`` most in line with ``o``: (length, centroid, direction, angle, mass ratio), or
+        None. ``faint``: against a cloth surface fitted cell by cell, the streak read with its rim under the
+        threshold (``_streak_cells``); else against the patch's one cloth colour, from its thresholded cells."""
+        s, r, g = self.s, self.cal.table.ball_radius_mm, self.s.mm_per_px
+        if faint:
+            # the cloth's colour cell by cell: the light falls off smoothly across the cloth, and against one
+            # colour for the whole patch that slope, not the streak, sets the noise and hides a faint streak near
+            # a rail; a smooth surface fitted to the cloth's cells (the other balls masked, what stands off it
+            # left out)
+            cloth = _cloth_surface(patch, valid, xs, ys, s.cloth_degree)
+        else:
+            cloth = np.median(patch[valid], axis=0).astype(np.float32)
+        diff = np.linalg.norm(patch.astype(np.float32) - cloth, axis=2)
         noise = 1.4826 * float(np.median(diff[valid])) + 1.0
         thr = max(s.noise_k * noise, s.min_diff)
         mask = (valid & (diff > thr)).astype(np.uint8)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
         ball_cells = np.pi * (r / g) ** 2
+        rim = max(1, round(s.rim_radius * r / g))
         best: tuple[float, np.ndarray, np.ndarray, float, float] | None = None
         for k in range(1, n):
             bx, by, bw, bh, area = stats[k]
@@ -162,10 +207,19 @@ class LaunchFinder:
             sel = labels[by : by + bh, bx : bx + bw] == k
             if edge[by : by + bh, bx : bx + bw][sel].any():
                 continue  # cut by the search's rim: part of something larger (the cue and the arm behind)
-            dd = diff[by : by + bh, bx : bx + bw][sel]
-            wts = dd - thr
-            cx, cy = gx[by : by + bh, bx : bx + bw][sel], gy[by : by + bh, bx : bx + bw][sel]
+            if faint:
+                streak = _streak_cells(diff, labels, valid, k, (bx, by, bw, bh), rim)
+                if streak is None:
+                    continue
+                wts, rows, cols, peak = streak
+                cx, cy = gx[rows, cols], gy[rows, cols]
+            else:
+                dd = diff[by : by + bh, bx : bx + bw][sel]
+                wts, peak = dd - thr, float(np.percentile(dd, 99.5))
+                cx, cy = gx[by : by + bh, bx : bx + bw][sel], gy[by : by + bh, bx : bx + bw][sel]
             m = float(wts.sum())
+            if m <= 0.0:
+                continue
             c = np.array([float((wts * cx).sum()) / m, float((wts * cy).sum()) / m])
             dx, dy = cx - c[0], cy - c[1]
             sxy = float((wts * dx * dy).sum())
@@ -186,15 +240,77 @@ class LaunchFinder:
             # One ball's worth of streak: a disc of radius r swept over the streak's length, its brightest
             # cells having seen the ball for 2r / length of the exposure (as in vision.streaks).
             seen = min(1.0, 2.0 * r / length) if length > 0 else 1.0
-            peak = float(np.percentile(dd, 99.5))
-            ratio = float(dd.sum()) / (ball_cells * max(peak, 1.0) / seen * 0.75)
+            mass = m if faint else float(dd.sum())
+            ratio = mass / (ball_cells * max(peak, 1.0) / seen * 0.75)
             if not (s.min_mass <= ratio <= s.max_mass):
                 continue
             if best is None or angle < best[3]:
                 best = (length, c, d / dist, angle, ratio)
-        if best is None:
-            return None
-        length, c, u, _, ratio = best
-        # the blob's centroid is on the cloth below the image of the ball's centre, beyond it from the camera
-        centre = cal.ball_px_to_table(cal.table_to_image(c[None, :]))[0]
-        return Launch((float(centre[0]), float(centre[1])), (float(u[0]), float(u[1])), length, ratio)
+        return best
+
+
+def _streak_cells(
+    diff: np.ndarray,
+    labels: np.ndarray,
+    valid: np.ndarray,
+    k: int,
+    bbox: tuple[int, int, int, int],
+    rim: int,
+    ring: int = 3,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float] | None:
+    """Blob ``k`` (its box ``bbox`` in the patch) read as a streak: the weights, rows and columns of its cells
+    widened by ``rim`` cells, and its peak contrast, each above the level of the cloth in a ``ring`` of cells
+    around it. A ball's blur is its colour mixed with the cloth's in proportion to the exposure it spends over
+    each cell: where that contrast is faint (a dark ball on dark cloth, a long blur) the threshold keeps only the
+    streak's core, whose weighted spread is shorter than the blur and whose axis rests on a few cells; the rim
+    under the threshold still carries the rest of the ball's mass. The cloth's level is the ring's own (the
+    light falls off across the cloth), and other blobs' cells are not the streak's. None where no ring is left."""
+    bx, by, bw, bh = bbox
+    pad = rim + ring
+    i0, i1 = max(by - pad, 0), min(by + bh + pad, diff.shape[0])
+    j0, j1 = max(bx - pad, 0), min(bx + bw + pad, diff.shape[1])
+    lab = labels[i0:i1, j0:j1]
+    core = (lab == k).astype(np.uint8)
+    free = valid[i0:i1, j0:j1] & ((lab == 0) | (lab == k))
+    region = (cv2.dilate(core, np.ones((2 * rim + 1, 2 * rim + 1), np.uint8)) > 0) & free
+    around = (cv2.dilate(region.astype(np.uint8), np.ones((2 * ring + 1, 2 * ring + 1), np.uint8)) > 0) & ~region
+    around &= free
+    if not around.any():
+        return None
+    d = diff[i0:i1, j0:j1]
+    level = float(np.median(d[around]))
+    rows, cols = np.nonzero(region)
+    wts = np.maximum(d[rows, cols] - level, 0.0)
+    peak = float(np.percentile(d[core > 0], 99.5)) - level
+    return wts, rows + i0, cols + j0, peak
+
+
+def _cloth_surface(
+    patch: np.ndarray, valid: np.ndarray, xs: np.ndarray, ys: np.ndarray, degree: int, step: int = 4, rounds: int = 3
+) -> np.ndarray:
+    """The cloth's colour at each cell of ``patch`` (its columns at ``xs``, its rows at ``ys``): per channel, a
+    polynomial of ``degree`` in the cell's place fitted to the ``valid`` cells of every ``step``-th row and column
+    (the surface is smooth), each round without the cells that stand off the last fit by more than three noise
+    sigmas (balls, streaks, a hand), so what lies on the cloth does not pull its level."""
+    x = (xs - float(xs.mean())) / max(float(np.ptp(xs)), 1.0)
+    y = (ys - float(ys.mean())) / max(float(np.ptp(ys)), 1.0)
+    powers = [(i, d - i) for d in range(degree + 1) for i in range(d + 1)]  # (of x, of y) in each term
+    px = np.stack([x**i for i, _ in powers], axis=1)  # columns' terms
+    py = np.stack([y**j for _, j in powers], axis=1)  # rows' terms
+    use = valid[::step, ::step]
+    rows, cols = np.nonzero(use)
+    b = py[::step][rows] * px[::step][cols]
+    col = patch[::step, ::step][rows, cols].astype(np.float64)
+    if len(col) < 4 * len(powers):
+        return np.broadcast_to(np.median(patch[valid], axis=0).astype(np.float32), patch.shape)
+    keep = np.ones(len(col), bool)
+    for _ in range(rounds):
+        coef, *_ = np.linalg.lstsq(b[keep], col[keep], rcond=None)
+        resid = np.linalg.norm(col - b @ coef, axis=1)
+        noise = 1.4826 * float(np.median(resid[keep])) + 1.0
+        keep = resid <= 3.0 * noise
+        if keep.sum() < 4 * len(powers):
+            break
+    # the surface at every cell: per channel, the rows' terms times the coefficients times the columns' terms
+    out = np.stack([(py * coef[:, c]) @ px.T for c in range(patch.shape[2])], axis=-1)
+    return out.astype(np.float32)

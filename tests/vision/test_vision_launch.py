@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import cv2
 import numpy as np
 import pytest
 
+from calibration.mapping import Calibration
 from tests.vision.test_vision_streaks import _calibration, _frame
 from vision.launch import LaunchFinder, place_is_clear
 
@@ -65,3 +70,34 @@ def test_the_place_is_clear_once_the_ball_has_gone_not_while_it_is_there_or_cove
     hand = np.hypot(xs - c[0] + 10, ys - c[1]) < 45  # a hand over the ball, larger than it
     covered[hand] = SKIN.astype(np.uint8)
     assert not place_is_clear(covered, cal, PLACE)
+
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "vision"
+
+
+def _real_dark_streak() -> tuple[Calibration, np.ndarray, dict]:
+    """A broadcast frame (1920x1080, 25 fps) two frames after the cue ball struck a dark blue ball on blue cloth
+    towards a corner pocket: the crop around its place and its streak, the rest of the frame the crop's edges
+    carried on, and the run's own calibration."""
+    meta = json.loads((DATA / "launch-dark-streak.json").read_text(encoding="utf-8"))
+    cal = Calibration.from_json(meta["calibration"])
+    crop = cv2.imread(str(DATA / "launch-dark-streak.png"))
+    x0, y0 = meta["origin_px"]
+    w, h = cal.image_size
+    frame = cv2.copyMakeBorder(crop, y0, h - y0 - crop.shape[0], x0, w - x0 - crop.shape[1], cv2.BORDER_REPLICATE)
+    return cal, frame, meta
+
+
+def test_the_faint_streak_of_a_dark_ball_on_dark_cloth_is_found_along_its_run() -> None:
+    cal, frame, meta = _real_dark_streak()
+    place = tuple(meta["place_mm"])
+    assert place_is_clear(frame, cal, place)
+    # as the watch asks: as far as its widest search, a frame's path at 11 m/s and 25 fps
+    found = LaunchFinder(cal).find(frame, place, 800.0, 11000.0 / 25.0, np.array([meta["cue_ball_mm"]]))
+    assert found is not None
+    streak = cal.ball_px_to_table(np.array([meta["streak_centre_px"]], dtype=np.float64))[0]
+    assert np.hypot(*(np.array(found.pos_mm) - streak)) < cal.table.ball_radius_mm
+    run = (streak - np.array(place)) / np.hypot(*(streak - np.array(place)))
+    assert float(np.dot(found.direction, run)) > np.cos(np.radians(5.0))
+    # the blur is longer than the ball's diameter (the ball covered more than that with the shutter open)
+    assert found.blur_mm > cal.table.ball_diameter_mm
