@@ -44,7 +44,7 @@ from scipy.optimize import linear_sum_assignment
 
 from calibration.contract import UNSTATED_FPS
 from calibration.table import TableModel
-from tracking import association, births, gates, hidden_balls, identities, paths, pocket_watch, states
+from tracking import association, births, gates, hidden_balls, identities, jumps, paths, pocket_watch, states
 from tracking.bursts import BurstWatch
 from tracking.ids import IdAssigner, match_ids
 from tracking.kalman import (
@@ -803,6 +803,15 @@ class Tracker:
             tr.left_anchor, tr.left_t = None, -math.inf
             tr.kf.x = np.array([tr.anchor[0], tr.anchor[1], 0.0, 0.0])
             tier = 0
+        elif self._stood_after_step(tr, zc, t):
+            # One detection a step off its place, the next on that new spot: a ball set moving cannot lose that
+            # step's speed within a frame on the cloth (``tracking.jumps``), so the still ball's centre was
+            # measured again: it rests, on the new spot (the mean of its two sightings there).
+            tr.change(Change.SETTLED)
+            tr.anchor, tr.anchor_n = tr.last_meas.copy(), 1
+            tr.left_anchor, tr.left_t = None, -math.inf
+            tr.kf.x = np.array([tr.anchor[0], tr.anchor[1], 0.0, 0.0])
+            tier = 0
         if tr.resting and tr.anchor is not None and tier == 0:
             # Anchored: the running mean of the detections (capped so a slow creep is still followed).
             tr.anchor_n = min(tr.anchor_n + 1, 60)
@@ -867,6 +876,25 @@ class Tracker:
             return False
         dx, dy = zc - tr.left_anchor
         return math.hypot(dx, dy) <= self.s.anchor_gate_mm
+
+    def _stood_after_step(self, tr: _Track, zc: np.ndarray, t: float) -> bool:
+        """Whether ``tr``, set moving from its resting place on its last detection alone, stands on that
+        detection's spot now, in the next frame (``jumps.stood_after``), with no other ball near: only a ball it
+        ran into stops a ball within a frame (a stun shot into a ball a step away), and that ball, touching the
+        new spot when hit, leaves at no more than the step's speed, so it is within a diameter and two steps of
+        that spot now."""
+        if tr.resting or tr.left_anchor is None or tr.left_t != tr.last_t or tr.prev_t is None:
+            return False
+        if t - tr.last_t > 1.5 * self._frame_dt:
+            return False  # not the next frame: it may have rolled and stopped unseen
+        # the step from its last sighting at rest (not from its anchor, which lags a ball creeping off)
+        before, gate = tr.prev_meas, self.s.anchor_gate_mm  # (gate: the spread of a still ball's sightings)
+        if before is None or not jumps.stood_after(
+            before, tr.last_meas, tr.last_t - tr.prev_t, zc, t - tr.last_t, gate
+        ):
+            return False
+        reach = self.table.ball_diameter_mm + 2.0 * float(np.linalg.norm(tr.last_meas - before))
+        return not any(o is not tr and float(np.linalg.norm(o.pos - zc)) <= reach for o in self._tracks)
 
     def _maybe_confirm(self, tr: _Track, t: float) -> None:
         """A new ball becomes public at once in the first moments of the video. Later a ball cannot appear

@@ -390,6 +390,7 @@ def set_off_view(ex: EventExtractor, b: Ball, br: Break, back_s: float) -> SetOf
         fit(ex, b, br.new.idx, head=True),
         np.array([b.xy[i] for i in later]).reshape(-1, 2),
         bool(later) and ex.segs[b.sid[later[0]]].kind == "rest",
+        np.array([b.ts[i] for i in later]),
     )
 
 
@@ -746,8 +747,8 @@ class SetOffView:
     """A resting ball set moving as a detector reads its leaving: its place (the tracker's anchor), its last
     resting sample (``t_lo``) and first moving one (``t_hi``), its detections over the end of its rest and its
     kept samples on the new path (times, positions; mm, table frame), that path fitted to its first ``window``
-    samples, and its next two kept samples after the new path's one farthest from the place (``back_xy``), the
-    first of them held at rest by the tracker or not (``back_resting``)."""
+    samples, and its next two kept samples after the new path's one farthest from the place (``back_xy``, seen
+    at ``back_ts``), the first of them held at rest by the tracker or not (``back_resting``)."""
 
     ball: str
     place: np.ndarray
@@ -760,6 +761,7 @@ class SetOffView:
     path: PathFit
     back_xy: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
     back_resting: bool = False
+    back_ts: np.ndarray = field(default_factory=lambda: np.zeros(0))  # when ``back_xy`` were seen
 
 
 @dataclass(frozen=True)

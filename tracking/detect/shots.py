@@ -11,6 +11,7 @@ from typing import Literal
 import numpy as np
 
 from calibration.contract import Point
+from tracking import jumps
 from tracking.detect.candidate import Candidate, confidence
 from tracking.detect.geometry import (
     as_pt,
@@ -153,7 +154,21 @@ def moved_off(view: SetOffView, crept: bool, s: SegmentSettings, sigma_mm: float
     if moved < (s.start_min_mm if crept else max(s.start_min_mm, 6 * sigma_mm)):
         return False
     after = [float(np.linalg.norm(p - view.place)) for p in view.back_xy]
-    return not back_at_place(after, sigma_mm, view.back_resting)
+    return not (back_at_place(after, sigma_mm, view.back_resting) or stood_after_step(view, sigma_mm))
+
+
+def stood_after_step(view: SetOffView, sigma_mm: float) -> bool:
+    """Whether a ball seen one step off its last sighting at rest (``view``: its new path one sample long) stood
+    on that spot in the next frame, where the tracker holds it at rest (``tracking.jumps``: a ball set moving
+    cannot lose a step's speed within a frame on the cloth; the tracker holds it moving where another ball is
+    near that spot, one it may have run into). Its centre was measured again: not a start."""
+    if len(view.new_xy) != 1 or not view.back_resting or len(view.back_ts) == 0 or len(view.rest_ts) == 0:
+        return False
+    t_away, t_seen = float(view.new_ts[0]), float(view.back_ts[0])
+    # the step from its last sighting at rest (not from its place, which lags a ball creeping off); the new spot
+    # held within four sigmas of the noise (the tracker's anchor gate, the spread of a still ball's sightings)
+    before, dt_away = view.rest_seen[-1], t_away - float(view.rest_ts[-1])
+    return jumps.stood_after(before, view.new_xy[0], dt_away, view.back_xy[0], t_seen - t_away, 4 * sigma_mm)
 
 
 def back_at_place(after: Sequence[float], sigma_mm: float, resting: bool) -> bool:
