@@ -104,9 +104,6 @@ def kink_readings(
             continue
         d = float(np.linalg.norm(path.at(k.t) - k.p))
         if abs(d - D) > s.contact_tol_mm:
-            swept = None if o.moving else swept_reading(k, o, D, s, dt)
-            if swept is not None:
-                out.append(swept)
             continue
         root = solve_root(gap_between(k.old, path, D), k.lo, k.hi)
         if o.path_to_last is not None:
@@ -118,6 +115,10 @@ def kink_readings(
         tc = root if root is not None else k.t
         score = abs(d - D) / s.contact_tol_mm
         out.append(KinkReading(score, "ball", o.ball, tc, (k.old.at(tc) + path.at(tc)) / 2, abs(d - D)))
+    if not out:
+        swept = swept_reading(k, others, D, s, dt)
+        if swept is not None:
+            out.append(swept)
     return out
 
 
@@ -127,31 +128,41 @@ def kink_readings(
 FOLLOW_SHARE = 0.5
 
 
-def swept_reading(k: Kink, o: Neighbour, diameter_mm: float, s: ContactSettings, dt: float) -> KinkReading | None:
-    """A resting ball (``o``) that a fast ball hit between two of its samples, bending its path (``k``), read
-    from the motion between the samples: at 25-30 fps a ball at 3 m/s runs 100-120 mm, two diameters, between
-    frames, so neither sample nor the corner of the paths in and out need lie a diameter from the ball it hit
-    (spin curves the path out, which moves the corner). The path in, swept from its last sample to the first
-    sample out, reaches one diameter from the ball's place (or comes within ``contact_tol_mm`` of that) at the
-    contact, within a frame and a half of the corner; the ball lay ahead (the path in closing on it along their
-    line of centres) and took the striker's speed along that line (the path out keeps at most ``FOLLOW_SHARE``
-    of it); and the ball is not seen still at its place after the contact where that speed would have carried it
-    off. Scored in frames between the contact and the corner; timed at the contact."""
+def swept_reading(
+    k: Kink, others: Sequence[Neighbour], diameter_mm: float, s: ContactSettings, dt: float
+) -> KinkReading | None:
+    """The resting ball (of ``others``) that a fast ball hit between two of its samples, bending its path
+    (``k``), read from the motion between the samples: at 25-30 fps a ball at 3 m/s runs 100-120 mm, two
+    diameters, between frames, so neither sample nor the corner of the paths in and out need lie a diameter
+    from the ball it hit (spin curves the path out, which moves the corner). The path in, swept from its last
+    sample to the first sample out, reaches one diameter from the ball's place (or comes within
+    ``contact_tol_mm`` of that) at the contact, within a frame and a half of the corner: the first resting ball
+    it so reaches (it cannot run through one to reach another). That ball lay ahead (the path in closing on it
+    along their line of centres) and took the striker's speed along that line (the path out keeps at most
+    ``FOLLOW_SHARE`` of it), and is not seen still at its place after the contact where that speed would have
+    carried it off. Timed at the contact; scored, as the corner readings are, by the distance along the path
+    in between the contact and the corner, in tolerances."""
     D = diameter_mm
-    a = o.path.at(k.t)
     lo, hi = k.t_last, k.t_hi
-    t_c = solve_root(gap_to_point(k.into, a, D), lo, hi)
-    if t_c is None:
-        t_c = closest_time(gap_to_point(k.into, a, 0.0), lo, hi)
+    first: tuple[float, Neighbour, np.ndarray] | None = None
+    for o in others:
+        if o.moving:
+            continue
+        a = o.path.at(k.t)
+        t_c = solve_root(gap_to_point(k.into, a, D), lo, hi)
+        if t_c is None:
+            t_c = closest_time(gap_to_point(k.into, a, 0.0), lo, hi)
+        if abs(float(np.linalg.norm(a - k.into.at(t_c))) - D) <= s.contact_tol_mm and (first is None or t_c < first[0]):
+            first = (t_c, o, a)
+    if first is None:
+        return None
+    t_c, o, a = first
+    if abs(k.t - t_c) > HIT_TOL_FRAMES * dt:
+        return None
     c = k.into.at(t_c)
-    gap = float(np.linalg.norm(a - c)) - D
-    if abs(gap) > s.contact_tol_mm:
-        return None
-    score = abs(k.t - t_c) / dt
-    if score > HIT_TOL_FRAMES:
-        return None
     n = (a - c) / max(float(np.linalg.norm(a - c)), 1e-9)
-    v_n = float(k.into.vel(t_c) @ n)  # the speed the struck ball takes along the line of centres
+    v_in = k.into.vel(t_c)
+    v_n = float(v_in @ n)  # the speed the struck ball takes along the line of centres
     if v_n <= 0.0 or float(k.v_new @ n) > FOLLOW_SHARE * v_n:
         return None
     # still at its place where it would have been carried more than two tolerances off (cloth takes off under
@@ -161,7 +172,9 @@ def swept_reading(k: Kink, o: Neighbour, diameter_mm: float, s: ContactSettings,
     stayed = np.linalg.norm(o.xy_after[later] - a, axis=1) < s.contact_tol_mm
     if bool(np.any(stayed & (carried > 2 * s.contact_tol_mm))):
         return None
-    return KinkReading(score, "ball", o.ball, t_c, (c + a) / 2, abs(gap))
+    gap = abs(float(np.linalg.norm(a - c)) - D)
+    score = abs(k.t - t_c) * float(np.linalg.norm(v_in)) / s.contact_tol_mm
+    return KinkReading(score, "ball", o.ball, t_c, (c + a) / 2, gap)
 
 
 def find_pusher(
