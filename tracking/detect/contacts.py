@@ -126,6 +126,9 @@ def kink_readings(
 # keeps at most what its spin gives back along it, 2/7 of it for a rolling ball's follow. Half leaves room for
 # the noise of a path fitted over a few samples.
 FOLLOW_SHARE = 0.5
+# The path in a sweep runs on: two samples give a speed and heading with no check on either (one may be the
+# blurred frame of the hit that set the ball off); three show whether it ran straight.
+SWEEP_MIN_SAMPLES = 3
 
 
 def swept_reading(
@@ -134,15 +137,17 @@ def swept_reading(
     """The resting ball (of ``others``) that a fast ball hit between two of its samples, bending its path
     (``k``), read from the motion between the samples: at 25-30 fps a ball at 3 m/s runs 100-120 mm, two
     diameters, between frames, so neither sample nor the corner of the paths in and out need lie a diameter
-    from the ball it hit (spin curves the path out, which moves the corner). The path in, swept from its last
-    sample to the first sample out, reaches one diameter from the ball's place (or comes within
-    ``contact_tol_mm`` of that) at the contact, within a frame and a half of the corner: the first resting ball
-    it so reaches (it cannot run through one to reach another). That ball lay ahead (the path in closing on it
-    along their line of centres) and took the striker's speed along that line (the path out keeps at most
-    ``FOLLOW_SHARE`` of it), and is not seen still at its place after the contact where that speed would have
-    carried it off. Timed at the contact; scored, as the corner readings are, by the distance along the path
-    in between the contact and the corner, in tolerances."""
+    from the ball it hit (spin curves the path out, which moves the corner). The path in (of
+    ``SWEEP_MIN_SAMPLES`` or more), swept from its last sample to the first sample out, reaches one diameter
+    from the ball's place (or comes within ``contact_tol_mm`` of that) at the contact, within a frame and a
+    half of the corner: the first resting ball it so reaches (it cannot run through one to reach another).
+    That ball lay ahead (the path in closing on it along their line of centres) and took the striker's speed
+    along that line (the path out keeps at most ``FOLLOW_SHARE`` of it), and is not seen still at its place
+    after the contact where that speed would have carried it off. Timed at the contact; scored, as the corner
+    readings are, by the distance along the path in between the contact and the corner, in tolerances."""
     D = diameter_mm
+    if k.into.n < SWEEP_MIN_SAMPLES:
+        return None
     lo, hi = k.t_last, k.t_hi
     first: tuple[float, Neighbour, np.ndarray] | None = None
     for o in others:

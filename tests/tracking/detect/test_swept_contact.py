@@ -109,12 +109,13 @@ def _frames() -> list[TrackerFrame]:
     hit, seen again from the next; the struck ball resting, then lost from sight as it leaves."""
     out = []
     t_c = _contact()[0]
-    for i in range(0, 61):
-        t = 0.8 + i * DT
+    for i in range(20, 46):  # 0.8 s to 1.8 s
+        t = i * DT
         obs = []
         if not (T_LAST < t < 1.44 - 1e-9):
             p = _striker(t)
-            obs.append(BallObs("cue", (p[0], p[1]), (p[0], p[1]), (0.0, 0.0), False, TrackState.CONFIRMED, 0.95))
+            xy = (float(p[0]), float(p[1]))
+            obs.append(BallObs("cue", xy, xy, (0.0, 0.0), False, TrackState.CONFIRMED, quality=0.95))
         if t <= t_c:
             q = (float(PLACE[0]), float(PLACE[1]))
             obs.append(BallObs("2", q, q, (0.0, 0.0), True, TrackState.CONFIRMED, quality=0.95))
