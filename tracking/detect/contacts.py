@@ -94,7 +94,8 @@ def kink_readings(
     k: Kink, others: list[Neighbour], diameter_mm: float, s: ContactSettings, dt: float
 ) -> list[KinkReading]:
     """The balls that explain a kink: one whose path (seen within 6 frames) is a diameter, within
-    ``contact_tol_mm``, from the bending ball at the bend; timed where the two paths in are a diameter apart."""
+    ``contact_tol_mm``, from the bending ball at the bend; timed where the two paths in are a diameter apart.
+    Else a resting ball the bending ball's path in reached between its samples (``swept_reading``)."""
     D = diameter_mm
     out = []
     for o in others:
@@ -116,6 +117,10 @@ def kink_readings(
             continue  # moving apart along their line of centres: neither can push the other
         score = abs(d - D) / s.contact_tol_mm
         out.append(KinkReading(score, "ball", o.ball, tc, (k.old.at(tc) + path.at(tc)) / 2, abs(d - D)))
+    if not out:
+        swept = swept_reading(k, others, D, s, dt)
+        if swept is not None:
+            out.append(swept)
     return out
 
 
@@ -125,6 +130,66 @@ def closing(a: PathFit, b: PathFit, t: float) -> bool:
     bends on something else)."""
     n = b.at(t) - a.at(t)
     return float((a.vel(t) - b.vel(t)) @ n) > 0.0
+
+
+# A struck ball takes the striker's speed along their line of centres (equal masses, nearly elastic); the striker
+# keeps at most what its spin gives back along it, 2/7 of it for a rolling ball's follow. Half leaves room for
+# the noise of a path fitted over a few samples.
+FOLLOW_SHARE = 0.5
+# The path in a sweep runs on: two samples give a speed and heading with no check on either (one may be the
+# blurred frame of the hit that set the ball off); three show whether it ran straight.
+SWEEP_MIN_SAMPLES = 3
+
+
+def swept_reading(
+    k: Kink, others: Sequence[Neighbour], diameter_mm: float, s: ContactSettings, dt: float
+) -> KinkReading | None:
+    """The resting ball (of ``others``) that a fast ball hit between two of its samples, bending its path
+    (``k``), read from the motion between the samples: at 25-30 fps a ball at 3 m/s runs 100-120 mm, two
+    diameters, between frames, so neither sample nor the corner of the paths in and out need lie a diameter
+    from the ball it hit (spin curves the path out, which moves the corner). The path in (of
+    ``SWEEP_MIN_SAMPLES`` or more), swept from its last sample to the first sample out, reaches one diameter
+    from the ball's place (or comes within ``contact_tol_mm`` of that) at the contact, within a frame and a
+    half of the corner: the first resting ball it so reaches (it cannot run through one to reach another).
+    That ball lay ahead (the path in closing on it along their line of centres) and took the striker's speed
+    along that line (the path out keeps at most ``FOLLOW_SHARE`` of it), and is not seen still at its place
+    after the contact where that speed would have carried it off. Timed at the contact; scored, as the corner
+    readings are, by the distance along the path in between the contact and the corner, in tolerances."""
+    D = diameter_mm
+    if k.into.n < SWEEP_MIN_SAMPLES:
+        return None
+    lo, hi = k.t_last, k.t_hi
+    first: tuple[float, Neighbour, np.ndarray] | None = None
+    for o in others:
+        if o.moving:
+            continue
+        a = o.path.at(k.t)
+        t_c = solve_root(gap_to_point(k.into, a, D), lo, hi)
+        if t_c is None:
+            t_c = closest_time(gap_to_point(k.into, a, 0.0), lo, hi)
+        if abs(float(np.linalg.norm(a - k.into.at(t_c))) - D) <= s.contact_tol_mm and (first is None or t_c < first[0]):
+            first = (t_c, o, a)
+    if first is None:
+        return None
+    t_c, o, a = first
+    if abs(k.t - t_c) > HIT_TOL_FRAMES * dt:
+        return None
+    c = k.into.at(t_c)
+    n = (a - c) / max(float(np.linalg.norm(a - c)), 1e-9)
+    v_in = k.into.vel(t_c)
+    v_n = float(v_in @ n)  # the speed the struck ball takes along the line of centres
+    if v_n <= 0.0 or float(k.v_new @ n) > FOLLOW_SHARE * v_n:
+        return None
+    # still at its place where it would have been carried more than two tolerances off (cloth takes off under
+    # 0.2 m/s in the tenth of a second this looks at): not the ball hit
+    later = o.ts_after > t_c
+    carried = v_n * (o.ts_after[later] - t_c)
+    stayed = np.linalg.norm(o.xy_after[later] - a, axis=1) < s.contact_tol_mm
+    if bool(np.any(stayed & (carried > 2 * s.contact_tol_mm))):
+        return None
+    gap = abs(float(np.linalg.norm(a - c)) - D)
+    score = abs(k.t - t_c) * float(np.linalg.norm(v_in)) / s.contact_tol_mm
+    return KinkReading(score, "ball", o.ball, t_c, (c + a) / 2, gap)
 
 
 def find_pusher(

@@ -219,7 +219,10 @@ def neighbours(ex: EventExtractor, k: Kink) -> list[Neighbour]:
         if pb is None:
             continue
         pt = path_before(ex, o, k.t_last) if k.into is not k.old and pb[1] else None
-        out.append(Neighbour(o.id, pb[0], pb[1], None if pt is None else pt[0]))
+        after = range(bisect.bisect_right(o.ts, min(k.t_lo, k.t_last) + 0.25 * ex.dt), len(o.ts))
+        ts = np.array([o.ts[i] for i in after])
+        xy = np.array([o.seen.get(i, o.xy[i]) for i in after]).reshape(-1, 2)
+        out.append(Neighbour(o.id, pb[0], pb[1], None if pt is None else pt[0], ts, xy))
     return out
 
 
@@ -860,12 +863,16 @@ class Kink:
 class Neighbour:
     """Another ball's path as a kink's detectors read it: the path just before the bend (``moving``: a moving
     path, not a rest), and its path just before the bending ball's last sample in, where that path in took in
-    samples from after the bend and the other ball was moving (None otherwise)."""
+    samples from after the bend and the other ball was moving (None otherwise); and its detections since the
+    bending ball's last sample in (times, positions: a resting ball's own detections, not its anchor), which
+    tell whether it left its place then (``contacts.swept_reading``)."""
 
     ball: str
     path: PathFit
     moving: bool
     path_to_last: PathFit | None
+    ts_after: np.ndarray = field(default_factory=lambda: np.empty(0))
+    xy_after: np.ndarray = field(default_factory=lambda: np.empty((0, 2)))
 
 
 class KinkReading(NamedTuple):
