@@ -32,7 +32,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent.parent
 # the tracking core: the event extractor and the tracker, with the modules each was split into, and every other
 # module of tracking/ the live path runs (the filter, ids, path fits, the rattle model, guided measurement of
-# fast balls); the bench's scoring and simulation (evaluation, metrics, kinematic_sim) are tools, not the core
+# fast balls, a still ball's re-measured jump); the bench's scoring and simulation (evaluation, metrics,
+# kinematic_sim) are tools, not the core
 CORE = (
     "tracking/extractor.py",
     "tracking/tracker.py",
@@ -51,6 +52,7 @@ CORE = (
     "tracking/trajectory.py",
     "tracking/rattle.py",
     "tracking/guided.py",
+    "tracking/jumps.py",
 )
 CORE_PACKAGES = ("tracking/detect",)  # every module of these counts too, where the revision has them
 NAMED_SETTINGS = ("ExtractorSettings", "TrackerSettings", "FilterSettings")
