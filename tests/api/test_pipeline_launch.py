@@ -38,10 +38,12 @@ def test_a_ball_struck_hard_from_rest_is_followed_through_its_blur() -> None:
     rows = {r.frame: (r.x, r.y) for r in on.track_rows(smoothed=False) if r.ball == "cue"}
     errs = [float(np.hypot(*(np.array(rows[f]) - path[f]))) for f in range(stroke + 1, len(path)) if f in rows]
     assert len(errs) >= 6 and max(errs) < 6.0, errs
-    # without the streak measurements the plain detector alone loses it: its track stays at its place
+    # without the streak measurements the plain detector's weak blur is taken only from the second blurred frame
+    # on (tracking.gates.struck_away: one sighting cannot tell a ball from a hand), so at the first the track is
+    # still at its place, a frame's run (150 mm) behind the ball, and it trails the blur by centimetres after
     off_rows = {r.frame: (r.x, r.y) for r in off.track_rows(smoothed=False) if r.ball == "cue"}
-    last = max(off_rows)
-    assert float(np.hypot(*(np.array(off_rows[last]) - path[last]))) > 100.0
+    off_errs = [float(np.hypot(*(np.array(off_rows[f]) - path[f]))) for f in range(stroke + 1, stroke + 4)]
+    assert off_errs[0] > 100.0 and min(off_errs) > 6.0, off_errs
 
 
 @pytest.mark.slow
