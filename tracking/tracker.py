@@ -793,22 +793,22 @@ class Tracker:
     def _update(self, tr: _Track, zc: np.ndarray, is_cue: bool, t: float, tier: int) -> None:
         dt = max(t - tr.last_t, 1e-6)
         tr.coast_end = None
+        # A still ball whose centre was measured again, not a ball set moving, rests on (its place, its count):
+        # - one detection off its place, the next back on it: a ball set moving rolls away (the cloth only slows
+        #   it, and nothing it could hit sends it back onto the same spot a frame later), so that one was a
+        #   displaced blob (a highlight, a shadow merged with the ball): it never left, it rests there;
+        # - one detection a step off its place, the next on that new spot: a ball set moving cannot lose that
+        #   step's speed within a frame on the cloth (``tracking.jumps``): it rests on the new spot (the mean of
+        #   its two sightings there).
+        rest: tuple[np.ndarray, int] | None = None
         if self._back_at_place(tr, zc):
-            # One detection off its place, the next back on it: a ball set moving rolls away (the cloth only
-            # slows it, and nothing it could hit sends it back onto the same spot a frame later), so that one
-            # was a displaced blob (a highlight, a shadow merged with the ball): it never left, it rests there.
             assert tr.left_anchor is not None
-            tr.change(Change.SETTLED)
-            tr.anchor, tr.anchor_n = tr.left_anchor.copy(), max(tr.left_anchor_n, 1)
-            tr.left_anchor, tr.left_t = None, -math.inf
-            tr.kf.x = np.array([tr.anchor[0], tr.anchor[1], 0.0, 0.0])
-            tier = 0
+            rest = (tr.left_anchor.copy(), max(tr.left_anchor_n, 1))
         elif self._stood_after_step(tr, zc, t):
-            # One detection a step off its place, the next on that new spot: a ball set moving cannot lose that
-            # step's speed within a frame on the cloth (``tracking.jumps``), so the still ball's centre was
-            # measured again: it rests, on the new spot (the mean of its two sightings there).
+            rest = (tr.last_meas.copy(), 1)
+        if rest is not None:
             tr.change(Change.SETTLED)
-            tr.anchor, tr.anchor_n = tr.last_meas.copy(), 1
+            tr.anchor, tr.anchor_n = rest
             tr.left_anchor, tr.left_t = None, -math.inf
             tr.kf.x = np.array([tr.anchor[0], tr.anchor[1], 0.0, 0.0])
             tier = 0
