@@ -162,7 +162,7 @@ class Pipeline:
         self._finished = False
         # fast balls measured where the tracker predicts them, by their launch or blur streak (tracking.guided)
         self.guided = (
-            GuidedMeasurement(calibration, self.tracker.s.max_speed_mm_s, self.extractor.s.ghost_below)
+            GuidedMeasurement(calibration, self.tracker.s.max_speed_mm_s, self.extractor.s.ghost_below, frame_dt)
             if streaks and calibration is not None
             else None
         )
@@ -244,7 +244,9 @@ class Pipeline:
         self.view.check(frame_bgr)  # the new view's first frame
         self.cover = CoverModel(cal)
         if self.guided is not None:
-            self.guided = GuidedMeasurement(cal, self.tracker.s.max_speed_mm_s, self.extractor.s.ghost_below)
+            self.guided = GuidedMeasurement(
+                cal, self.tracker.s.max_speed_mm_s, self.extractor.s.ghost_below, self.guided.frame_dt
+            )
         if self._detector_name_made:
             self._detector = None  # made again, for the new mapping, on the next use
         return self._detector is None

@@ -83,12 +83,24 @@ class LaunchFix:
 
 
 class LaunchWatch:
-    def __init__(self, calibration: Calibration, max_speed_mm_s: float, settings: LaunchWatchSettings | None = None):
+    """``frame_dt``: the camera's frame interval where the stream states one. The watch's spans are counted in
+    it, not in the time since the frame seen before: an observer that fell behind and dropped frames would
+    otherwise look for every ball lost in the last seconds, across the table, on every frame (over a second a
+    frame on a 720p break), and fall further behind."""
+
+    def __init__(
+        self,
+        calibration: Calibration,
+        max_speed_mm_s: float,
+        settings: LaunchWatchSettings | None = None,
+        frame_dt: float | None = None,
+    ) -> None:
         from vision.launch import LaunchFinder
 
         self.cal = calibration
         self.s = settings or LaunchWatchSettings()
         self.max_speed = max_speed_mm_s
+        self.frame_dt = frame_dt
         self.finder = LaunchFinder(calibration)
         self._seen_t: dict[str, float] = {}  # id: when the ball was last detected
         self._launched: dict[str, tuple[tuple[float, float], float, float]] = {}  # id: (place, left it, found)
@@ -174,7 +186,7 @@ class LaunchWatch:
         place shows plain cloth: struck away, looked for along a launch from its place."""
         from vision.launch import place_is_clear
 
-        dt = t - last.t
+        dt = t - last.t if self.frame_dt is None else min(t - last.t, self.frame_dt)
         rest = self._rest.get(b.id)
         if b.resting:
             place = (float(b.pos[0]), float(b.pos[1]))
@@ -226,9 +238,12 @@ class GuidedMeasurement:
         calibration: Calibration,
         max_speed_mm_s: float,
         ghost_below: float,
+        frame_dt: float | None = None,
         launch_settings: LaunchWatchSettings | None = None,
     ) -> None:
+        """``frame_dt``: the camera's frame interval, where the stream states one (``LaunchWatch``)."""
         self.cal = calibration
+        self.frame_dt = frame_dt
         self.table = calibration.table
         self.max_speed = max_speed_mm_s
         self.ghost_below = ghost_below
@@ -240,7 +255,7 @@ class GuidedMeasurement:
     @property
     def launches(self) -> LaunchWatch:
         if self._launches is None:
-            self._launches = LaunchWatch(self.cal, self.max_speed, self._launch_settings)
+            self._launches = LaunchWatch(self.cal, self.max_speed, self._launch_settings, self.frame_dt)
         return self._launches
 
     def measure(self, frame_bgr: np.ndarray, dets: Any, last: TrackerFrame, t: float) -> Guided:

@@ -114,3 +114,22 @@ def test_a_ball_hidden_at_its_place_is_not_looked_for() -> None:
 
     search = LaunchWatch(cal, MAX_SPEED).s.search_frames
     assert fixes_at(int(search)) == 1 and fixes_at(int(search) + 1) == 0
+
+
+def test_an_observer_behind_its_camera_counts_the_search_in_the_camera_s_frames() -> None:
+    # Seen at rest at t = 0; the observer's next frame is the camera's tenth (nine dropped), the ball's launch
+    # streak in it. Counted in the gap between the frames it saw, the ball was lost "one frame ago" and is looked
+    # for across 800 mm; counted in the camera's frames it was lost ten frames ago, past search_frames: the
+    # detector, not a streak search over the table, finds it again once it is sharp.
+    cal = _calibration()
+    place, v = (700.0, 900.0), (9000.0, -1000.0)
+    last = TrackerFrame(0, 0.0, (_ball("cue", place),))
+    p = (place[0] + v[0] * DT, place[1] + v[1] * DT)
+    frame = _frame(cal, [(p, v)], FPS, 0.5)
+
+    def fixes(frame_dt: float | None) -> int:
+        watch = LaunchWatch(cal, MAX_SPEED, frame_dt=frame_dt)
+        watch.observe(last)
+        return len(watch.fixes(frame, last, np.zeros((0, 2)), 10 * DT))
+
+    assert fixes(None) == 1 and fixes(DT) == 0
