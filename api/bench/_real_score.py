@@ -27,7 +27,8 @@ What each figure means (printed by ``tableref bench real`` too):
   balls share the name ("red"), any of them is right. A label of "no ball hit" is right when the run's shot
   has no contact of the struck ball.
 - **cue transfer**: at the first or the last frame the run's cue track lies on a labelled ball that is not
-  the cue ball, or lies off the labelled cue ball that is on the table then (counted once per clip edge).
+  the cue ball (within one diameter of it and, where the cue ball is labelled then, nearer to it than to
+  the cue ball), or lies off the labelled cue ball that is on the table then (counted once per clip edge).
   The run's cue track is the one it names ``cue``; where its tracker names none (pool's "eight"), the ball
   its first shot started with.
 - **events in cuts**: events whose frame lies in a labelled ``cuts`` span (a camera cut or a wipe): none is
@@ -251,8 +252,12 @@ def _score_presence(
         cue_xy = pts[ids.index(cue)]
         dist = np.linalg.norm(truth - cue_xy, axis=1) if len(truth) else np.zeros(0)
         lab_cue = labelled_cue(balls)
-        on_other = [balls[j].ball for j in np.flatnonzero(dist <= d) if balls[j] is not lab_cue]
         at = balls.index(lab_cue) if lab_cue is not None else None
+        # Two balls at rest in contact have centres one diameter apart: a cue ball resting against another
+        # ball, tracked or labelled a few mm toward it, lies within a diameter of both labels. The track is
+        # on the other ball only where that ball's label is also the nearer of the two.
+        near = dist <= d if at is None else (dist <= d) & (dist < dist[at])
+        on_other = [balls[j].ball for j in np.flatnonzero(near) if balls[j] is not lab_cue]
         off_cue = at is not None and dist[at] > d
         if on_other or off_cue:
             s.cue_transfers += 1

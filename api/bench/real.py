@@ -307,8 +307,8 @@ DEFINITIONS = f"""definitions (api/bench/_real_score.py):
     >= {MOVING_MM_S:g} mm/s)
   1st hit: labelled shots whose first ball hit the run names right (same id; else its track lay on a labelled
     ball of that name at the first or last frame; else at the stroke); a shot start within {SHOT_SLACK_S:g} s
-  cue x: the run's cue track (named cue, else its first shot's struck ball) on another labelled ball, or off
-    the labelled cue ball, at the first / last frame
+  cue x: the run's cue track (named cue, else its first shot's struck ball) on another labelled ball (within
+    a diameter, and nearer it than the labelled cue ball), or off the labelled cue ball, at the first / last frame
   cuts: events inside labelled camera cuts or wipes; off L/F/ok: off-table labelled / found / matched
   x rt: analyze's own "x real time" (wall clock, decoding to the last output); cpu x: the clip's seconds over
     the analyze process's CPU seconds (all threads, start-up and calibration included): on two idle cores

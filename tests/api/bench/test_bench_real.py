@@ -193,6 +193,19 @@ def test_the_cue_track_on_another_ball_is_an_identity_transfer() -> None:
     assert score_clip(lab, cal, events, resting()).cue_transfers == 2
 
 
+def test_a_cue_ball_resting_against_another_ball_is_not_on_it() -> None:
+    """Touching balls' centres lie one diameter apart: the cue track a few mm toward the 3 is within a
+    diameter of both labels and stays the cue ball's; a track nearer the 3's label is on the 3."""
+    cal = lying_calibration()
+    balls = [{"ball": "cue", "px": px_of(cal, (600.0, 635.0))}, {"ball": "3", "px": px_of(cal, (657.15, 635.0))}]
+    lab = label(cal, balls_first=balls, balls_last=balls)
+    toward = {"cue": still("cue", (603.0, 635.0)), "t2": still("t2", (657.15, 635.0))}
+    assert score_clip(lab, cal, [], toward).cue_transfers == 0
+    on_the_3 = {"cue": still("cue", (650.0, 635.0)), "t2": still("t2", (600.0, 635.0))}
+    s = score_clip(lab, cal, [], on_the_3)
+    assert s.cue_transfers == 2 and any("on the labelled 3 at the last frame" in n for n in s.notes)
+
+
 def test_events_inside_a_cut_and_off_table_matching() -> None:
     cal = lying_calibration()
     lab = label(cal, cuts=[[40, 50]], off_table=[{"ball": "cue", "frame": 70}])
