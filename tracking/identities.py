@@ -96,6 +96,7 @@ class Identities:
             o for o in tracks
             if o is not tr and o.phase in HIDDEN and o.id is not None and same_colour(o, tr, s)
             and pocket_watch.may_be_back_at(self.table, s, o, seen, t_first)
+            and not seen_apart(o, tr, self.table.ball_diameter_mm, s.max_speed_mm_s)
         ]  # fmt: skip
         if not hidden:
             return None
@@ -115,6 +116,24 @@ class Identities:
         tr.cue_votes = max(tr.cue_votes, best.cue_votes) if best.cue_votes > 0 else tr.cue_votes
         tracks.remove(best)
         return Found(name, moved)
+
+
+def seen_apart(o: _Track, tr: _Track, diameter_mm: float, max_speed_mm_s: float) -> bool:
+    """Were ``o`` and ``tr`` seen at once in two places, too far apart to be one ball: a sighting of ``o``
+    more than a diameter (the two centres' noise) plus the fastest ball's run in the time between from
+    ``tr``'s sighting nearest in time? A ball is in one place at a time, so a hidden ball that was still
+    being seen elsewhere after ``tr`` was first seen is another ball, however near its last place lies."""
+    if not tr.recent or not o.recent:
+        return False
+    seen = np.array(tr.recent, dtype=float)
+    for to, xo, yo in o.recent:
+        if to < seen[0, 0]:
+            continue
+        k = int(np.argmin(np.abs(seen[:, 0] - to)))
+        gap = math.hypot(seen[k, 1] - xo, seen[k, 2] - yo)
+        if gap > diameter_mm + max_speed_mm_s * abs(seen[k, 0] - to):
+            return True
+    return False
 
 
 def was_ball(o: _Track, s: TrackerSettings) -> bool:

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from calibration.table import TableModel
-from tracking.identities import Identities, same_colour, was_ball
+from tracking.identities import Identities, same_colour, seen_apart, was_ball
 from tracking.kalman import make_ball_filter
 from tracking.states import Phase
 from tracking.tracker import TrackerSettings, _Track
@@ -101,3 +101,26 @@ def test_a_ball_hidden_running_into_a_pocket_is_not_found_again_beyond_its_reach
     near.recent.append((1.25, 1784.5, 200.0))  # back out of the jaws, 140 mm in a quarter second
     found = who.recover([into, near], near)
     assert found is not None and found.id == "3"
+
+
+def test_a_hidden_ball_seen_elsewhere_after_the_new_ball_was_first_seen_is_another_ball() -> None:
+    # a weak ball has sat at (300, 600) since t = 0.2; ball 3 rolled near (1800, 600) in plain sight until
+    # t = 1.0 and is hidden since: it cannot be the ball that was at (300, 600) all that time, however near
+    # its last place is compared with ball 4's, hidden since t = 0.1 at the far end
+    who = Identities(TABLE, S, KNOWN)
+    rolled = _resting(1, (1800.0, 600.0), Phase.HIDDEN_MOVING)
+    rolled.anchor, rolled.id = None, "3"
+    rolled.recent.clear()
+    rolled.recent.extend((0.2 + 0.1 * k, 1700.0 + 12.5 * k, 600.0) for k in range(9))
+    early = _resting(2, (3300.0, 600.0), Phase.HIDDEN_RESTING)
+    early.id, early.last_t = "4", 0.1
+    early.recent.clear()
+    early.recent.append((0.1, 3300.0, 600.0))
+    new = _resting(3, (300.0, 600.0), Phase.TENTATIVE_AT_REST, hits=2 * S.confirm_hits)
+    new.recent.clear()
+    new.recent.extend((0.2 + 0.1 * k, 300.0, 600.0) for k in range(11))
+    assert seen_apart(rolled, new, TABLE.ball_diameter_mm, S.max_speed_mm_s)
+    assert not seen_apart(early, new, TABLE.ball_diameter_mm, S.max_speed_mm_s)
+    found = who.recover([rolled, early, new], new)
+    assert found is not None and found.id == "4"
+    assert rolled.id == "3"
