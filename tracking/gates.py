@@ -261,9 +261,8 @@ def _colour_class(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarra
 
 def _colour_owner(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarray:
     """A detection far off a ball's colour and far likelier the colour of another ball that could have reached
-    it (some tier reaches the pair, before any gate) is that other ball's, whatever the tiers say
-    (``association.owned_elsewhere``): a ball coming to rest against another does not lend it its detection.
-    In a set of one colour (all white) the motion decides."""
+    it is that other ball's, whatever the tiers say (``association.owned_elsewhere``): a ball coming to rest
+    against another does not lend it its detection. In a set of one colour (all white) the motion decides."""
     dc = association.colour_distance(sc)
     if dc is None or len(sc.last) < 2:
         return _none(sc)
@@ -304,11 +303,6 @@ def _pocket_inside(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarr
 
 
 GATES: tuple[Gate, ...] = (
-    # colour_owner first: a detection's colour is the ball's whose colour it is whether or not a later gate
-    # lets that ball's track take it this frame (a slow ball missed for a frame and seen again weakly, which
-    # hidden_weak holds back, is still the ball a white detection beside its prediction belongs to).
-    Gate("colour_owner", "a detection of another reachable ball's colour, far likelier its, is not this ball's",
-         _colour_owner),
     Gate("backward_kick", "a struck lone ball leaves away from its hitter, not back along the hitter's run",
          _backward_kick),
     Gate("lone_rest_weak", "a lone resting ball is set moving by a clear detection, not a hand-like blob",
@@ -326,6 +320,8 @@ GATES: tuple[Gate, ...] = (
          _new_ball_gate),
     Gate("colour_class", "a ball keeps its colour: no identity passes to a ball of another colour and class",
          _colour_class),
+    Gate("colour_owner", "a detection of another reachable ball's colour, far likelier its, is not this ball's",
+         _colour_owner),
     Gate("known_place", "at the start a detection on a ball's known place is that ball's", _known_place),
     Gate("pocket_inside", "inside a pocket is only the ball that was going into it", _pocket_inside),
     Gate("still_at_place", "a ball seen where it rests (or just was) has not left; that detection is its own",
