@@ -971,10 +971,7 @@ class Tracker:
                 return
         covered = tr.recent[0][0] <= t - self.s.rest_window_s + 1e-6
         young = n == len(tr.recent) and tr.hits <= len(tr.recent)  # its whole life is in the window
-        # Four sightings at least, or three that span the whole window: the window is a time, and a camera under
-        # 12 fps (or an observer that drops frames) sees no more than three in it, yet a ball whose sightings a
-        # quarter of a second apart stay within the rest circle is as still as one seen in every frame.
-        if n < (3 if covered else 4) or not (covered or young):
+        if n < 4 or not (covered or young):
             return
         a = np.array([[x, y] for _, x, y in list(tr.recent)[len(tr.recent) - n :]])
         mean = a.mean(axis=0)
