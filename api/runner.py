@@ -54,6 +54,9 @@ log = logging.getLogger("tableref.runner")
 # A test hook: the process ends abruptly (as under ``kill -9``) right after the frame with this index has been
 # committed to the store, before anything else is written for it.
 EXIT_AFTER_FRAME_ENV = "TABLEREF_EXIT_AFTER_FRAME"
+# frames of a live source held for the observer, the oldest dropped when full: how far behind the camera it may
+# fall before it skips frames; a longer queue only delays what the overlay shows (`tableref bench live`)
+FRAME_QUEUE = 8
 
 
 class SourceError(ValueError):
@@ -224,7 +227,7 @@ class Runner:
         *,
         fast: bool = False,
         pipeline_factory: PipelineFactory | None = None,
-        frame_queue: int = 8,
+        frame_queue: int = FRAME_QUEUE,
         on_step: StepHook | None = None,
         on_record: Callable[[Message], None] | None = None,
         resume_dir: Path | None = None,

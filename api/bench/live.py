@@ -1,9 +1,10 @@
 """``tableref bench live``: an observer behind a live camera.
 
-A live camera sends its frames whether or not the observer is ready; the service keeps only the newest in a
-one-frame queue (``tableref serve`` with ``frame_queue=1``), so an observer slower than the camera skips frames.
-This benchmark plays a clip as such a camera at each ``--fps`` (default the clip's own rate and six times it):
-each step of the pipeline is timed, and the next frame it gets is the newest the camera has sent by then.
+A live camera sends its frames whether or not the observer is ready; the service keeps the newest few in a
+queue (``frame_queue``: 8 by default) and drops the oldest when it is full, so an observer slower than the camera
+skips frames. This benchmark plays a clip as such a camera at each ``--fps`` (default the clip's own rate and six
+times it) into a queue of each ``--queue`` size (default 1 and the service's 8): each step of the pipeline is
+timed, and the next frame it gets is the oldest the queue still holds by then.
 
 Prints per run the frames processed of the clip's, the slowest frame after the first (the first builds the
 detector's maps), the shots opened and the pots found, then the medians over ``--repeats`` runs. A referee needs
@@ -24,6 +25,7 @@ import cv2
 import numpy as np
 
 from api.pipeline import Pipeline
+from api.runner import FRAME_QUEUE
 from calibration.contract import GAMES
 from calibration.mapping import Calibration
 
@@ -36,30 +38,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--calibration", default=str(DEMO / "camera.json"), help="its calibration JSON")
     parser.add_argument("--fps", default=None, help="camera rates, comma separated (default: the clip's and 6x)")
     parser.add_argument("--game", default="moscow", choices=GAMES, metavar="GAME", help="game (default moscow)")
-    parser.add_argument("--repeats", type=int, default=3, help="runs at each rate (default 3)")
+    parser.add_argument("--queue", default=f"1,{FRAME_QUEUE}", help=f"queue sizes (default 1,{FRAME_QUEUE})")
+    parser.add_argument("--repeats", type=int, default=3, help="runs at each rate and size (default 3)")
 
 
-def next_frame(index: int, done_at_s: float, fps: float) -> int:
+def next_frame(index: int, done_at_s: float, fps: float, queue: int = 1) -> int:
     """The frame an observer that finished frame ``index`` at ``done_at_s`` (the camera's clock, its frame k
-    sent at k / fps) takes next: the newest sent by then, or the next one, waited for."""
-    return max(index + 1, math.floor(done_at_s * fps + 1e-9))
+    sent at k / fps) takes next from a queue of ``queue`` frames that drops its oldest when full: the oldest
+    it still holds, or the next one sent, waited for."""
+    return max(index + 1, math.floor(done_at_s * fps + 1e-9) - queue + 1)
 
 
-def play_live(step: Callable[[int], float], n_frames: int, fps: float) -> list[int]:
+def play_live(step: Callable[[int], float], n_frames: int, fps: float, queue: int = 1) -> list[int]:
     """The frames an observer whose ``step(i)`` takes the seconds it returns processes of a camera at ``fps``
-    that sends ``n_frames`` frames into a one-frame queue."""
+    that sends ``n_frames`` frames into a queue of ``queue`` frames."""
     seen: list[int] = []
     i, clock = 0, 0.0
     while i < n_frames:
         clock = max(clock, i / fps) + step(i)
         seen.append(i)
-        i = next_frame(i, clock, fps)
+        i = next_frame(i, clock, fps, queue)
     return seen
 
 
 @dataclass(frozen=True)
 class LiveRun:
     fps: float
+    queue: int
     processed: int
     frames: int
     slowest_ms: float  # after the first frame
@@ -67,7 +72,7 @@ class LiveRun:
     pots: int
 
 
-def _one_run(frames: list[np.ndarray], cal: Calibration, game: str, clip_fps: float, fps: float) -> LiveRun:
+def _one_run(frames: list[np.ndarray], cal: Calibration, game: str, clip_fps: float, fps: float, queue: int) -> LiveRun:
     pipe = Pipeline(cal, game=game, fps=clip_fps)
     costs: list[float] = []
 
@@ -77,11 +82,11 @@ def _one_run(frames: list[np.ndarray], cal: Calibration, game: str, clip_fps: fl
         costs.append(time.perf_counter() - t0)
         return costs[-1]
 
-    seen = play_live(step, len(frames), fps)
+    seen = play_live(step, len(frames), fps, queue)
     pipe.finish()
     kinds = [e.type for e in pipe.events]
     slowest = max(costs[1:], default=0.0) * 1000.0
-    return LiveRun(fps, len(seen), len(frames), slowest, kinds.count("shot_start"), kinds.count("pot"))
+    return LiveRun(fps, queue, len(seen), len(frames), slowest, kinds.count("shot_start"), kinds.count("pot"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -98,16 +103,21 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit(f"tableref bench live: no frame could be read from {args.clip}")
     cal = Calibration.load(args.calibration, expect_image_size=(frames[0].shape[1], frames[0].shape[0]))
     rates = [float(v) for v in args.fps.split(",")] if args.fps else [clip_fps, 6.0 * clip_fps]
+    sizes = [int(v) for v in args.queue.split(",")]
     print(f"tableref bench live: {Path(args.clip).name}, {len(frames)} frames at {clip_fps:g} fps, a camera at")
-    print(f"{', '.join(f'{r:g}' for r in rates)} fps into a one-frame queue, {args.repeats} runs each")
-    print(f"{'camera fps':>10} {'run':>4} {'processed':>11} {'slowest ms':>11} {'shots':>6} {'pots':>5}")
+    print(f"{', '.join(f'{r:g}' for r in rates)} fps into a queue of {', '.join(map(str, sizes))} frames, "
+          f"{args.repeats} runs each")  # fmt: skip
+    print(f"{'camera fps':>10} {'queue':>5} {'run':>4} {'processed':>11} {'slowest ms':>11} {'shots':>6} {'pots':>5}")
+    med = statistics.median
     for rate in rates:
-        runs = [_one_run(frames, cal, args.game, clip_fps, rate) for _ in range(args.repeats)]
-        for k, r in enumerate(runs, 1):
-            print(f"{rate:>10g} {k:>4} {r.processed:>5}/{r.frames:<5} {r.slowest_ms:>11.0f} {r.shots:>6} {r.pots:>5}")
-        med = statistics.median
-        print(
-            f"{rate:>10g} {'med':>4} {med(r.processed for r in runs):>5g}/{runs[0].frames:<5} "
-            f"{med(r.slowest_ms for r in runs):>11.0f} {med(r.shots for r in runs):>6g} {med(r.pots for r in runs):>5g}"
-        )
+        for size in sizes:
+            runs = [_one_run(frames, cal, args.game, clip_fps, rate, size) for _ in range(args.repeats)]
+            rows: list[tuple[str, float, float, float, float]] = [
+                (str(k), r.processed, r.slowest_ms, r.shots, r.pots) for k, r in enumerate(runs, 1)
+            ]
+            rows.append(("med", med(r.processed for r in runs), med(r.slowest_ms for r in runs),
+                         med(r.shots for r in runs), med(r.pots for r in runs)))  # fmt: skip
+            for name, processed, slowest, shots, pots in rows:
+                print(f"{rate:>10g} {size:>5} {name:>4} {processed:>5g}/{len(frames):<5} {slowest:>11.0f} "
+                      f"{shots:>6g} {pots:>5g}")  # fmt: skip
     return 0

@@ -15,7 +15,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from api.live_feed import FeedSettings
-from api.runner import FramePipeline, PipelineFactory, Runner, SourceError, SourceSpec, parse_source
+from api.runner import FRAME_QUEUE, FramePipeline, PipelineFactory, Runner, SourceError, SourceSpec, parse_source
 from api.service.app import create_app
 from api.service.calibration_setup import CalibrationRefused, auto_for_file, auto_from_frames, load_for_service
 from api.service.match import MatchService
@@ -50,7 +50,7 @@ def build(
     on_step: Callable[..., None] | None = None,
     referee_factory: Callable[[str], RefereeSession | None] = open_referee,
     feed_settings: FeedSettings | None = None,
-    frame_queue: int = 8,
+    frame_queue: int = FRAME_QUEUE,
 ) -> Service:
     if game not in GAMES:
         raise UnknownGame(f"unknown game '{game}' (known: {', '.join(GAMES)})")
