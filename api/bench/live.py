@@ -24,7 +24,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from api.pipeline import Pipeline
+from api.capture import open_video
+from api.pipeline import Pipeline, video_frames
 from api.runner import FRAME_QUEUE
 from calibration.contract import GAMES
 from calibration.mapping import Calibration
@@ -90,14 +91,9 @@ def _one_run(frames: list[np.ndarray], cal: Calibration, game: str, clip_fps: fl
 
 
 def run(args: argparse.Namespace) -> int:
-    cap = cv2.VideoCapture(args.clip)
+    cap = open_video(args.clip)
     clip_fps = float(cap.get(cv2.CAP_PROP_FPS) or 0.0) or 30.0
-    frames: list[np.ndarray] = []
-    while True:
-        ok, frame = cap.read()
-        if not ok:
-            break
-        frames.append(frame)
+    frames = list(video_frames(cap, depth=0))
     cap.release()
     if not frames:
         raise SystemExit(f"tableref bench live: no frame could be read from {args.clip}")
