@@ -18,8 +18,8 @@ import math
 import statistics
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -62,13 +62,9 @@ def play_live(step: Callable[[int], float], n_frames: int, fps: float, queue: in
     return seen
 
 
-@dataclass(frozen=True)
-class LiveRun:
-    fps: float
-    queue: int
-    processed: int
-    frames: int
-    slowest_ms: float  # after the first frame
+class LiveRun(NamedTuple):
+    processed: int  # frames the observer stepped
+    slowest_ms: float  # its slowest step after the first
     shots: int
     pots: int
 
@@ -87,7 +83,7 @@ def _one_run(frames: list[np.ndarray], cal: Calibration, game: str, clip_fps: fl
     pipe.finish()
     kinds = [e.type for e in pipe.events]
     slowest = max(costs[1:], default=0.0) * 1000.0
-    return LiveRun(fps, queue, len(seen), len(frames), slowest, kinds.count("shot_start"), kinds.count("pot"))
+    return LiveRun(len(seen), slowest, kinds.count("shot_start"), kinds.count("pot"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -108,11 +104,8 @@ def run(args: argparse.Namespace) -> int:
     for rate in rates:
         for size in sizes:
             runs = [_one_run(frames, cal, args.game, clip_fps, rate, size) for _ in range(args.repeats)]
-            rows: list[tuple[str, float, float, float, float]] = [
-                (str(k), r.processed, r.slowest_ms, r.shots, r.pots) for k, r in enumerate(runs, 1)
-            ]
-            rows.append(("med", med(r.processed for r in runs), med(r.slowest_ms for r in runs),
-                         med(r.shots for r in runs), med(r.pots for r in runs)))  # fmt: skip
+            medians = [med(column) for column in zip(*runs, strict=True)]
+            rows = [(str(k), *r) for k, r in enumerate(runs, 1)] + [("med", *medians)]
             for name, processed, slowest, shots, pots in rows:
                 print(f"{rate:>10g} {size:>5} {name:>4} {processed:>5g}/{len(frames):<5} {slowest:>11.0f} "
                       f"{shots:>6g} {pots:>5g}")  # fmt: skip
