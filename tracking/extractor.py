@@ -274,9 +274,7 @@ class EventExtractor:
         moving (a blob below ``ghost_below`` is no ball) and no break waiting to be explained."""
         if not self.shot_active:
             return
-        busy = any((not o.resting) and o.quality >= self.s.ghost_below for o in tf.balls) or any(
-            b.breaks for b in self.balls.values()
-        )
+        busy = any(self._may_roll(o, tf.t) for o in tf.balls) or any(b.breaks for b in self.balls.values())
         if busy:
             self.quiet_since = None
             return
@@ -285,6 +283,14 @@ class EventExtractor:
         if shots.quiet_long_enough(self.quiet_since, tf.t, self.s.shots):
             breaks.settle(self, out)
             self._end_shot(self.shot_last_t, out)
+
+    def _may_roll(self, o: BallObs, t: float) -> bool:
+        """Whether ``o`` may be rolling at ``t``: a ball seen moving, or one hidden while it moved and last seen
+        within ``hidden_roll_s`` (a blob below ``ghost_below`` is no ball)."""
+        if o.resting or o.quality < self.s.ghost_below:
+            return False
+        b = self.balls.get(o.id)
+        return o.meas is not None or b is None or not b.ts or t - b.ts[-1] <= self.s.shots.hidden_roll_s
 
     def _end_shot(self, t: float, out: list[Event]) -> None:
         """The shot in play ends at ``t``: its nudges are read, then its ``shot_end``."""

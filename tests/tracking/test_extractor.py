@@ -73,3 +73,35 @@ def test_a_ball_potted_before_its_hit_was_explained_is_potted_in_that_shot() -> 
     assert pot.ball == "1" and pot.pocket == pk.name and pot.shot == start.shot == 0
     assert any(e.type == "contact" and set(e.balls or ()) == {"cue", "1"} for e in events)
     assert any(e.type == "cushion" and e.cushion == "jaw:pyramid-right" and e.shot == 0 for e in events)
+
+
+def _cue_hidden_while_rolling(hidden: tuple[float, float], until: float) -> tuple[list[Event], list[Event]]:
+    """The cue ball struck at 0.5 s rolls along the table at 1 m/s, and is hidden (under the player's arm, or
+    lost by an observer that dropped frames) over ``hidden``; ball 1 rests far off. The events given out frame by
+    frame, and those given out only at the stream's end."""
+    ex = EventExtractor(TABLE, frame_dt=1 / 60)
+    live: list[Event] = []
+    for i in range(round(until * 60) + 1):
+        t = i / 60
+        x = 900.0 + 1000.0 * max(0.0, t - 0.5)
+        obs = [BallObs("1", (2500.0, 1400.0), (2500.0, 1400.0), (0.0, 0.0), True, TrackState.CONFIRMED, quality=0.95)]
+        if hidden[0] <= t < hidden[1]:
+            obs.append(BallObs("cue", (x, 700.0), None, (1000.0, 0.0), False, TrackState.OCCLUDED, quality=0.95))
+        else:
+            obs.append(BallObs("cue", (x, 700.0), (x, 700.0), (1000.0, 0.0), t <= 0.5, TrackState.CONFIRMED, 0.95))
+        live += ex.update(TrackerFrame(i, t, tuple(obs)))
+    return live, ex.finish()
+
+
+def test_a_ball_lost_from_sight_while_rolling_keeps_the_shot_open_only_as_long_as_a_hidden_ball_rolls() -> None:
+    # never seen again after 0.8 s: past hidden_roll_s the shot ends with every ball seen at rest, frame by frame,
+    # not only when the stream ends (a live observer that lost a ball in dropped frames goes on to the next shot)
+    live, end = _cue_hidden_while_rolling((0.8, 99.0), 4.0)
+    assert _shots(live) == ["shot_start", "shot_end"] and not _shots(end)
+    # hidden for a second under an arm and seen rolling again: the same shot goes on
+    live, end = _cue_hidden_while_rolling((0.8, 1.8), 2.5)
+    assert _shots(live) == ["shot_start"] and _shots(end) == ["shot_end"]
+
+
+def _shots(events: list[Event]) -> list[str]:
+    return [e.type for e in events if e.type in ("shot_start", "shot_end")]

@@ -29,18 +29,20 @@ if TYPE_CHECKING:
 def explain_breaks(ex: EventExtractor, out: list[Event], force: bool) -> None:
     ready: list[tuple[float, Ball, Break]] = []
     waiting = []  # (last old sample, last new one) of the breaks not ready yet
+    now = ex.times[-1] if ex.times else 0.0
     for b in ex.balls.values():
         keep = []
+        # a ball out of sight longer than a hidden ball rolls (``hidden_roll_s``) adds nothing to its path
+        unseen = bool(b.ts) and now - b.ts[-1] > ex.s.shots.hidden_roll_s
         for br in b.breaks:
             n = len([i for i in br.new.idx if b.sid[i] >= 0])
-            closed = br.new is not b.seg or b.seg.kind == "rest" or not b.on_table
+            closed = br.new is not b.seg or b.seg.kind == "rest" or not b.on_table or unseen
             if n >= ex.s.segments.new_path_samples or ((force or closed) and n >= 1):
                 ready.append((br.t_hi, b, br))  # by first sighting: a ball that ran unseen comes last
             else:
                 keep.append(br)
                 waiting.append((br.t_lo, b.ts[br.new.idx[-1]] if br.new.idx else br.t_hi))
         b.breaks = keep
-    now = ex.times[-1] if ex.times else 0.0
     # (a ball still in sight gathers its path in a few frames; one gone from sight is waited for a few frames)
     lows = [lo for lo, last in waiting if now - last <= ex.s.segments.order_wait_frames * ex.dt]
     if lows and not force:

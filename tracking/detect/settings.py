@@ -57,6 +57,12 @@ class ShotSettings:
     """Shot start and end, and balls set off with nothing seen to set them off (``tracking.detect.shots``)."""
 
     shot_end_hold_s: float = 0.25  # every ball at rest this long ends the shot: shorter may cut a slow creep off
+    # a ball hidden while rolling (under the player, behind the cue) keeps the shot open this long after it was
+    # last seen: a ball rolling on open cloth is seen, and one under an arm comes out within a second or so. Past
+    # it, it stopped or left where the camera cannot see it (a frame-dropping observer may never see it drop),
+    # and the shot ends once every ball seen has rested. Shorter: a shot ends while a hidden ball still rolls;
+    # longer: later. Never: one lost ball keeps the shot open for the rest of the match
+    hidden_roll_s: float = 1.5
     # a ball set moving between shots faster than this was struck (slower: disturbed by hand); also the speed
     # below which a path is too slow to have bounced off anything. Lower: hand moves start shots
     start_speed_mm_s: float = 150.0
