@@ -140,7 +140,9 @@ class LaunchFinder:
         if lines.any():
             patch = cv2.inpaint(patch, lines, 2, cv2.INPAINT_TELEA)
         h, w = frame_bgr.shape[:2]
-        gx, gy = np.meshgrid(self.xs[j0:j1], self.ys[i0:i1])
+        # the cells' table coordinates as a row and a column (broadcast: no full grids to fill)
+        xs, ys = self.xs[j0:j1], self.ys[i0:i1]
+        gx, gy = xs[None, :], ys[:, None]
         valid = (map_x >= 0) & (map_y >= 0) & (map_x <= w - 1) & (map_y <= h - 1)
         from_origin = np.hypot(gx - o[0], gy - o[1])
         edge = from_origin > reach_mm + tail - 1.5 * g  # cells on the search's rim
@@ -150,14 +152,19 @@ class LaunchFinder:
             edge |= from_near > ext - 1.5 * g
             valid &= from_near <= ext
         others = np.asarray(others_mm, dtype=np.float64).reshape(-1, 2)
+        keep_off = r + s.ball_margin_mm
         for q in others[np.all(np.abs(others - centre) <= ext + r, axis=1)]:
-            valid &= np.hypot(gx - q[0], gy - q[1]) > r + s.ball_margin_mm
+            # only the cells within the square around the ball can be within its disc
+            a0, a1 = np.searchsorted(ys, [q[1] - keep_off, q[1] + keep_off], side="right")
+            b0, b1 = np.searchsorted(xs, [q[0] - keep_off, q[0] + keep_off], side="right")
+            a0, b0 = max(a0 - 1, 0), max(b0 - 1, 0)
+            valid[a0:a1, b0:b1] &= np.hypot(gx[:, b0:b1] - q[0], gy[a0:a1] - q[1]) > keep_off
         if valid.sum() < 100:
             return None
-        best = self._best(patch, valid, edge, gx, gy, self.xs[j0:j1], self.ys[i0:i1], o, reach_mm, faint=False)
+        best = self._best(patch, valid, edge, xs, ys, o, reach_mm, faint=False)
         if best is None:
             # none of the plain contrast: a faint streak (a dark ball on dark cloth, a long blur) looked for again
-            best = self._best(patch, valid, edge, gx, gy, self.xs[j0:j1], self.ys[i0:i1], o, reach_mm, faint=True)
+            best = self._best(patch, valid, edge, xs, ys, o, reach_mm, faint=True)
         if best is None:
             return None
         length, c, u, _, ratio = best
@@ -170,8 +177,6 @@ class LaunchFinder:
         patch: np.ndarray,
         valid: np.ndarray,
         edge: np.ndarray,
-        gx: np.ndarray,
-        gy: np.ndarray,
         xs: np.ndarray,
         ys: np.ndarray,
         o: np.ndarray,
@@ -179,8 +184,9 @@ class LaunchFinder:
         faint: bool,
     ) -> tuple[float, np.ndarray, np.ndarray, float, float] | None:
         """The streak in ``patch`` most in line with ``o``: (length, centroid, direction, angle, mass ratio), or
-        None. ``faint``: against a cloth surface fitted cell by cell, the streak read with its rim under the
-        threshold (``_streak_cells``); else against the patch's one cloth colour, from its thresholded cells."""
+        None. ``xs``, ``ys``: the table coordinates of the patch's columns and rows. ``faint``: against a cloth
+        surface fitted cell by cell, the streak read with its rim under the threshold (``_streak_cells``); else
+        against the patch's one cloth colour, from its thresholded cells."""
         s, r, g = self.s, self.cal.table.ball_radius_mm, self.s.mm_per_px
         if faint:
             # the cloth's colour cell by cell: the light falls off smoothly across the cloth, and against one
@@ -189,7 +195,7 @@ class LaunchFinder:
             # left out)
             cloth = _cloth_surface(patch, valid, xs, ys, s.cloth_degree)
         else:
-            cloth = np.median(patch[valid], axis=0).astype(np.float32)
+            cloth = _median_levels(patch[valid]).astype(np.float32)
         diff = np.linalg.norm(patch.astype(np.float32) - cloth, axis=2)
         noise = 1.4826 * float(np.median(diff[valid])) + 1.0
         thr = max(s.noise_k * noise, s.min_diff)
@@ -212,11 +218,12 @@ class LaunchFinder:
                 if streak is None:
                     continue
                 wts, rows, cols, peak = streak
-                cx, cy = gx[rows, cols], gy[rows, cols]
+                cx, cy = xs[cols], ys[rows]
             else:
                 dd = diff[by : by + bh, bx : bx + bw][sel]
                 wts, peak = dd - thr, float(np.percentile(dd, 99.5))
-                cx, cy = gx[by : by + bh, bx : bx + bw][sel], gy[by : by + bh, bx : bx + bw][sel]
+                rows, cols = np.nonzero(sel)
+                cx, cy = xs[bx + cols], ys[by + rows]
             m = float(wts.sum())
             if m <= 0.0:
                 continue
@@ -247,6 +254,19 @@ class LaunchFinder:
             if best is None or angle < best[3]:
                 best = (length, c, d / dist, angle, ratio)
         return best
+
+
+def _median_levels(levels: np.ndarray) -> np.ndarray:
+    """``np.median(levels, axis=0)`` of 8-bit colours (N x 3), read from each channel's histogram: a search's
+    patch holds up to 10^5 cells, and counting 256 levels is cheaper than partitioning them."""
+    n = len(levels)
+    out = np.empty(levels.shape[1], dtype=np.float64)
+    for c in range(levels.shape[1]):
+        cum = np.cumsum(np.bincount(levels[:, c], minlength=256))
+        lo = int(np.searchsorted(cum, (n - 1) // 2, side="right"))  # the middle value (the lower of two)
+        hi = int(np.searchsorted(cum, n // 2, side="right"))
+        out[c] = (lo + hi) / 2.0
+    return out
 
 
 def _streak_cells(

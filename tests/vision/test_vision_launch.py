@@ -11,7 +11,7 @@ import pytest
 
 from calibration.mapping import Calibration
 from tests.vision.test_vision_streaks import _calibration, _frame
-from vision.launch import LaunchFinder, place_is_clear
+from vision.launch import LaunchFinder, _median_levels, place_is_clear
 
 FPS = 60.0
 PLACE = (700.0, 900.0)
@@ -101,3 +101,13 @@ def test_the_faint_streak_of_a_dark_ball_on_dark_cloth_is_found_along_its_run() 
     assert float(np.dot(found.direction, run)) > np.cos(np.radians(5.0))
     # the blur is longer than the ball's diameter (the ball covered more than that with the shutter open)
     assert found.blur_mm > cal.table.ball_diameter_mm
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 1000, 1001])
+def test_the_cloth_level_read_from_histograms_is_the_median(n: int) -> None:
+    # odd and even counts (the mean of the two middle values), one level, and levels at 0 and 255
+    rng = np.random.default_rng(n)
+    levels = rng.integers(0, 256, size=(n, 3), dtype=np.uint8)
+    levels[: n // 3, 2] = 255
+    levels[: n // 4, 1] = 0
+    assert np.array_equal(_median_levels(levels), np.median(levels, axis=0))
