@@ -150,6 +150,20 @@ def test_ball_pushed_by_hand_between_shots_is_disturbed_not_a_stroke(fps: float,
     assert len(verdicts) == 1 and not [f.code for f in verdicts[0].fouls]
 
 
+@pytest.mark.parametrize("fps", [60.0, 30.0, 25.0])
+def test_a_stun_shot_into_a_near_ball_between_two_frames_is_the_cue_balls_stroke(fps: float) -> None:
+    # the cue ball, struck at 1.75 m/s, runs 70 mm into ball 1 full on within one frame at 25-30 fps and stops
+    # there, its speed given to ball 1: all the camera sees of it is a ball 70 mm from its place, then still, a
+    # hand's push by its path. It covered those 70 mm within a frame, and a ball only slows on the cloth: a
+    # stroke, and the referee sees the cue ball strike ball 1, not a touched cue ball and a stroke of ball 1
+    balls = {"cue": (1000.0, 700.0), "1": (1000.0 + 70.0 + TABLE.ball_diameter_mm, 700.0)}
+    sim = simulate_shot(TABLE, balls, "cue", (1750.0, 0.0), fps=fps, lead_s=1.0, tail_s=1.5)
+    pred = _observe(sim, balls)
+    assert [e.ball for e in pred if e.type == "shot_start"] == ["cue"]
+    assert not any(e.type == "disturbed" for e in pred)
+    assert [e.balls for e in pred if e.type == "contact"] == [("cue", "1")]
+
+
 @pytest.mark.parametrize("fps", [60.0, 30.0])
 def test_soft_stroke_between_shots_starts_the_shot_from_when_it_left(fps: float) -> None:
     # struck at 300 mm/s it rolls 0.6 s (slowing at 0.5 m/s2): a stroke, whose start waits until that is sure

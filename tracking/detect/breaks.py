@@ -6,6 +6,8 @@ the shot's start, a pending start, an unseen ball's waypoint)."""
 
 from __future__ import annotations
 
+import bisect
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -243,7 +245,15 @@ def struck_between_shots(
     """A resting ball set moving at ``t_s`` (path ``new``) with no shot in play: struck (the shot starts, or waits
     to tell a push by hand, ``judge_pending``) if faster than ``start_speed_mm_s``, else disturbed."""
     a = br.new.start_p
-    if speed >= ex.s.shots.start_speed_mm_s:
+    fast = speed
+    if br.new.idx:
+        # a ball only slows on the cloth: it left at least as fast as it went from its last detection at rest to its
+        # first sighting off it, less three sigmas of two detections' noise (a cue ball that gave its speed to a
+        # ball it hit between two frames is slow after)
+        i, j = br.new.idx[0], bisect.bisect_left(b.ts, br.t_lo - 1e-9)
+        way = float(np.linalg.norm(b.xy[i] - b.seen.get(j, b.xy[j]))) - 3.0 * math.sqrt(2.0) * ex.meas_sigma_mm
+        fast = max(speed, way / max(b.ts[i] - br.t_lo, ex.dt))
+    if fast >= ex.s.shots.start_speed_mm_s:
         # a struck ball frozen to others sets them off together: the struck one is the rearmost
         vhat = new.vel(t_s) / max(speed, 1e-9)
         places, resting = segments.resting_places(ex, br.t_lo)
@@ -252,7 +262,7 @@ def struck_between_shots(
         fb = ex.balls[first]
         fpos = fb.rest_pos if fb.rest_pos is not None else a
         conf = confidence("struck", samples=new.n, speed_mm_s=speed)
-        if first == b.id and speed < ex.s.shots.push_max_speed_mm_s and ex.pending is None:
+        if first == b.id and fast < ex.s.shots.push_max_speed_mm_s and ex.pending is None:
             ex.pending = shots.PendingStart(b.id, t_s, np.array(fpos, dtype=float), conf, speed)
         else:
             ex.start_shot(fb.id, t_s, fpos, conf, out)
