@@ -48,6 +48,7 @@ OFF: dict[str, float] = {
     "shots.touch_max_speed_mm_s": BIG,
     "shots.nudge_back_s": 0.0,
     "shots.shot_end_hold_s": 0.0,  # a shot ends as soon as every ball rests
+    "shots.hidden_roll_s": BIG,  # a ball hidden while it rolled keeps its shot open for ever
     "shots.start_speed_mm_s": 0.0,  # every move between shots a shot
     "shots.push_stop_s": 0.0,  # no push
     "shots.creep_back_s": 0.0,  # no creep looked back at
