@@ -634,6 +634,7 @@ class Tracker:
         hits = self._runs_into_resting(last, pred, anchor, kinds.anchored)
         gauged = ~kinds.anchored & ~hits & ~self._blind(tracks, kinds, speed_bound)
         weak, at_known = self._detection_kinds(z, conf, t)
+        track_colour = self._track_colours(tracks)
         return association.Scene(
             s=self.s,
             t=t,
@@ -661,7 +662,7 @@ class Tracker:
             last_weak=np.array([tr.last_conf < self.s.new_track_confidence for tr in tracks], dtype=bool),
             speed_bound=speed_bound,
             reach=hidden_balls.reach(self.table, self.s, tracks, t, self._frame_dt, self.shot_active),
-            track_colour=self._track_colours(tracks),
+            track_colour=track_colour,
             cue_votes=np.array([tr.cue_votes for tr in tracks], dtype=int),
             hits=hits,
             gauged=gauged,
@@ -676,6 +677,7 @@ class Tracker:
             strays=self._strays,
             d_last=_distances(last, z),
             d_anchor=_distances(anchor, z),
+            colour_dist=association.colour_distances(self._colour, track_colour, self.s.colour_sigma),
         )
 
     def _detection_kinds(self, z: np.ndarray, conf: np.ndarray, t: float) -> tuple[np.ndarray, np.ndarray]:
