@@ -202,8 +202,7 @@ def _tunnel(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarray:
     if not len(rows):
         return out
     a = sc.last[rows]
-    ends = np.broadcast_to(sc.z, (len(rows), *sc.z.shape))
-    maybe = near_paths(a, ends, q, width) & allowed[rows]
+    maybe = near_paths(a, sc.z[None, :, :], q, width) & allowed[rows]  # (every row's path to every detection)
     for r, i in enumerate(rows):
         if not maybe[r].any():
             continue

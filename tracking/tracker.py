@@ -713,7 +713,9 @@ class Tracker:
         """Keep this frame's detections no public ball took (a hand, the cue tip, a ball not yet named) with the
         last ones, for as long as ``gates.swept`` looks back from a ball's last sighting (hand_seen_s, and the
         frames a struck ball may be missed before its run is read)."""
-        free = np.delete(z, public, axis=0).reshape(-1, 2)
+        untaken = np.ones(len(z), bool)
+        untaken[public] = False
+        free = z[untaken].reshape(-1, 2)
         now = np.column_stack([np.full(len(free), t), free])
         keep = self._strays[self._strays[:, 0] >= t - self.s.hand_seen_s - 4 * self._frame_dt]
         self._strays = np.vstack([keep, now])
@@ -1183,8 +1185,8 @@ def _same_ball(z: np.ndarray, conf: np.ndarray, radius: float) -> np.ndarray:
     if len(z) < 2:
         return out
     d = _distances(z, z)
-    for i, j in zip(*np.nonzero(np.triu(d < radius, 1)), strict=True):
-        if not (out[i] or out[j]):
+    for i, j in zip(*np.nonzero(d < radius), strict=True):  # (row-major: each pair i < j in the same order)
+        if i < j and not (out[i] or out[j]):
             out[j if conf[i] >= conf[j] else i] = True
     return out
 
