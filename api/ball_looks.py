@@ -35,14 +35,18 @@ class BallLooks:
         col = np.asarray(colour, dtype=float).reshape(-1, 3)
         if not len(pos) or len(col) != len(pos):
             return
+        still = [b for b in balls if b.meas is not None and b.resting]
+        if not still:
+            return
         radius = getattr(detections, "radius_px", None)
         sized = np.ones(len(pos), bool) if radius is None else np.array([names.named_size(float(r)) for r in radius])
-        for b in balls:
-            if b.meas is None or not b.resting:
-                continue
-            d = np.hypot(pos[:, 0] - b.meas[0], pos[:, 1] - b.meas[1])
-            k = int(np.argmin(d))
-            if d[k] > MATCH_MM or not sized[k]:
+        # each resting ball's nearest detection, all balls at once (balls x detections)
+        meas = np.array([b.meas for b in still], dtype=float)
+        d = np.hypot(pos[None, :, 0] - meas[:, 0:1], pos[None, :, 1] - meas[:, 1:2])
+        nearest = np.argmin(d, axis=1)
+        gaps = d[np.arange(len(still)), nearest]
+        for b, k, gap in zip(still, nearest.tolist(), gaps.tolist(), strict=True):
+            if gap > MATCH_MM or not sized[k]:
                 continue
             self._sum[b.id] = self._sum.get(b.id, np.zeros(3)) + col[k]
             self._n[b.id] = self._n.get(b.id, 0) + 1

@@ -80,6 +80,7 @@ class Scene:
 
     d_last: np.ndarray  # n x m: each detection's distance from where each track was last seen
     d_anchor: np.ndarray  # n x m: ... from each track's anchor (where it was last seen, for a moving one)
+    colour_dist: np.ndarray | None  # n x m: ``colour_distances`` (None where the detections carry no colour)
 
     @property
     def rest_rows(self) -> np.ndarray:
@@ -117,13 +118,13 @@ def tentative_term(sc: Scene) -> np.ndarray:
     return np.where(sc.tentative, 1.0, 0.0)[:, None] * np.ones((1, len(sc.z)))
 
 
-def colour_distance(sc: Scene) -> np.ndarray | None:
+def colour_distances(colour: np.ndarray | None, track_colour: np.ndarray | None, sigma: float) -> np.ndarray | None:
     """Each detection's colour difference from each track's running colour, in colour_sigma (NaN where the
     track's colour is unknown), or None where the detections carry no colour."""
-    if sc.colour is None or sc.track_colour is None:
+    if colour is None or track_colour is None:
         return None
-    diff = sc.colour[None, :, :] - sc.track_colour[:, None, :]
-    return np.sqrt(np.add.reduce(diff * diff, axis=2)) / sc.s.colour_sigma
+    diff = colour[None, :, :] - track_colour[:, None, :]
+    return np.sqrt(np.add.reduce(diff * diff, axis=2)) / sigma
 
 
 def owned_elsewhere(dc: np.ndarray, claims: np.ndarray, s: TrackerSettings) -> np.ndarray:
@@ -152,7 +153,7 @@ def owned_elsewhere(dc: np.ndarray, claims: np.ndarray, s: TrackerSettings) -> n
 def colour_term(sc: Scene) -> np.ndarray:
     """A ball keeps its colour between frames (blur and light shift it by about colour_sigma): the squared
     difference in sigmas, capped at colour_cost (0 where either colour is unknown)."""
-    dc = colour_distance(sc)
+    dc = sc.colour_dist
     if dc is None:
         return np.zeros((len(sc.last), len(sc.z)))
     return np.where(np.isnan(dc), 0.0, np.minimum(dc**2, sc.s.colour_cost))

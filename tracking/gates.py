@@ -202,8 +202,7 @@ def _tunnel(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarray:
     if not len(rows):
         return out
     a = sc.last[rows]
-    ends = np.broadcast_to(sc.z, (len(rows), *sc.z.shape))
-    maybe = near_paths(a, ends, q, width) & allowed[rows]
+    maybe = near_paths(a, sc.z[None, :, :], q, width) & allowed[rows]  # (every row's path to every detection)
     for r, i in enumerate(rows):
         if not maybe[r].any():
             continue
@@ -249,7 +248,7 @@ def _colour_class(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarra
     track's by more than colour_gate_sigma (a blurred cue ball keeps its colour but may lose its class; a
     ball of another colour differs in both). In a set with no distinct cue ball the classes never disagree,
     and identities follow the motion alone."""
-    dc = association.colour_distance(sc)
+    dc = sc.colour_dist
     if dc is None:
         return _none(sc)
     firm = sc.s.colour_class_votes
@@ -263,7 +262,7 @@ def _colour_owner(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarra
     """A detection far off a ball's colour and far likelier the colour of another ball that could have reached
     it is that other ball's, whatever the tiers say (``association.owned_elsewhere``): a ball coming to rest
     against another does not lend it its detection. In a set of one colour (all white) the motion decides."""
-    dc = association.colour_distance(sc)
+    dc = sc.colour_dist
     if dc is None or len(sc.last) < 2:
         return _none(sc)
     return association.owned_elsewhere(dc, allowed, sc.s)
@@ -289,7 +288,7 @@ def _colour_kink(sc: Scene, allowed: np.ndarray, tier: np.ndarray) -> np.ndarray
     """A collision or a cushion does not change a ball's colour: through the kink tier, a detection whose
     colour differs from the ball's by more than blur and light can make (colour_kink_sigma) is another ball,
     whatever the detector's cue class says (a set whose cue ball it does not class, a player's dark sleeve)."""
-    dc = association.colour_distance(sc)
+    dc = sc.colour_dist
     if dc is None:
         return _none(sc)
     return (tier == 1) & (dc > sc.s.colour_kink_sigma)

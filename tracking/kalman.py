@@ -105,9 +105,12 @@ def _motion(dt: float, accel_sigma: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def predict_dt(kf: KalmanFilter, dt: float, settings: FilterSettings) -> None:
-    """Advance the filter by ``dt`` seconds (frame timestamps may be uneven: dropped frames, VFR)."""
-    kf.F, kf.Q = _motion(dt, settings.accel_sigma_mm_s2)
-    kf.predict()
+    """Advance the filter by ``dt`` seconds (frame timestamps may be uneven: dropped frames, VFR): filterpy's
+    ``KalmanFilter.predict()`` (no control input) by the same numpy calls in the same order, so the same state
+    and covariance bit for bit, without the copies of the prior it keeps for inspection, which nothing reads."""
+    kf.F, kf.Q = F, Q = _motion(dt, settings.accel_sigma_mm_s2)
+    kf.x = np.dot(F, kf.x)
+    kf.P = kf._alpha_sq * np.dot(np.dot(F, kf.P), F.T) + Q
 
 
 _I4 = np.eye(4)

@@ -31,9 +31,10 @@ def paths_through(a: np.ndarray, ends: np.ndarray, q: np.ndarray, width: float) 
 
 def near_paths(a: np.ndarray, ends: np.ndarray, q: np.ndarray, width: float) -> np.ndarray:
     """A cheap screen for ``paths_through``: for each track ``k`` (its path starting at ``a[k]``, k x 2) and each
-    end ``ends[k, j]`` (k x n x 2), could a point of ``q`` lie within ``width`` of the path between its ends? A
-    point beside the path within its span is within half its length plus ``width`` of its midpoint; the
-    screen allows a micrometre more, so it is True wherever ``paths_through`` could be."""
+    end ``ends[k, j]`` (k x n x 2; 1 x n x 2: the same ends for every track), could a point of ``q`` lie within
+    ``width`` of the path between its ends? A point beside the path within its span is within half its length
+    plus ``width`` of its midpoint; the screen allows a micrometre more, so it is True wherever
+    ``paths_through`` could be."""
     mx = 0.5 * (a[:, None, 0] + ends[:, :, 0])
     my = 0.5 * (a[:, None, 1] + ends[:, :, 1])
     half = 0.5 * np.hypot(ends[:, :, 0] - a[:, None, 0], ends[:, :, 1] - a[:, None, 1])

@@ -634,6 +634,7 @@ class Tracker:
         hits = self._runs_into_resting(last, pred, anchor, kinds.anchored)
         gauged = ~kinds.anchored & ~hits & ~self._blind(tracks, kinds, speed_bound)
         weak, at_known = self._detection_kinds(z, conf, t)
+        track_colour = self._track_colours(tracks)
         return association.Scene(
             s=self.s,
             t=t,
@@ -661,7 +662,7 @@ class Tracker:
             last_weak=np.array([tr.last_conf < self.s.new_track_confidence for tr in tracks], dtype=bool),
             speed_bound=speed_bound,
             reach=hidden_balls.reach(self.table, self.s, tracks, t, self._frame_dt, self.shot_active),
-            track_colour=self._track_colours(tracks),
+            track_colour=track_colour,
             cue_votes=np.array([tr.cue_votes for tr in tracks], dtype=int),
             hits=hits,
             gauged=gauged,
@@ -676,6 +677,7 @@ class Tracker:
             strays=self._strays,
             d_last=_distances(last, z),
             d_anchor=_distances(anchor, z),
+            colour_dist=association.colour_distances(self._colour, track_colour, self.s.colour_sigma),
         )
 
     def _detection_kinds(self, z: np.ndarray, conf: np.ndarray, t: float) -> tuple[np.ndarray, np.ndarray]:
@@ -711,7 +713,9 @@ class Tracker:
         """Keep this frame's detections no public ball took (a hand, the cue tip, a ball not yet named) with the
         last ones, for as long as ``gates.swept`` looks back from a ball's last sighting (hand_seen_s, and the
         frames a struck ball may be missed before its run is read)."""
-        free = np.delete(z, public, axis=0).reshape(-1, 2)
+        untaken = np.ones(len(z), bool)
+        untaken[public] = False
+        free = z[untaken].reshape(-1, 2)
         now = np.column_stack([np.full(len(free), t), free])
         keep = self._strays[self._strays[:, 0] >= t - self.s.hand_seen_s - 4 * self._frame_dt]
         self._strays = np.vstack([keep, now])
@@ -1181,8 +1185,8 @@ def _same_ball(z: np.ndarray, conf: np.ndarray, radius: float) -> np.ndarray:
     if len(z) < 2:
         return out
     d = _distances(z, z)
-    for i, j in zip(*np.nonzero(np.triu(d < radius, 1)), strict=True):
-        if not (out[i] or out[j]):
+    for i, j in zip(*np.nonzero(d < radius), strict=True):  # (row-major: each pair i < j in the same order)
+        if i < j and not (out[i] or out[j]):
             out[j if conf[i] >= conf[j] else i] = True
     return out
 

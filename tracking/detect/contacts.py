@@ -516,24 +516,21 @@ def kiss_screen(
         if rising[r]:
             groups.setdefault(frames[r].tobytes(), []).append(i)
     out: set[tuple[int, int]] = set()
+    is_moving = np.array(moving, dtype=bool)
     for members in groups.values():
-        pairs = [
-            (members[p], members[q])
-            for p in range(len(members))
-            for q in range(p + 1, len(members))
-            if moving[members[p]] or moving[members[q]]
-        ]
-        if not pairs:
+        idx = np.array(members)
+        mv = is_moving[idx]
+        r = np.arange(len(members))
+        # each pair once (rows into ``members``, in row-major order) with at least one of the two moving
+        ra, rc = np.nonzero((r[:, None] < r[None, :]) & (mv[:, None] | mv[None, :]))
+        if not len(ra):
             continue
         xy = np.array([windows[i].xy for i in members])  # (balls, w, 2)
-        row = {i: r for r, i in enumerate(members)}
-        ra = np.array([row[i] for i, _ in pairs])
-        rc = np.array([row[j] for _, j in pairs])
         diff = xy[ra] - xy[rc]
         dd = np.sqrt(diff[:, :, 0] * diff[:, :, 0] + diff[:, :, 1] * diff[:, :, 1])
         k = np.argmin(dd, axis=1)
-        reject = (dd[np.arange(len(pairs)), k] > far) | (k < 2) | (k > k_max)
-        out.update(pr for pr, r in zip(pairs, reject.tolist(), strict=True) if r)
+        reject = (dd[np.arange(len(ra)), k] > far) | (k < 2) | (k > k_max)
+        out.update(zip(idx[ra[reject]].tolist(), idx[rc[reject]].tolist(), strict=True))
     return out
 
 

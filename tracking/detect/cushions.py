@@ -543,11 +543,13 @@ def rest_touches(
         # nearest one): a ball that stays there touched it when it got there
         level = min(float(np.median(off[-5:])), float(off.min()) + s.rest_touch_plateau_mm)
         k = int(np.flatnonzero(off <= level + s.rest_touch_plateau_mm)[0])
+        if off[0] - off[k] < 3.0 or not (0 <= cu.along(as_pt(pts[k])) <= cu.length_mm):
+            continue  # it did not come toward this cushion, or reached its line beyond the cushion's ends
         hinge = touch_hinge(s, ts, off, k)  # the corner of approach and rebound (or rest), where there are both
         # how near it came: the corner's level, where it is nearer than that sample (a ball rebounding slowly
         # from the cushion is seen either side of its nearest, at 30 fps a couple of millimetres off)
         near = min(float(off[k]), hinge.level) if hinge is not None else float(off[k])
-        if near > s.jaw_touch_mm or off[0] - off[k] < 3.0 or not (0 <= cu.along(as_pt(pts[k])) <= cu.length_mm):
+        if near > s.jaw_touch_mm:
             continue
         f = fit_path(np.array(ts[max(0, k - window) : k + 1]), pts[max(0, k - window) : k + 1])
         if hinge is not None:

@@ -291,10 +291,11 @@ def path_before(ex: EventExtractor, b: Ball, t: float) -> tuple[PathFit, bool] |
     if i < 0:
         return None
     seg = ex.segs[b.sid[i]]
+    upto = seg.idx[: bisect.bisect_right(seg.idx, i)]  # its samples by then (``push`` appends growing indices)
     if seg.kind == "rest":
-        a = np.array([b.xy[j] for j in seg.idx if j <= i][-ex.s.segments.window :])
+        a = np.array([b.xy[j] for j in upto[-ex.s.segments.window :]])
         return PathFit.still(a.mean(axis=0), seg.start_t, t), False
-    sel = [j for j in seg.idx if j <= i and b.sid[j] >= 0]
+    sel = [j for j in upto if b.sid[j] >= 0]
     f = fit_path(
         np.array([b.ts[j] for j in sel[-ex.s.segments.window :]]),
         np.array([b.xy[j] for j in sel[-ex.s.segments.window :]]),
@@ -352,7 +353,8 @@ def last_seen(ex: EventExtractor, ball: str, t: float) -> list[LastSeen]:
         i = bisect.bisect_right(m.ts, t + 1e-9) - 1
         if i < 1 or m.sid[i] < 0 or ex.segs[m.sid[i]].kind != "move":
             continue
-        sel = [j for j in ex.segs[m.sid[i]].idx if j <= i][-4:]
+        idx = ex.segs[m.sid[i]].idx  # growing indices (``push`` appends them)
+        sel = idx[: bisect.bisect_right(idx, i)][-4:]
         out.append(LastSeen(m.id, np.array([m.ts[j] for j in sel]), np.array([m.xy[j] for j in sel])))
     return out
 
@@ -481,24 +483,21 @@ def lost_view(ex: EventExtractor, b: Ball) -> LostView:
 def sample_windows(ex: EventExtractor, t: float, w: int) -> list[SampleWindow]:
     """The last ``w`` samples of every ball sampled at ``t`` (``contacts.kisses`` reads them); none where no
     sample of any of them was kept on a moving path (balls at rest all along never kissed)."""
-    live = []
-    for b in ex.balls.values():
-        n = len(b.ts)
-        if n < w or abs(b.ts[-1] - t) >= 1e-9:
-            continue
-        move = [sid for sid in set(b.sid[n - w :]) if sid >= 0 and ex.segs[sid].kind == "move"]
-        live.append((b, n, move))
-    if not any(move for _, _, move in live):
+    live = [b for b in ex.balls.values() if len(b.ts) >= w and abs(b.ts[-1] - t) < 1e-9]
+    if not live:
         return []
+    sids = np.array([b.sid[len(b.sid) - w :] for b in live], dtype=np.int64)  # (balls, w): segments, -1 rejected
+    move = [sid for sid in set(sids.ravel().tolist()) if sid >= 0 and ex.segs[sid].kind == "move"]
+    if not move:
+        return []
+    moving = (sids[:, :, None] == np.array(move)).any(axis=2)  # kept on a moving path (a path or two a ball)
+    kept = sids >= 0
     out = []
-    for b, n, move in live:
-        sids = np.array(b.sid[n - w :], dtype=np.int64)
-        moving = np.zeros(w, dtype=bool)
-        for sid in move:  # (a path or two in a window)
-            moving |= sids == sid
+    for r, b in enumerate(live):
+        n = len(b.ts)
         # (rows below n are never written again: views of them stay as they are)
         ts, xy = b.ts_arr[n - w : n], b.xy_arr[n - w : n]
-        out.append(SampleWindow(b.id, ts, xy, sids >= 0, moving, tuple(br.t_lo for br in b.breaks)))
+        out.append(SampleWindow(b.id, ts, xy, kept[r], moving[r], tuple(br.t_lo for br in b.breaks)))
     return out
 
 
