@@ -177,14 +177,6 @@ class Pipeline:
         self.recalibrated: list[int] = []  # frames where the camera had moved and the table was calibrated again
         self._detector_name_made = detector is None  # the pipeline makes its detector (and can make it again)
 
-    def __getstate__(self) -> dict[str, Any]:
-        """A saved observer (``api.resume``) leaves out a detector it made itself: that holds compiled kernels and
-        the ball classifier's session, which do not pickle, and it is made again, the same, on the next frame."""
-        state = self.__dict__.copy()
-        if self._detector_name_made:
-            state["_detector"] = None
-        return state
-
     # ---- feeding ----------------------------------------------------------------------------------------
     @property
     def detector(self) -> BallDetector:
