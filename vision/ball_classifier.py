@@ -65,6 +65,11 @@ class BallClassifier:
         opts.inter_op_num_threads = 1
         self.session = ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
         self._input = self.session.get_inputs()[0].name
+        self._made_from = (str(path), threads)
+
+    def __reduce__(self) -> tuple[type[BallClassifier], tuple[str, int]]:
+        # a saved observer (``api.resume``) keeps the file it was loaded from; the session is loaded again from it
+        return BallClassifier, self._made_from
 
     def predict_crops(self, crops: np.ndarray) -> np.ndarray:
         """(N,) p(ball) for (N, CROP_PX, CROP_PX, 3) uint8 BGR crops."""
