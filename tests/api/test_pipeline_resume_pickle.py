@@ -9,7 +9,7 @@ import pickle
 import cv2
 import pytest
 
-from api.pipeline import Pipeline
+from api.pipeline import Pipeline, video_frames
 from calibration.mapping import Calibration
 from tests.paths import REPO
 
@@ -18,14 +18,10 @@ DEMO = REPO / "api" / "data" / "demo"
 
 def _frames() -> list:
     cap = cv2.VideoCapture(str(DEMO / "video.mp4"))
-    frames = []
-    while True:
-        ok, frame = cap.read()
-        if not ok:
-            break
-        frames.append(frame)
-    cap.release()
-    return frames
+    try:
+        return list(video_frames(cap))
+    finally:
+        cap.release()
 
 
 def _key(events: list) -> list[tuple]:
