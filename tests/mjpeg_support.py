@@ -19,11 +19,19 @@ BOUNDARY = b"tablerefframe"
 
 class MjpegServer:
     """``mode``: ``serve`` (frames at ``fps``), ``stall`` (connections kept open, nothing sent), ``close``
-    (connections closed, new ones refused at once), ``silent`` (connections accepted, never answered)."""
+    (connections closed, new ones refused at once), ``silent`` (connections accepted, never answered).
+    ``burst``: frame numbers sent back to back, as a network camera delivers what it buffered through a hiccup;
+    the frames after them keep the camera's own clock (no catching up)."""
 
-    def __init__(self, frames: Sequence[np.ndarray] | Callable[[int], np.ndarray], fps: float = 25.0) -> None:
+    def __init__(
+        self,
+        frames: Sequence[np.ndarray] | Callable[[int], np.ndarray],
+        fps: float = 25.0,
+        burst: range = range(0),
+    ) -> None:
         self._frames = frames
         self.fps = fps
+        self.burst = burst
         self.mode = "serve"
         self.sent = 0  # frames sent, over all connections
         self.position = 0  # the next frame to send (a camera goes on where it is, whoever watches)
@@ -124,6 +132,9 @@ class MjpegServer:
                 )
                 self.position += 1
                 self.sent += 1
+                if self.position in self.burst:
+                    next_at = time.monotonic()
+                    continue
                 next_at += 1.0 / self.fps
                 delay = next_at - time.monotonic()
                 if delay > 0:
