@@ -246,10 +246,10 @@ def struck_between_shots(
     to tell a push by hand, ``judge_pending``) if faster than ``start_speed_mm_s``, else disturbed."""
     a = br.new.start_p
     fast = speed
-    if br.new.idx:
-        # a ball only slows on the cloth: it left at least as fast as it went from its last detection at rest to its
-        # first sighting off it, less three sigmas of two detections' noise (a cue ball that gave its speed to a
-        # ball it hit between two frames is slow after)
+    if br.new.idx and gave_its_speed(ex, b, br.new.idx[0], br.t_lo):
+        # a ball only slows on the cloth, or by giving its speed to a ball it hits: one that did so between two
+        # frames (slow after) left at least as fast as it went from its last detection at rest to its first
+        # sighting off it, less three sigmas of two detections' noise
         i, j = br.new.idx[0], bisect.bisect_left(b.ts, br.t_lo - 1e-9)
         way = float(np.linalg.norm(b.xy[i] - b.seen.get(j, b.xy[j]))) - 3.0 * math.sqrt(2.0) * ex.meas_sigma_mm
         fast = max(speed, way / max(b.ts[i] - br.t_lo, ex.dt))
@@ -269,6 +269,28 @@ def struck_between_shots(
     else:
         c = Candidate("disturbed", (b.id,), None, t_s, as_pt(a), 0.0, "slow_set_off", confidence("slow_set_off"))
         ex.give(c, out)
+
+
+def gave_its_speed(ex: EventExtractor, b: Ball, i: int, t_lo: float) -> bool:
+    """Whether ``b`` (last seen at rest at ``t_lo``, first seen off its place in sample ``i``) stopped because it gave
+    its speed to a ball it hit: a ball resting, at ``t_lo``, within a hit's reach of where ``b`` was seen in its
+    next two frames was seen off its own place by the frame after (it hit it before its second sighting, and
+    the ball hit is seen moving a frame later). Where no ball near set off, a ball seen still after a jump did not
+    cover that jump at a stroke's speed: a track moved onto another ball's detection."""
+    reach = ex.table.ball_diameter_mm + ex.s.contacts.contact_tol_mm
+    noise = 3.0 * math.sqrt(2.0) * ex.meas_sigma_mm
+    t_end = b.ts[i] + 2.5 * ex.dt
+    way = np.array(b.xy[i : bisect.bisect_right(b.ts, t_end)]).reshape(-1, 2)
+    for o in ex.balls.values():
+        if o.id == b.id or not o.on_table or not o.ts:
+            continue
+        j = bisect.bisect_right(o.ts, t_lo + 1e-9) - 1  # its last sample by b's last sighting at rest
+        if j < 0 or float(np.min(np.linalg.norm(way - o.xy[j], axis=1))) > reach:
+            continue
+        for k in range(j + 1, bisect.bisect_right(o.ts, t_end)):
+            if float(np.linalg.norm(o.seen.get(k, o.xy[k]) - o.xy[j])) > noise:
+                return True
+    return False
 
 
 def set_off_unhit(
