@@ -66,6 +66,7 @@ class Judging:
     cue_counts: bool = False  # Moscow: the potted cue ball counts as a ball
     paid: list[str] = field(default_factory=list)  # counted balls that paid a penalty debt
     rolled: list[str] = field(default_factory=list)  # 2.1.10: frozen balls rolled in (void)
+    review: bool = False  # a clause the records cannot decide (the reason is in notes)
 
 
 class Game(GameDeclaration):
@@ -220,7 +221,16 @@ class Game(GameDeclaration):
         if shot.early:
             out.append(Foul.EARLY_SHOT)  # 2.1.22(3)
         if self.cue_ball is not None and shot.struck != self.cue_ball:
-            out.append(Foul.NOT_CUE_BALL)  # 2.1.22(11)
+            if self.cue_ball in shot.start:
+                out.append(Foul.NOT_CUE_BALL)  # 2.1.22(11)
+            else:
+                # no ball on the table is known as the cue ball (a set whose cue ball the camera cannot tell by its
+                # colour): the struck ball may be it, so 2.1.22(11) is the operator's (a rename judges again)
+                j.notes.append(
+                    f"no ball on the table is known as the cue ball, so whether ball {shot.struck} was the cue ball is "
+                    "not judged (001 2.1.22(11)): rename the cue ball to judge it"
+                )
+                j.review = True
         if self.spotted_ball_is_cue_foul and shot.struck in state.just_spotted:
             out.append(Foul.SPOTTED_BALL_AS_CUE)  # 2.1.14, digest A19
         if any(e.type == "disturbed" for e in shot.events):
@@ -524,6 +534,7 @@ class Game(GameDeclaration):
             frame_over=state.frame_over,
             winner=state.winner,
             notes=tuple(j.notes),
+            review=j.review,
         )
         return verdict, state
 

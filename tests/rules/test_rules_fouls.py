@@ -274,3 +274,26 @@ def test_play_on_after_a_foul_2_1_8(game):
     assert v.next_player == "A"
     (v2,) = s.play_on("B")
     assert v2.amended and v2.next_player == "B" and v2.fouls == v.fouls
+
+
+@pytest.mark.parametrize("game", NOT_AMERICANKA)
+def test_foul_11_is_not_called_when_no_ball_is_known_as_the_cue_ball_2_1_22_11(game):
+    # A set whose cue ball the camera cannot tell by its colour: no ball on the table is named "cue", and the
+    # struck ball may well be the cue ball. 2.1.22(11) is then not called on the camera's word but left to the
+    # operator (a rename judges the shot again); the shot is judged on everything else.
+    s = after_break(game)
+    s.pos["t1"] = s.pos.pop("cue")
+    v = s.play("t1", ("hit", "t1", "4"), ("cross", "4", "center", "+x"))
+    d = v.to_dict()
+    assert Foul.NOT_CUE_BALL not in v.fouls and d["review"] is True
+    assert any("001 2.1.22(11)" in n and "rename" in n for n in d["notes"]), d["notes"]
+
+
+@pytest.mark.parametrize("to_cue", ["t1", "7"])
+def test_foul_11_is_judged_again_once_the_operator_names_the_cue_ball_2_1_22_11(to_cue):
+    s = after_break("moscow")
+    s.pos["t1"] = s.pos.pop("cue")
+    s.play("t1", ("hit", "t1", "4"), ("cross", "4", "center", "+x"))
+    (v,) = s.add(Event.model_validate({"type": "rename", "ball": to_cue, "to": "cue"}))
+    assert v.amended and not v.review
+    assert (Foul.NOT_CUE_BALL in v.fouls) is (to_cue != "t1")
