@@ -961,7 +961,10 @@ class Tracker:
         # The samples within the window: the newest ones (``recent`` is in time order). Read from the newest back,
         # with their bounding box: once it is wider than the rest circle's diameter (and a micron), no centre has
         # them all within the radius, so the test below would fail: a moving ball leaves after two or three.
-        cutoff = t - self.s.rest_window_s - 1e-9
+        # Rest is judged on four sightings at least (fewer say little about the noise's spread): a camera slower
+        # than 12 fps takes longer than rest_window_s to give them, and the window waits for them.
+        window = max(self.s.rest_window_s, 3.0 * self._frame_dt)
+        cutoff = t - window - 1e-9
         wide = 2.0 * self.s.rest_radius_mm + 1e-6
         n = 0
         x_lo = y_lo = math.inf
@@ -973,7 +976,7 @@ class Tracker:
             x_lo, x_hi, y_lo, y_hi = min(x_lo, x), max(x_hi, x), min(y_lo, y), max(y_hi, y)
             if x_hi - x_lo > wide or y_hi - y_lo > wide:
                 return
-        covered = tr.recent[0][0] <= t - self.s.rest_window_s + 1e-6
+        covered = tr.recent[0][0] <= t - window + 1e-6
         young = n == len(tr.recent) and tr.hits <= len(tr.recent)  # its whole life is in the window
         if n < 4 or not (covered or young):
             return

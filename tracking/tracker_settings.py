@@ -52,7 +52,8 @@ class TrackerSettings:
     # 0.3-0.5; a hand 0.5): higher keeps more blobs out and is slower to take a ball placed back
     new_track_confidence: float = 0.55
     # a ball whose detections stay within rest_radius_mm (below) for rest_window_s rests (its anchor is their
-    # mean). Longer: a stop is called late; shorter: a slow roll is called rest
+    # mean; four sightings at least: under 12 fps the window waits for them). Longer: a stop is called late;
+    # shorter: a slow roll is called rest
     rest_window_s: float = 0.25
     # a ball gone this long after vanishing in a pocket's path is potted (a ball behind the player's arm
     # reappears sooner). Shorter: a hidden ball near a pocket is called potted; longer: pots come late

@@ -164,6 +164,18 @@ def test_a_stun_shot_into_a_near_ball_between_two_frames_is_the_cue_balls_stroke
     assert [e.balls for e in pred if e.type == "contact"] == [("cue", "1")]
 
 
+@pytest.mark.parametrize("fps", [6.0, 8.0, 10.0])
+def test_a_camera_slower_than_12_fps_still_sees_balls_rest_and_the_shot(fps: float) -> None:
+    # rest is judged on four sightings, which such a camera gives in more than rest_window_s (0.25 s): the
+    # window waits for them, so the balls come to rest and the stroke starts a shot
+    balls = {"cue": (1000.0, 700.0), "1": (2000.0, 800.0)}
+    sim = simulate_shot(TABLE, balls, "cue", (2000.0, 200.0), fps=fps, lead_s=1.5, tail_s=2.0)
+    pred = _observe(sim, balls)
+    assert [e.type for e in pred if e.type in ("shot_start", "shot_end")] == ["shot_start", "shot_end"]
+    assert [e.ball for e in pred if e.type == "shot_start"] == ["cue"]
+    assert [e.balls for e in pred if e.type == "contact"] == [("cue", "1")]
+
+
 @pytest.mark.parametrize("fps", [60.0, 30.0])
 def test_soft_stroke_between_shots_starts_the_shot_from_when_it_left(fps: float) -> None:
     # struck at 300 mm/s it rolls 0.6 s (slowing at 0.5 m/s2): a stroke, whose start waits until that is sure
