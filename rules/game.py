@@ -27,11 +27,11 @@ with its own state (the Cluster game ball) keeps it in ``FrameState.extra`` or s
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
-from calibration.contract import FoulKind, SpotPlacement, Verdict
+from calibration.contract import Event, FoulKind, SpotPlacement, Verdict
 from calibration.contract.games import GameDeclaration
 from calibration.table import TableModel
 from rules import predicates as P
@@ -67,6 +67,23 @@ class Judging:
     paid: list[str] = field(default_factory=list)  # counted balls that paid a penalty debt
     rolled: list[str] = field(default_factory=list)  # 2.1.10: frozen balls rolled in (void)
     review: bool = False  # a clause the records cannot decide (the reason is in notes)
+
+
+def touched_balls(events: Iterable[Event]) -> tuple[list[str], list[str]]:
+    """The balls the camera saw move with no ball contact (``disturbed``): those it is sure of, and those only
+    flagged ``review`` (its own reading is uncertain: a ball's centre read on its lit top, then on its rim, or a
+    far end of the table where a pixel spans centimetres). A penalty rests on the first alone."""
+    sure = [str(e.ball) for e in events if e.type == "disturbed" and not e.review]
+    unsure = [str(e.ball) for e in events if e.type == "disturbed" and e.review]
+    return list(dict.fromkeys(sure)), [b for b in dict.fromkeys(unsure) if b not in sure]
+
+
+def unsure_touch_note(balls: Iterable[str], clause: str) -> str:
+    """The verdict's note on balls the camera is not sure were touched: the operator's to call."""
+    return (
+        f"ball {', '.join(balls)} may have moved with no ball contact (an uncertain reading): {clause} is the "
+        "operator's to give (manual_foul touched_ball)"
+    )
 
 
 class Game(GameDeclaration):
@@ -233,8 +250,12 @@ class Game(GameDeclaration):
                 j.review = True
         if self.spotted_ball_is_cue_foul and shot.struck in state.just_spotted:
             out.append(Foul.SPOTTED_BALL_AS_CUE)  # 2.1.14, digest A19
-        if any(e.type == "disturbed" for e in shot.events):
+        sure, unsure = touched_balls(shot.events)
+        if sure:
             out.append(Foul.TOUCHED_BALL)  # 2.1.22(4)
+        elif unsure:
+            j.notes.append(unsure_touch_note(unsure, "001 2.1.22(4)"))
+            j.review = True
         if state.in_hand and self.struck_is_cue(shot):
             p0 = shot.start[shot.struck]
             if not in_hand_area(self.table, p0, j.temporary):

@@ -128,8 +128,9 @@ class Script:
             elif kind == "off":
                 self.add(Event(type="off_table", t=t, shot=i, ball=st[1], pos=(-50.0, self.table.width_mm / 2)))
                 gone.add(st[1])
-            elif kind == "disturb":
-                self.add(Event(type="disturbed", t=t, shot=i, ball=st[1], pos=self.pos[st[1]]))
+            elif kind in ("disturb", "disturb?"):  # "disturb?": the camera's reading flagged review
+                unsure = kind == "disturb?"
+                self.add(Event(type="disturbed", t=t, shot=i, ball=st[1], pos=self.pos[st[1]], review=unsure))
             else:
                 raise ValueError(f"unknown step {kind!r}")
         final = {b: p for b, p in self.pos.items() if b not in gone}

@@ -148,7 +148,7 @@ def analyse(
             break
     pots = tuple(Pot(e.ball, e.pocket, i) for i, e in enumerate(evs) if e.type == "pot" and e.ball and e.pocket)
     off = tuple(e.ball for e in evs if e.type == "off_table" and e.ball)
-    disturbed = tuple(dict.fromkeys(e.ball for e in evs if e.type == "disturbed" and e.ball))
+    disturbed = tuple(dict.fromkeys(e.ball for e in evs if e.type == "disturbed" and e.ball and not e.review))
 
     moved: set[str] = {cue}
     for _, a, b in contacts:

@@ -290,3 +290,16 @@ def test_000_4_1b_ball_moved_by_hand_is_seen_by_the_camera(tmp_path: Path, capsy
     v = run_cli(path, capsys)[2]
     assert [f["code"] for f in v["fouls"]] == ["touched_ball"] and v["fouls"][0]["rule"] == "000 4.1б"
     assert v["void"] == ["t2"] and v["score"]["B"] == 0 and v["next_player"] == "A"
+
+
+def test_000_4_1b_is_not_called_on_an_uncertain_reading(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # the same touch, read by the camera only with its review flag: the pot counts, the verdict is flagged and
+    # says the penalty is the operator's to give
+    lines = (DATA / "frame_won.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    at = next(i for i, x in enumerate(lines) if '"type": "pot"' in x and '"shot": 2,' in x)
+    touch = Event(type="disturbed", t=json.loads(lines[at])["t"], shot=2, ball="t10", pos=RACK["t10"], review=True)
+    path = tmp_path / "touched.jsonl"
+    path.write_text("".join([*lines[: at + 1], touch.to_json() + "\n", *lines[at + 1 :]]), encoding="utf-8")
+    v = run_cli(path, capsys)[2]
+    assert v["fouls"] == [] and v["counted"] == ["t2"] and v["review"] is True
+    assert any("ball t10 may have moved" in n and "000 4.1б" in n for n in v["notes"]), v["notes"]

@@ -127,6 +127,24 @@ def test_foul_4_ball_moved_without_contact_2_1_22_4(game):
 
 
 @pytest.mark.parametrize("game", GAMES)
+def test_foul_4_is_not_called_on_an_uncertain_reading_2_1_22_4(game):
+    # the camera flagged its own reading for review (a far-end ball whose centre jumps from its lit top to its
+    # rim): no penalty rests on it; the verdict says so and the operator may give the foul by hand
+    s = after_break(game)
+    v = s.play("cue", ("hit", "cue", "4"), ("cross", "4", "center", "+x"), ("disturb?", "9"))
+    d = v.to_dict()
+    assert Foul.TOUCHED_BALL not in v.fouls and d["review"] is True
+    assert any("ball 9 may have moved" in n and "001 2.1.22(4)" in n for n in d["notes"]), d["notes"]
+
+
+@pytest.mark.parametrize("game", ["moscow", "russian71"])
+def test_foul_4_is_called_on_a_sure_reading_beside_an_uncertain_one_2_1_22_4(game):
+    s = after_break(game)
+    v = s.play("cue", ("hit", "cue", "4"), ("cross", "4", "center", "+x"), ("disturb?", "9"), ("disturb", "10"))
+    check_foul(game, v, Foul.TOUCHED_BALL, s)
+
+
+@pytest.mark.parametrize("game", GAMES)
 def test_foul_7_frozen_cue_ball_pushed_through_2_1_22_7(game):
     s = after_break(game)
     D = s.table.ball_diameter_mm
