@@ -273,8 +273,8 @@ def struck_between_shots(
 
 def gave_its_speed(ex: EventExtractor, b: Ball, i: int, t_lo: float) -> bool:
     """Whether ``b`` (last seen at rest at ``t_lo``, first seen off its place in sample ``i``) stopped because it gave
-    its speed to a ball it hit: a ball resting, at ``t_lo``, within a hit's reach of where ``b`` was seen in its
-    next two frames was seen off its own place by the frame after (it hit it before its second sighting, and
+    its speed to a ball it hit: a ball resting, at ``t_lo``, within a hit's reach of where ``b`` was seen in that
+    sighting or the two frames after it was seen off its own place by then (it hit it before its next sighting, and
     the ball hit is seen moving a frame later). Where no ball near set off, a ball seen still after a jump did not
     cover that jump at a stroke's speed: a track moved onto another ball's detection."""
     reach = ex.table.ball_diameter_mm + ex.s.contacts.contact_tol_mm
