@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
-from calibration.contract import Event, FoulKind, SpotPlacement, Verdict
+from calibration.contract import FoulKind, SpotPlacement, Verdict
 from calibration.contract.games import GameDeclaration
 from calibration.table import TableModel
 from rules import predicates as P
@@ -68,22 +68,14 @@ class Judging:
     rolled: list[str] = field(default_factory=list)  # 2.1.10: frozen balls rolled in (void)
     review: bool = False  # a clause the records cannot decide (the reason is in notes)
 
-
-def touched_balls(events: Iterable[Event]) -> tuple[list[str], list[str]]:
-    """The balls the camera saw move with no ball contact (``disturbed``): those it is sure of, and those only
-    flagged ``review`` (its own reading is uncertain: a ball's centre read on its lit top, then on its rim, or a
-    far end of the table where a pixel spans centimetres). A penalty rests on the first alone."""
-    sure = [str(e.ball) for e in events if e.type == "disturbed" and not e.review]
-    unsure = [str(e.ball) for e in events if e.type == "disturbed" and e.review]
-    return list(dict.fromkeys(sure)), [b for b in dict.fromkeys(unsure) if b not in sure]
-
-
-def unsure_touch_note(balls: Iterable[str], clause: str) -> str:
-    """The verdict's note on balls the camera is not sure were touched: the operator's to call."""
-    return (
-        f"ball {', '.join(balls)} may have moved with no ball contact (an uncertain reading): {clause} is the "
-        "operator's to give (manual_foul touched_ball)"
-    )
+    def note_unsure_touch(self, balls: Iterable[str], clause: str) -> None:
+        """Balls the camera is not sure were touched (``predicates.touched_balls``): no penalty, the verdict says so
+        and is flagged for review; the operator may give the foul."""
+        self.notes.append(
+            f"ball {', '.join(balls)} may have moved with no ball contact (an uncertain reading): {clause} is the "
+            "operator's to give (manual_foul touched_ball)"
+        )
+        self.review = True
 
 
 class Game(GameDeclaration):
@@ -238,11 +230,12 @@ class Game(GameDeclaration):
         if shot.early:
             out.append(Foul.EARLY_SHOT)  # 2.1.22(3)
         if self.cue_ball is not None and shot.struck != self.cue_ball:
-            if self.cue_ball in shot.start:
+            if self.cue_ball in shot.start or state.cue_seen:
                 out.append(Foul.NOT_CUE_BALL)  # 2.1.22(11)
             else:
-                # no ball on the table is known as the cue ball (a set whose cue ball the camera cannot tell by its
-                # colour): the struck ball may be it, so 2.1.22(11) is the operator's (a rename judges again)
+                # no ball in this frame was ever known as the cue ball (a set whose cue ball the camera cannot tell
+                # by its colour): the struck ball may be it, so 2.1.22(11) is the operator's (a rename judges again);
+                # a cue ball seen before and now in hand (potted) is known: another ball struck is the foul
                 j.notes.append(
                     f"no ball on the table is known as the cue ball, so whether ball {shot.struck} was the cue ball is "
                     "not judged (001 2.1.22(11)): rename the cue ball to judge it"
@@ -250,12 +243,11 @@ class Game(GameDeclaration):
                 j.review = True
         if self.spotted_ball_is_cue_foul and shot.struck in state.just_spotted:
             out.append(Foul.SPOTTED_BALL_AS_CUE)  # 2.1.14, digest A19
-        sure, unsure = touched_balls(shot.events)
+        sure, unsure = P.touched_balls(shot.events)
         if sure:
             out.append(Foul.TOUCHED_BALL)  # 2.1.22(4)
         elif unsure:
-            j.notes.append(unsure_touch_note(unsure, "001 2.1.22(4)"))
-            j.review = True
+            j.note_unsure_touch(unsure, "001 2.1.22(4)")
         if state.in_hand and self.struck_is_cue(shot):
             p0 = shot.start[shot.struck]
             if not in_hand_area(self.table, p0, j.temporary):
@@ -536,6 +528,7 @@ class Game(GameDeclaration):
             just_spotted=tuple(s.ball for s in spots),
             placement_warned=False,
             pending_removal=me if j.cue_counts else None,
+            cue_seen=j.state.cue_seen or self.cue_ball in shot.start,
         )
         state = self.after_shot(j, state)
         if state.frame_over:

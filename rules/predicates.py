@@ -9,6 +9,7 @@ ball (the cue ball hitting an object ball).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from calibration.contract import Event, jaw_pocket
@@ -415,3 +416,12 @@ def _touched_before(shot: Shot, i: int) -> set[str]:
         if e.type == "contact" and e.balls:
             out.update(e.balls)
     return out
+
+
+def touched_balls(events: Iterable[Event]) -> tuple[list[str], list[str]]:
+    """The balls the camera saw move with no ball contact (``disturbed``): those it is sure of, and those only
+    flagged ``review`` (its own reading is uncertain: a ball's centre read on its lit top, then on its rim, or a
+    far end of the table where a pixel spans centimetres). A penalty rests on the first alone."""
+    sure = [str(e.ball) for e in events if e.type == "disturbed" and e.ball and not e.review]
+    unsure = [str(e.ball) for e in events if e.type == "disturbed" and e.ball and e.review]
+    return list(dict.fromkeys(sure)), [b for b in dict.fromkeys(unsure) if b not in sure]

@@ -55,6 +55,7 @@ class FrameState:
     just_spotted: tuple[str, ...] = ()
     pending_removal: str | None = None  # 001 2.4.5: the player to whom the removed ball goes
     last_potted: str | None = None
+    cue_seen: bool = False  # the camera has named a ball the cue ball in this frame (it is on the table or in hand)
     warnings: tuple[Warning, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))  # game-specific data
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from calibration.contract import Event
 from calibration.table import Point, TableModel
 from rules.cluster import geometry as geo
+from rules.predicates import touched_balls
 
 # A ball counts as moved when its centre ends this far from where it started (tracker noise is below it).
 DEFAULT_MOVE_TOLERANCE_MM = 5.0
@@ -148,7 +149,7 @@ def analyse(
             break
     pots = tuple(Pot(e.ball, e.pocket, i) for i, e in enumerate(evs) if e.type == "pot" and e.ball and e.pocket)
     off = tuple(e.ball for e in evs if e.type == "off_table" and e.ball)
-    disturbed = tuple(dict.fromkeys(e.ball for e in evs if e.type == "disturbed" and e.ball and not e.review))
+    disturbed = tuple(touched_balls(evs)[0])  # a penalty rests on the camera's sure readings alone
 
     moved: set[str] = {cue}
     for _, a, b in contacts:

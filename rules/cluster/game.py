@@ -28,7 +28,7 @@ from rules.cluster.analysis import DEFAULT_MOVE_TOLERANCE_MM, analyse
 from rules.cluster.fouls import ClusterFoul
 from rules.cluster.judge import Judgement, judge
 from rules.cluster.lag import judge_lag as judge_cluster_lag
-from rules.game import Game, Judging, touched_balls, unsure_touch_note
+from rules.game import Game, Judging
 from rules.shot import Point, Shot
 from rules.state import FrameState
 from rules.warnings import mandatory_warnings
@@ -174,10 +174,9 @@ class ClusterGame(games.Cluster, Game):
         j.void += list(result.void)
         j.notes.append(self._describe(result, game_ball))
         j.notes += list(result.notes)
-        _, unsure = touched_balls(events)
+        _, unsure = P.touched_balls(events)
         if unsure and not facts.disturbed:
-            j.notes.append(unsure_touch_note(unsure, "000 4.1б"))
-            j.review = True
+            j.note_unsure_touch(unsure, "000 4.1б")
         return result
 
     @staticmethod

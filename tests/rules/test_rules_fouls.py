@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 
 from calibration.contract import Event
+from calibration.table import TableModel
 from rules.fouls import Foul
 from rules.registry import FEDERATION_GAMES
-from rules.scenarios import Script
+from rules.scenarios import Script, racked
 
 GAMES = list(FEDERATION_GAMES)
 RUSSIAN = {"russian71", "russian71-fast"}
@@ -294,13 +295,26 @@ def test_play_on_after_a_foul_2_1_8(game):
     assert v2.amended and v2.next_player == "B" and v2.fouls == v.fouls
 
 
+def unnamed_cue_break(game: str) -> Script:
+    """``after_break`` filmed by a camera that never names the cue ball: it is ``t1`` from the frame's start."""
+    layout = racked(TableModel())
+    layout["t1"] = layout.pop("cue")
+    s = Script(game, breaker="A", layout=layout)
+    if FEDERATION_GAMES[game].calls != "none":
+        s.call("4", "pyramid-left")
+    s.play(
+        "t1", ("cross", "t1", "house", "+x"), ("cross", "t1", "center", "+x"), ("hit", "t1", "4"),
+        ("rail", "11", "pyramid"), ("rail", "11", "right-pyramid"), end={"t1": (2000.0, 700.0)},
+    )  # fmt: skip
+    return s
+
+
 @pytest.mark.parametrize("game", NOT_AMERICANKA)
 def test_foul_11_is_not_called_when_no_ball_is_known_as_the_cue_ball_2_1_22_11(game):
-    # A set whose cue ball the camera cannot tell by its colour: no ball on the table is named "cue", and the
+    # A set whose cue ball the camera cannot tell by its colour: no ball in the frame is ever named "cue", and the
     # struck ball may well be the cue ball. 2.1.22(11) is then not called on the camera's word but left to the
     # operator (a rename judges the shot again); the shot is judged on everything else.
-    s = after_break(game)
-    s.pos["t1"] = s.pos.pop("cue")
+    s = unnamed_cue_break(game)
     v = s.play("t1", ("hit", "t1", "4"), ("cross", "4", "center", "+x"))
     d = v.to_dict()
     assert Foul.NOT_CUE_BALL not in v.fouls and d["review"] is True
@@ -309,8 +323,7 @@ def test_foul_11_is_not_called_when_no_ball_is_known_as_the_cue_ball_2_1_22_11(g
 
 @pytest.mark.parametrize("to_cue", ["t1", "7"])
 def test_foul_11_is_judged_again_once_the_operator_names_the_cue_ball_2_1_22_11(to_cue):
-    s = after_break("moscow")
-    s.pos["t1"] = s.pos.pop("cue")
+    s = unnamed_cue_break("moscow")
     s.play("t1", ("hit", "t1", "4"), ("cross", "4", "center", "+x"))
     (v,) = s.add(Event.model_validate({"type": "rename", "ball": to_cue, "to": "cue"}))
     assert v.amended and not v.review
